@@ -1,0 +1,3 @@
+module github.com/gohrana/libsql
+
+go 1.26
