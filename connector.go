@@ -1,0 +1,90 @@
+package libsql
+
+import (
+	"context"
+	"database/sql/driver"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/gohrana/libsql/transport"
+)
+
+var (
+	_ driver.Connector = (*Connector)(nil)
+	_ io.Closer        = (*Connector)(nil)
+)
+
+// Connector opens connections to one server. All its connections share one
+// HTTP client and connection pool. Use it with sql.OpenDB.
+type Connector struct {
+	cfg    Config
+	client *transport.Client
+}
+
+// ConnectorOption adjusts a Connector.
+type ConnectorOption func(*transport.Options)
+
+// WithRoundTripper makes the connector send its HTTP requests through rt
+// instead of its own http.Transport (for instrumentation or tests).
+func WithRoundTripper(rt http.RoundTripper) ConnectorOption {
+	return func(o *transport.Options) { o.RoundTripper = rt }
+}
+
+// NewConnector validates cfg and returns a Connector. The Config is copied.
+func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
+	if cfg == nil {
+		return nil, &DSNError{Msg: "nil Config"}
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cd, err := lookupCodec(cfg.Codec)
+	if err != nil {
+		return nil, err
+	}
+	o := transport.Options{
+		BaseURL:   cfg.URL,
+		AuthToken: cfg.AuthToken,
+		Codec:     cd,
+		Timeout:   cfg.Timeout,
+		TLSConfig: cfg.TLSConfig,
+	}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return &Connector{cfg: *cfg, client: transport.New(o)}, nil
+}
+
+// Connect returns a new connection. It sends nothing: connections are
+// cheap, and the server is first contacted by the first statement or Ping.
+func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return newConn(c.client), nil
+}
+
+// Driver returns the libsql Driver.
+func (c *Connector) Driver() driver.Driver { return &Driver{} }
+
+// Close closes idle HTTP connections; database/sql calls it from DB.Close.
+func (c *Connector) Close() error {
+	c.client.CloseIdleConnections()
+	return nil
+}
+
+// String describes the connector with the auth token redacted.
+func (c *Connector) String() string { return "libsql.Connector{" + c.cfg.String() + "}" }
+
+// GoString is String, so that %#v redacts the token too.
+func (c *Connector) GoString() string { return c.String() }
+
+// Format implements fmt.Formatter so that every verb redacts the token.
+func (c *Connector) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, c.String()) }
+
+func quote(s string) string { return strconv.Quote(s) }
+
+func joinNames(names []string) string { return strings.Join(names, ", ") }

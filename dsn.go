@@ -1,0 +1,204 @@
+package libsql
+
+import (
+	"crypto/tls"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultCodec is the codec used when the DSN names none.
+const DefaultCodec = "direct"
+
+// Config is a parsed DSN. Build one by hand to keep the auth token out of
+// URLs, then pass it to NewConnector.
+type Config struct {
+	// URL is the server's base URL with scheme http or https and no query,
+	// e.g. "https://mydb-org.turso.io" or "http://127.0.0.1:8080".
+	URL string
+	// AuthToken is sent as a Bearer token. It never appears in errors or in
+	// the output of String, GoString or fmt's %v and %+v.
+	AuthToken string
+	// Codec names the JSON codec: "direct" (default) or "gojson".
+	Codec string
+	// Timeout bounds each HTTP request to the server; 0 means only the
+	// caller's context does.
+	Timeout time.Duration
+	// TLSConfig, if set, is used for https (for example a private CA in
+	// RootCAs). Certificates are always verified unless the caller's
+	// TLSConfig says otherwise.
+	TLSConfig *tls.Config
+}
+
+// NewConfig returns a Config with the defaults filled in.
+func NewConfig() *Config {
+	return &Config{Codec: DefaultCodec}
+}
+
+// ParseDSN parses a data source name:
+//
+//	libsql://host[:port][/path][?param=value&...]   (HTTPS unless tls=0)
+//	https://host[:port][/path][?...]
+//	http://host[:port][/path][?...]
+//
+// Parameters: authToken (alias auth_token), codec (direct|gojson),
+// tls (libsql:// only; 1/0, true/false), timeout (a Go duration such as
+// "10s", or whole seconds). Unknown parameters are an error that names them.
+func ParseDSN(dsn string) (*Config, error) {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		// url.Parse quotes the input, which may hold a token.
+		return nil, &DSNError{Msg: "not a valid URL"}
+	}
+	if u.User != nil {
+		return nil, &DSNError{Msg: "user information in the URL is not supported; use the authToken parameter or Config.AuthToken"}
+	}
+	if u.Host == "" {
+		return nil, &DSNError{Msg: "missing host"}
+	}
+	if u.Fragment != "" || u.Opaque != "" {
+		return nil, &DSNError{Msg: "unexpected fragment or opaque part"}
+	}
+	cfg := NewConfig()
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		return nil, &DSNError{Msg: "malformed query string"}
+	}
+	useTLS := -1 // unset
+	var unknown []string
+	for key, vals := range q {
+		if len(vals) != 1 {
+			return nil, &DSNError{Msg: fmt.Sprintf("parameter %q given %d times", key, len(vals))}
+		}
+		v := vals[0]
+		switch key {
+		case "authToken", "auth_token":
+			if cfg.AuthToken != "" {
+				return nil, &DSNError{Msg: "authToken given twice"}
+			}
+			cfg.AuthToken = v
+		case "codec":
+			cfg.Codec = v
+		case "tls":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, &DSNError{Msg: fmt.Sprintf("tls=%q is not a boolean", v)}
+			}
+			useTLS = 0
+			if b {
+				useTLS = 1
+			}
+		case "timeout":
+			d, err := parseTimeout(v)
+			if err != nil {
+				return nil, &DSNError{Msg: fmt.Sprintf("timeout=%q: %v", v, err)}
+			}
+			cfg.Timeout = d
+		default:
+			unknown = append(unknown, key)
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		return nil, &DSNError{Msg: "unknown parameter(s): " + strings.Join(unknown, ", ")}
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch scheme {
+	case "libsql":
+		scheme = "https"
+		if useTLS == 0 {
+			scheme = "http"
+		}
+	case "https", "http":
+		if useTLS >= 0 {
+			return nil, &DSNError{Msg: "the tls parameter applies to libsql:// URLs only"}
+		}
+	case "wss", "ws":
+		return nil, &DSNError{Msg: "WebSocket URLs are not supported; use libsql://, https:// or http://"}
+	default:
+		return nil, &DSNError{Msg: fmt.Sprintf("unsupported scheme %q; use libsql://, https:// or http://", u.Scheme)}
+	}
+	base := url.URL{Scheme: scheme, Host: u.Host, Path: strings.TrimRight(u.Path, "/")}
+	cfg.URL = base.String()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+func parseTimeout(v string) (time.Duration, error) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 || n > int64(1<<62)/int64(time.Second) {
+			return 0, fmt.Errorf("out of range")
+		}
+		return time.Duration(n) * time.Second, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration")
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("negative")
+	}
+	return d, nil
+}
+
+// FormatDSN returns a DSN that ParseDSN turns back into the same Config
+// (TLSConfig, which has no DSN form, aside). It includes the auth token.
+func (c *Config) FormatDSN() string {
+	u, err := url.Parse(c.URL)
+	if err != nil {
+		u = &url.URL{}
+	}
+	q := url.Values{}
+	if c.AuthToken != "" {
+		q.Set("authToken", c.AuthToken)
+	}
+	if c.Codec != "" && c.Codec != DefaultCodec {
+		q.Set("codec", c.Codec)
+	}
+	if c.Timeout != 0 {
+		q.Set("timeout", c.Timeout.String())
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// validate checks a Config built by hand or by ParseDSN.
+func (c *Config) validate() error {
+	u, err := url.Parse(c.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &DSNError{Msg: "Config.URL must be an http:// or https:// URL with a host"}
+	}
+	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
+		return &DSNError{Msg: "Config.URL must not carry user information, a query or a fragment"}
+	}
+	if c.Timeout < 0 {
+		return &DSNError{Msg: "Config.Timeout must not be negative"}
+	}
+	if _, err := lookupCodec(c.Codec); err != nil {
+		return err
+	}
+	return nil
+}
+
+// String describes the Config with the auth token redacted.
+func (c Config) String() string {
+	tok := ""
+	if c.AuthToken != "" {
+		tok = "[REDACTED]"
+	}
+	return fmt.Sprintf("libsql.Config{URL: %q, AuthToken: %q, Codec: %q, Timeout: %v, TLSConfig: %t}",
+		c.URL, tok, c.Codec, c.Timeout, c.TLSConfig != nil)
+}
+
+// GoString is String, so that %#v redacts the token too.
+func (c Config) GoString() string { return c.String() }
+
+// Format implements fmt.Formatter so that every verb redacts the token.
+func (c Config) Format(f fmt.State, verb rune) {
+	_, _ = f.Write([]byte(c.String()))
+}

@@ -1,0 +1,138 @@
+package libsql
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseDSN(t *testing.T) {
+	tests := []struct {
+		dsn  string
+		want Config
+	}{
+		{"libsql://db.example.com", Config{URL: "https://db.example.com", Codec: "direct"}},
+		{"libsql://db.example.com:8443?tls=1", Config{URL: "https://db.example.com:8443", Codec: "direct"}},
+		{"libsql://127.0.0.1:8080?tls=0", Config{URL: "http://127.0.0.1:8080", Codec: "direct"}},
+		{"LIBSQL://h?tls=false", Config{URL: "http://h", Codec: "direct"}},
+		{"https://h/prefix/", Config{URL: "https://h/prefix", Codec: "direct"}},
+		{"http://127.0.0.1:8080?codec=gojson", Config{URL: "http://127.0.0.1:8080", Codec: "gojson"}},
+		{"http://h?authToken=abc.def", Config{URL: "http://h", Codec: "direct", AuthToken: "abc.def"}},
+		{"http://h?auth_token=abc", Config{URL: "http://h", Codec: "direct", AuthToken: "abc"}},
+		{"http://h?timeout=5", Config{URL: "http://h", Codec: "direct", Timeout: 5 * time.Second}},
+		{"http://h?timeout=250ms", Config{URL: "http://h", Codec: "direct", Timeout: 250 * time.Millisecond}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dsn, func(t *testing.T) {
+			got, err := ParseDSN(tt.dsn)
+			if err != nil {
+				t.Fatalf("ParseDSN: %v", err)
+			}
+			if *got != tt.want {
+				t.Fatalf("got %+v, want %+v", *got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseDSNErrors(t *testing.T) {
+	tests := []struct{ dsn, wantInErr string }{
+		{"http://h?foo=1&bar=2", "unknown parameter(s): bar, foo"},
+		{"http://h?codec=nope", `unknown codec "nope"`},
+		{"http://h?tls=1", "libsql:// URLs only"},
+		{"libsql://h?tls=maybe", "not a boolean"},
+		{"http://h?timeout=-1s", "negative"},
+		{"http://h?timeout=soon", "not a duration"},
+		{"ftp://h", "unsupported scheme"},
+		{"wss://h", "WebSocket"},
+		{"http://", "missing host"},
+		{"http://user:secret@h", "user information"},
+		{"http://h?authToken=a&auth_token=b", "twice"},
+		{"http://h?codec=a&codec=b", "given 2 times"},
+		{"http://h#frag", "fragment"},
+		{"::not a url", "not a valid URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dsn, func(t *testing.T) {
+			_, err := ParseDSN(tt.dsn)
+			var de *DSNError
+			if !errors.As(err, &de) {
+				t.Fatalf("got %v, want a *DSNError", err)
+			}
+			if !strings.Contains(err.Error(), tt.wantInErr) {
+				t.Fatalf("error %q does not mention %q", err, tt.wantInErr)
+			}
+		})
+	}
+}
+
+func TestConfigRedactsToken(t *testing.T) {
+	const secret = "s3cr3t-t0ken"
+	cfg, err := ParseDSN("https://h?authToken=" + secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s", "%q"} {
+		for _, x := range []any{cfg, *cfg, c} {
+			if s := fmt.Sprintf(verb, x); strings.Contains(s, secret) {
+				t.Errorf("%s of %T leaks the token: %s", verb, x, s)
+			}
+		}
+	}
+	if _, err := ParseDSN("http://h?authToken=" + secret + "&nope=1"); err == nil || strings.Contains(err.Error(), secret) {
+		t.Errorf("DSN error leaks the token or is nil: %v", err)
+	}
+}
+
+func TestFormatDSNRoundTrip(t *testing.T) {
+	for _, dsn := range []string{
+		"libsql://db.example.com?authToken=x%2By&timeout=3s",
+		"http://127.0.0.1:1/p?codec=gojson",
+		"https://h",
+	} {
+		cfg, err := ParseDSN(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ParseDSN(cfg.FormatDSN())
+		if err != nil {
+			t.Fatalf("ParseDSN(FormatDSN(%q)) = %v", dsn, err)
+		}
+		if *again != *cfg {
+			t.Fatalf("round trip of %q: got %+v, want %+v", dsn, *again, *cfg)
+		}
+	}
+}
+
+// FuzzDSN checks that ParseDSN never panics and that every Config it
+// accepts survives FormatDSN and ParseDSN unchanged.
+func FuzzDSN(f *testing.F) {
+	for _, s := range []string{
+		"libsql://db.example.com?authToken=abc",
+		"http://127.0.0.1:8080?codec=gojson&timeout=5s",
+		"https://h/p?auth_token=%20x",
+		"libsql://h?tls=0",
+		"http://[::1]:80",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, dsn string) {
+		cfg, err := ParseDSN(dsn)
+		if err != nil {
+			return
+		}
+		again, err := ParseDSN(cfg.FormatDSN())
+		if err != nil {
+			t.Fatalf("FormatDSN(%q) = %q does not parse: %v", dsn, cfg.FormatDSN(), err)
+		}
+		if *again != *cfg {
+			t.Fatalf("round trip of %q: got %+v, want %+v", dsn, *again, *cfg)
+		}
+	})
+}

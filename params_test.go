@@ -1,0 +1,100 @@
+package libsql
+
+import (
+	"database/sql/driver"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+func TestScanParams(t *testing.T) {
+	tests := []struct {
+		sql        string
+		names      []string
+		named, num bool
+	}{
+		{"SELECT 1", nil, false, false},
+		{"SELECT ?, ?", []string{"", ""}, false, true},
+		{"SELECT ?3, ?", []string{"", "", "", ""}, false, true},
+		{"SELECT :a, @b, $c, :a", []string{":a", "@b", "$c"}, true, false},
+		{"SELECT ':a', \"@b\", `$c`, [d:e] -- :x\n /* @y */ , :z", []string{":z"}, true, false},
+		{"SELECT 'it''s :a' || :b", []string{":b"}, true, false},
+		{"SELECT $a::b(c), x$y", []string{"$a::b"}, true, false},
+		{"SELECT :a, ?", []string{":a", ""}, true, true},
+		{"SELECT ?2, :a", []string{"", "", ":a"}, true, true},
+		{"SELECT 'unterminated :a", nil, false, false},
+		{"SELECT :é", []string{":é"}, true, false},
+	}
+	for _, tt := range tests {
+		p := scanParams(tt.sql)
+		if !slices.Equal(p.names, tt.names) || p.hasNamed != tt.named || p.hasNumeric != tt.num {
+			t.Errorf("scanParams(%q) = %q named=%v num=%v; want %q named=%v num=%v",
+				tt.sql, p.names, p.hasNamed, p.hasNumeric, tt.names, tt.named, tt.num)
+		}
+	}
+}
+
+func TestBindArgs(t *testing.T) {
+	pos := func(vs ...any) []driver.NamedValue {
+		out := make([]driver.NamedValue, len(vs))
+		for i, v := range vs {
+			out[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+		}
+		return out
+	}
+	named := func(kv ...any) []driver.NamedValue {
+		var out []driver.NamedValue
+		for i := 0; i < len(kv); i += 2 {
+			out = append(out, driver.NamedValue{Ordinal: i/2 + 1, Name: kv[i].(string), Value: kv[i+1]})
+		}
+		return out
+	}
+	t.Run("positional", func(t *testing.T) {
+		var st codec.Stmt
+		if err := bindArgs(&st, scanParams("SELECT ?, ?"), pos(int64(1), "x")); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Args) != 2 || len(st.NamedArgs) != 0 || st.Args[0].Int != 1 || string(st.Args[1].Bytes) != "x" {
+			t.Fatalf("got %+v", st)
+		}
+	})
+	t.Run("named, unused ignored", func(t *testing.T) {
+		var st codec.Stmt
+		if err := bindArgs(&st, scanParams("SELECT :a, @b"), named("a", int64(1), "b", int64(2), "c", int64(3))); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.NamedArgs) != 2 || st.NamedArgs[0].Name != "a" || st.NamedArgs[1].Name != "b" || len(st.Args) != 0 {
+			t.Fatalf("got %+v", st.NamedArgs)
+		}
+	})
+	t.Run("positional for named parameters", func(t *testing.T) {
+		var st codec.Stmt
+		if err := bindArgs(&st, scanParams("SELECT :a, $b, :a"), pos(int64(1), int64(2))); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.NamedArgs) != 2 || st.NamedArgs[0].Name != ":a" || st.NamedArgs[1].Name != "$b" || st.NamedArgs[1].Value.Int != 2 {
+			t.Fatalf("got %+v", st.NamedArgs)
+		}
+	})
+	errCases := []struct {
+		name string
+		sql  string
+		args []driver.NamedValue
+		want string
+	}{
+		{"mixed args", "SELECT ?, :a", append(pos(int64(1)), named("a", int64(2))...), "mix positional and named"},
+		{"mixed params", "SELECT ?, :a", pos(int64(1), int64(2)), "mixes ? and named"},
+		{"count", "SELECT :a, :b", pos(int64(1)), "2 parameters but 1 arguments"},
+	}
+	for _, tt := range errCases {
+		t.Run(tt.name, func(t *testing.T) {
+			var st codec.Stmt
+			err := bindArgs(&st, scanParams(tt.sql), tt.args)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %v, want error containing %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,214 @@
+package libsql
+
+import (
+	"database/sql/driver"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+// TimeFormat is how time.Time arguments are stored: UTC, SQLite's own
+// "YYYY-MM-DD HH:MM:SS" with fractional seconds and a "Z", which SQLite's
+// date functions understand.
+const TimeFormat = "2006-01-02 15:04:05.999999999Z07:00"
+
+// timeFormats are the text layouts a DATE, DATETIME or TIMESTAMP column is
+// parsed with: what TimeFormat writes, what SQLite's date functions write,
+// and the ISO 8601 variants of those.
+var timeFormats = []string{
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02T15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02 15:04",
+	"2006-01-02T15:04",
+	"2006-01-02",
+}
+
+// checkNamedValue normalises one argument to int64, float64, bool, string,
+// []byte, time.Time or nil, rejecting what the wire cannot carry.
+func checkNamedValue(nv *driver.NamedValue) error {
+	switch v := nv.Value.(type) {
+	case nil, int64, bool, []byte, time.Time:
+		return nil
+	case string:
+		if !utf8.ValidString(v) {
+			return fmt.Errorf("libsql: argument %s: string is not valid UTF-8; pass []byte to store a blob", argName(nv))
+		}
+		return nil
+	case float64:
+		return checkFloat(nv, v)
+	case float32:
+		nv.Value = float64(v)
+		return checkFloat(nv, float64(v))
+	case int:
+		nv.Value = int64(v)
+		return nil
+	case uint64:
+		if v > math.MaxInt64 {
+			return fmt.Errorf("libsql: argument %s: uint64 %d overflows int64", argName(nv), v)
+		}
+		nv.Value = int64(v)
+		return nil
+	case uint:
+		if uint64(v) > math.MaxInt64 {
+			return fmt.Errorf("libsql: argument %s: uint %d overflows int64", argName(nv), v)
+		}
+		nv.Value = int64(v)
+		return nil
+	}
+	// Valuers, other integer kinds, named types and pointers.
+	rv := reflect.ValueOf(nv.Value)
+	if rv.Kind() == reflect.Uint64 || rv.Kind() == reflect.Uint || rv.Kind() == reflect.Uintptr {
+		if rv.Uint() > math.MaxInt64 {
+			return fmt.Errorf("libsql: argument %s: %d overflows int64", argName(nv), rv.Uint())
+		}
+	}
+	v, err := driver.DefaultParameterConverter.ConvertValue(nv.Value)
+	if err != nil {
+		return fmt.Errorf("libsql: argument %s: %w", argName(nv), err)
+	}
+	nv.Value = v
+	if _, ok := v.(driver.Valuer); ok {
+		return fmt.Errorf("libsql: argument %s: Value() returned another Valuer", argName(nv))
+	}
+	return checkNamedValue(nv)
+}
+
+func checkFloat(nv *driver.NamedValue, f float64) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Errorf("libsql: argument %s: %v cannot be sent (JSON has no NaN or infinity)", argName(nv), f)
+	}
+	return nil
+}
+
+func argName(nv *driver.NamedValue) string {
+	if nv.Name != "" {
+		return "$" + nv.Name
+	}
+	return fmt.Sprintf("%d", nv.Ordinal)
+}
+
+// toValue converts a checked argument to a Hrana value.
+func toValue(v driver.Value) codec.Value {
+	switch v := v.(type) {
+	case nil:
+		return codec.NullValue()
+	case int64:
+		return codec.IntValue(v)
+	case float64:
+		return codec.FloatValue(v)
+	case bool:
+		if v {
+			return codec.IntValue(1)
+		}
+		return codec.IntValue(0)
+	case string:
+		return codec.Value{Type: codec.Text, Bytes: []byte(v)}
+	case []byte:
+		return codec.BlobValue(v)
+	case time.Time:
+		return codec.Value{Type: codec.Text, Bytes: v.UTC().AppendFormat(nil, TimeFormat)}
+	}
+	// checkNamedValue admits nothing else.
+	panic(fmt.Sprintf("libsql: unchecked argument type %T", v))
+}
+
+// colKind classifies a declared column type for conversion and scan types.
+type colKind uint8
+
+const (
+	kindAny colKind = iota
+	kindInt
+	kindReal
+	kindText
+	kindBlob
+	kindTime
+)
+
+// classify follows SQLite's affinity rules (section 3.1 of "Datatypes In
+// SQLite"), with DATE, DATETIME and TIMESTAMP singled out first.
+func classify(decltype string) colKind {
+	t := strings.ToUpper(decltype)
+	switch {
+	case t == "":
+		return kindAny
+	case t == "DATE" || t == "DATETIME" || t == "TIMESTAMP":
+		return kindTime
+	case strings.Contains(t, "INT"):
+		return kindInt
+	case strings.Contains(t, "CHAR") || strings.Contains(t, "CLOB") || strings.Contains(t, "TEXT"):
+		return kindText
+	case strings.Contains(t, "BLOB"):
+		return kindBlob
+	case strings.Contains(t, "REAL") || strings.Contains(t, "FLOA") || strings.Contains(t, "DOUB"):
+		return kindReal
+	}
+	return kindAny
+}
+
+// parseTime parses text from a time column; ok is false when it is not a
+// time in any known layout, and the text is then returned as a string.
+func parseTime(s string) (time.Time, bool) {
+	if len(s) < len("2006-01-02") || s[4] != '-' {
+		return time.Time{}, false
+	}
+	for _, layout := range timeFormats {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// fromValue converts a decoded Hrana value to a driver.Value. Blob bytes
+// may reference the response buffer, which the rows keep until Close.
+func fromValue(v *codec.Value, kind colKind) driver.Value {
+	switch v.Type {
+	case codec.Integer:
+		return v.Int
+	case codec.Float:
+		return v.Float
+	case codec.Text:
+		s := string(v.Bytes)
+		if kind == kindTime {
+			if t, ok := parseTime(s); ok {
+				return t
+			}
+		}
+		return s
+	case codec.Blob:
+		return v.Bytes
+	}
+	return nil
+}
+
+var (
+	scanTypeInt64   = reflect.TypeFor[int64]()
+	scanTypeFloat64 = reflect.TypeFor[float64]()
+	scanTypeString  = reflect.TypeFor[string]()
+	scanTypeBytes   = reflect.TypeFor[[]byte]()
+	scanTypeTime    = reflect.TypeFor[time.Time]()
+	scanTypeAny     = reflect.TypeFor[any]()
+)
+
+func scanType(k colKind) reflect.Type {
+	switch k {
+	case kindInt:
+		return scanTypeInt64
+	case kindReal:
+		return scanTypeFloat64
+	case kindText:
+		return scanTypeString
+	case kindBlob:
+		return scanTypeBytes
+	case kindTime:
+		return scanTypeTime
+	}
+	return scanTypeAny
+}

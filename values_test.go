@@ -1,0 +1,151 @@
+package libsql
+
+import (
+	"database/sql/driver"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+type valuer struct{ v any }
+
+func (v valuer) Value() (driver.Value, error) { return v.v, nil }
+
+type myInt int16
+
+func TestCheckNamedValue(t *testing.T) {
+	ts := time.Date(2024, 2, 29, 23, 59, 59, 123456789, time.FixedZone("x", 3600))
+	s := "ptr"
+	ok := []struct {
+		in   any
+		want codec.Value
+	}{
+		{nil, codec.NullValue()},
+		{int(-7), codec.IntValue(-7)},
+		{int8(-8), codec.IntValue(-8)},
+		{int64(math.MinInt64), codec.IntValue(math.MinInt64)},
+		{uint8(255), codec.IntValue(255)},
+		{uint32(math.MaxUint32), codec.IntValue(math.MaxUint32)},
+		{uint64(math.MaxInt64), codec.IntValue(math.MaxInt64)},
+		{uint(12), codec.IntValue(12)},
+		{myInt(3), codec.IntValue(3)},
+		{float32(1.5), codec.FloatValue(1.5)},
+		{math.MaxFloat64, codec.FloatValue(math.MaxFloat64)},
+		{true, codec.IntValue(1)},
+		{false, codec.IntValue(0)},
+		{"héllo", codec.StringValue("héllo")},
+		{[]byte{}, codec.BlobValue([]byte{})},
+		{[]byte{0, 1}, codec.BlobValue([]byte{0, 1})},
+		{&s, codec.StringValue("ptr")},
+		{valuer{int64(9)}, codec.IntValue(9)},
+		{valuer{nil}, codec.NullValue()},
+		{ts, codec.StringValue("2024-02-29 22:59:59.123456789Z")},
+	}
+	for _, tt := range ok {
+		nv := driver.NamedValue{Ordinal: 1, Value: tt.in}
+		if err := checkNamedValue(&nv); err != nil {
+			t.Errorf("%T %v: %v", tt.in, tt.in, err)
+			continue
+		}
+		if got := toValue(nv.Value); !got.Equal(tt.want) {
+			t.Errorf("%T %v: got %v, want %v", tt.in, tt.in, got, tt.want)
+		}
+	}
+	bad := []struct {
+		in   any
+		want string
+	}{
+		{uint64(math.MaxInt64 + 1), "overflows int64"},
+		{uint(math.MaxUint64), "overflows int64"},
+		{math.NaN(), "NaN"},
+		{math.Inf(-1), "-Inf"},
+		{float32(math.Inf(1)), "+Inf"},
+		{string([]byte{0xff}), "not valid UTF-8"},
+		{struct{}{}, "unsupported type"},
+		{valuer{math.Inf(1)}, "+Inf"},
+	}
+	for _, tt := range bad {
+		nv := driver.NamedValue{Ordinal: 2, Value: tt.in}
+		err := checkNamedValue(&nv)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%T %v: got %v, want error containing %q", tt.in, tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestFromValue(t *testing.T) {
+	utc := func(s string) time.Time {
+		tm, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm.UTC()
+	}
+	tests := []struct {
+		v        codec.Value
+		decltype string
+		want     driver.Value
+	}{
+		{codec.IntValue(5), "INTEGER", int64(5)},
+		{codec.FloatValue(-0.5), "REAL", -0.5},
+		{codec.StringValue("x"), "TEXT", "x"},
+		{codec.BlobValue([]byte{1}), "BLOB", []byte{1}},
+		{codec.NullValue(), "DATETIME", nil},
+		{codec.StringValue("2024-01-02 03:04:05"), "DATETIME", utc("2024-01-02T03:04:05Z")},
+		{codec.StringValue("2024-01-02 03:04:05.5+02:00"), "timestamp", utc("2024-01-02T01:04:05.5Z")},
+		{codec.StringValue("2024-01-02T03:04:05.123Z"), "DATETIME", utc("2024-01-02T03:04:05.123Z")},
+		{codec.StringValue("2024-01-02 03:04"), "DATETIME", utc("2024-01-02T03:04:00Z")},
+		{codec.StringValue("2024-01-02"), "DATE", utc("2024-01-02T00:00:00Z")},
+		{codec.StringValue("2024-01-02 22:59:59.123456789Z"), "DATE", utc("2024-01-02T22:59:59.123456789Z")},
+		{codec.StringValue("not a time"), "DATE", "not a time"},
+		{codec.StringValue("2024-01-02"), "TEXT", "2024-01-02"},
+		{codec.IntValue(1700000000), "DATETIME", int64(1700000000)},
+	}
+	for _, tt := range tests {
+		got := fromValue(&tt.v, classify(tt.decltype))
+		switch w := tt.want.(type) {
+		case time.Time:
+			g, ok := got.(time.Time)
+			if !ok || !g.Equal(w) || g.Location() != time.UTC {
+				t.Errorf("%v as %s: got %#v, want %v", tt.v, tt.decltype, got, w)
+			}
+		case []byte:
+			if g, ok := got.([]byte); !ok || string(g) != string(w) {
+				t.Errorf("%v: got %#v, want %#v", tt.v, got, w)
+			}
+		default:
+			if got != tt.want {
+				t.Errorf("%v as %s: got %#v, want %#v", tt.v, tt.decltype, got, tt.want)
+			}
+		}
+	}
+}
+
+func TestTimeRoundTrip(t *testing.T) {
+	for _, tm := range []time.Time{
+		time.Date(2001, 2, 3, 4, 5, 6, 0, time.UTC),
+		time.Date(1999, 12, 31, 23, 59, 59, 999999999, time.FixedZone("", -7*3600)),
+		time.Unix(0, 1).UTC(),
+	} {
+		v := toValue(tm)
+		got, ok := fromValue(&v, kindTime).(time.Time)
+		if !ok || !got.Equal(tm) {
+			t.Errorf("%v: got %v", tm, got)
+		}
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for decl, want := range map[string]colKind{
+		"INTEGER": kindInt, "bigint": kindInt, "VARCHAR(20)": kindText, "clob": kindText,
+		"BLOB": kindBlob, "double precision": kindReal, "FLOAT": kindReal, "": kindAny,
+		"NUMERIC": kindAny, "datetime": kindTime, "DATE": kindTime, "TIMESTAMP": kindTime,
+	} {
+		if got := classify(decl); got != want {
+			t.Errorf("classify(%q) = %v, want %v", decl, got, want)
+		}
+	}
+}
