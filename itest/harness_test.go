@@ -1,0 +1,427 @@
+// Package itest holds the integration tests: they run the driver against a
+// real libSQL server (sqld).
+//
+// TestMain provides one sqld for the whole test binary:
+//
+//   - LIBSQL_ITEST_URL set (e.g. http://127.0.0.1:8080): that server is used
+//     and no container is started.
+//   - Otherwise a container is started with testcontainers-go from the image
+//     LIBSQL_ITEST_IMAGE (default ghcr.io/tursodatabase/libsql-server:v0.24.32;
+//     scripts/image.sh builds a local one). LIBSQL_ITEST_NETWORK=host runs it
+//     with host networking, listening on 127.0.0.1:<free port>; any other value
+//     publishes the container's port 8080 on a mapped host port.
+//
+// Where the Ryuk reaper image cannot be pulled, set
+// TESTCONTAINERS_RYUK_DISABLED=true; the harness terminates its containers
+// itself. `make itest` sets all of this for the local image.
+package itest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+	"github.com/stretchr/testify/require"
+	"github.com/testcontainers/testcontainers-go"
+	tclog "github.com/testcontainers/testcontainers-go/log"
+	"github.com/testcontainers/testcontainers-go/wait"
+
+	_ "github.com/gohrana/libsql" // registers the "libsql" driver
+)
+
+const (
+	defaultImage = "ghcr.io/tursodatabase/libsql-server:v0.24.32"
+	// containerPort is where sqld listens inside the container when the
+	// network mode is not host.
+	containerPort = "8080/tcp"
+	// startTimeout bounds the wait for a started server's /health;
+	// runTimeout bounds starting one, image pull included.
+	startTimeout = 90 * time.Second
+	runTimeout   = 5 * time.Minute
+	logTail      = 60 // lines of server log shown when something fails
+)
+
+// serverURL is the base URL of the shared server, e.g. "http://127.0.0.1:34567".
+var serverURL string
+
+// codecs are the codec names the tests run against (DSN parameter codec=).
+var codecs = []string{"direct", "gojson"}
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	flag.Parse()
+	if !testing.Verbose() {
+		tclog.SetDefault(tclog.NewNoopLogger())
+	}
+	if hostNetwork() && os.Getenv("TESTCONTAINERS_HOST_OVERRIDE") == "" {
+		// Inside a container testcontainers would take the Docker bridge
+		// gateway as the containers' host; with host networking it is
+		// loopback.
+		os.Setenv("TESTCONTAINERS_HOST_OVERRIDE", "127.0.0.1")
+	}
+	if u := os.Getenv("LIBSQL_ITEST_URL"); u != "" {
+		serverURL = strings.TrimRight(u, "/")
+		return m.Run()
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	removeOrphans(ctx)
+	srv, err := newServer(ctx, nil, nil)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "itest: %v\n", err)
+		if srv != nil {
+			srv.printLogs(os.Stderr)
+			_ = srv.stop()
+		}
+		return 1
+	}
+	serverURL = srv.url
+
+	code := m.Run()
+	if code != 0 {
+		srv.printLogs(os.Stderr)
+	}
+	if err := srv.stop(); err != nil {
+		fmt.Fprintf(os.Stderr, "itest: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
+
+// dsn returns the DSN of the shared server with codec=codecName and the
+// extra "key=value" params, e.g. dsn("direct", "foo=bar").
+func dsn(codecName string, params ...string) string {
+	sep := "?"
+	if strings.Contains(serverURL, "?") {
+		sep = "&"
+	}
+	return serverURL + sep + strings.Join(append([]string{"codec=" + codecName}, params...), "&")
+}
+
+// forEachCodec runs fn as a subtest per codec, with a *sql.DB on the shared
+// server that is closed when the subtest ends.
+func forEachCodec(t *testing.T, fn func(t *testing.T, db *sql.DB, codec string)) {
+	t.Helper()
+	for _, c := range codecs {
+		t.Run(c, func(t *testing.T) {
+			db, err := sql.Open("libsql", dsn(c))
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = db.Close() })
+			fn(t, db, c)
+		})
+	}
+}
+
+var tableSeq atomic.Int64
+
+// freshTable creates a table named name plus a unique suffix with the given
+// schema (the column list, with or without the parentheses, e.g.
+// "(id INTEGER PRIMARY KEY, v TEXT)") and drops it when the test ends.
+// It returns the table's name. The suffix holds the process id, so test
+// binaries sharing one server (LIBSQL_ITEST_URL) do not collide.
+func freshTable(t testing.TB, db *sql.DB, name, schema string) string {
+	t.Helper()
+	table := fmt.Sprintf("%s_%d_%d", name, os.Getpid(), tableSeq.Add(1))
+	schema = strings.TrimSpace(schema)
+	if !strings.HasPrefix(schema, "(") {
+		schema = "(" + schema + ")"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := db.ExecContext(ctx, "CREATE TABLE "+table+" "+schema)
+	require.NoError(t, err, "create table %s", table)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
+			t.Logf("drop table %s: %v", table, err)
+		}
+	})
+	return table
+}
+
+// startServer starts an extra sqld container of its own (same image and
+// network mode as the shared one) with the extra sqld flags args, and
+// returns its base URL. It is terminated when the test ends; its log is
+// shown if the test failed. It needs Docker even when LIBSQL_ITEST_URL is set.
+func startServer(t testing.TB, args ...string) string {
+	t.Helper()
+	return startServerEnv(t, nil, args...)
+}
+
+// startServerEnv is startServer with environment variables for sqld, e.g.
+// SQLD_AUTH_JWT_KEY.
+func startServerEnv(t testing.TB, env map[string]string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	srv, err := newServer(ctx, env, args)
+	if srv != nil {
+		t.Cleanup(func() {
+			if t.Failed() {
+				var b strings.Builder
+				srv.printLogs(&b)
+				t.Log(b.String())
+			}
+			if err := srv.stop(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	require.NoError(t, err)
+	return srv.url
+}
+
+// hostNetwork reports whether servers run with host networking.
+func hostNetwork() bool { return os.Getenv("LIBSQL_ITEST_NETWORK") == "host" }
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+type server struct {
+	ctr *testcontainers.DockerContainer
+	url string
+}
+
+// newServer starts a sqld container with the extra flags args and waits until
+// GET /health answers 200. On error the returned server, if not nil, holds
+// the container, for its log and stop.
+func newServer(ctx context.Context, env map[string]string, args []string) (*server, error) {
+	image := os.Getenv("LIBSQL_ITEST_IMAGE")
+	if image == "" {
+		image = defaultImage
+	}
+	// With host networking the port is picked here and may be taken before
+	// sqld binds it: try again with another one then.
+	for attempt := 1; ; attempt++ {
+		srv, err := startContainer(ctx, image, env, args)
+		if err == nil || !hostNetwork() || attempt == 3 || srv == nil || !strings.Contains(srv.logs(), "in use") {
+			return srv, err
+		}
+		_ = srv.stop()
+	}
+}
+
+func startContainer(ctx context.Context, image string, env map[string]string, args []string) (*server, error) {
+	opts := []testcontainers.ContainerCustomizer{
+		// Both the public image (whose entrypoint is a wrapper script) and
+		// the local one have the binary at /bin/sqld and the data directory
+		// /var/lib/sqld as the working directory.
+		testcontainers.WithEntrypoint("/bin/sqld"),
+		testcontainers.WithLabels(ownerLabels()),
+	}
+	if len(env) > 0 {
+		opts = append(opts, testcontainers.WithEnv(env))
+	}
+	var listen, url string
+	if hostNetwork() {
+		port, err := freePort()
+		if err != nil {
+			return nil, fmt.Errorf("pick a port: %w", err)
+		}
+		listen = "127.0.0.1:" + strconv.Itoa(port)
+		url = "http://" + listen
+		opts = append(opts, testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
+			hc.NetworkMode = "host"
+		}))
+	} else {
+		listen = "0.0.0.0:8080"
+		opts = append(opts, testcontainers.WithExposedPorts(containerPort))
+	}
+	cmd := append([]string{"--http-listen-addr", listen, "--no-welcome"}, args...)
+	opts = append(opts,
+		testcontainers.WithCmd(cmd...),
+		testcontainers.WithWaitStrategyAndDeadline(startTimeout, healthy{url: url}),
+	)
+
+	ctr, err := testcontainers.Run(ctx, image, opts...)
+	var srv *server
+	if ctr != nil {
+		srv = &server{ctr: ctr, url: url}
+	}
+	if err != nil {
+		return srv, fmt.Errorf("start sqld container from %s (sqld %s): %w", image, strings.Join(cmd, " "), err)
+	}
+	if srv.url == "" {
+		if srv.url, err = mappedURL(ctx, ctr); err != nil {
+			return srv, err
+		}
+	}
+	return srv, nil
+}
+
+// mappedURL is the base URL of a container's port 8080 published on the host.
+func mappedURL(ctx context.Context, target wait.StrategyTarget) (string, error) {
+	host, err := target.Host(ctx)
+	if err != nil {
+		return "", fmt.Errorf("container host: %w", err)
+	}
+	if host == "localhost" {
+		host = "127.0.0.1"
+	}
+	port, err := target.MappedPort(ctx, containerPort)
+	if err != nil {
+		return "", fmt.Errorf("container port %s: %w", containerPort, err)
+	}
+	return "http://" + net.JoinHostPort(host, port.Port()), nil
+}
+
+// healthy is a wait strategy: GET <url>/health answers 200 while the
+// container runs. An empty url means the container's published port 8080.
+// (testcontainers' own wait.ForHTTP is not used: inside a container it
+// targets the Docker bridge gateway instead of 127.0.0.1.)
+type healthy struct{ url string }
+
+func (h healthy) WaitUntilReady(ctx context.Context, target wait.StrategyTarget) error {
+	client := &http.Client{
+		Timeout:   time.Second,
+		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true},
+	}
+	var last error
+	for {
+		state, err := target.State(ctx)
+		if err != nil {
+			return fmt.Errorf("container state: %w", err)
+		}
+		if !state.Running {
+			return fmt.Errorf("sqld is not running (status %s, exit code %d)", state.Status, state.ExitCode)
+		}
+		url := h.url
+		if url == "" {
+			url, last = mappedURL(ctx, target)
+		}
+		if url != "" {
+			last = getHealth(ctx, client, url)
+			if last == nil {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for sqld's /health: %w (last: %v)", ctx.Err(), last)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func getHealth(ctx context.Context, client *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s/health: %s", url, resp.Status)
+	}
+	return nil
+}
+
+// Labels naming the test process that owns a container. With Ryuk disabled
+// nothing removes the containers of a test binary that was killed (by a
+// test timeout, say) before its cleanup ran; removeOrphans does, next time.
+const (
+	labelPID  = "gohrana.itest.pid"
+	labelHost = "gohrana.itest.host"
+)
+
+func ownerLabels() map[string]string {
+	host, _ := os.Hostname()
+	return map[string]string{labelPID: strconv.Itoa(os.Getpid()), labelHost: host}
+}
+
+// removeOrphans removes the containers that test processes of this host left
+// behind when they died. Best effort: errors are ignored.
+func removeOrphans(ctx context.Context) {
+	cli, err := testcontainers.NewDockerClientWithOpts(ctx)
+	if err != nil {
+		return
+	}
+	defer cli.Close()
+	host, _ := os.Hostname()
+	list, err := cli.ContainerList(ctx, client.ContainerListOptions{
+		All:     true,
+		Filters: make(client.Filters).Add("label", labelHost+"="+host),
+	})
+	if err != nil {
+		return
+	}
+	for _, c := range list.Items {
+		pid, err := strconv.Atoi(c.Labels[labelPID])
+		if err != nil || processAlive(pid) {
+			continue
+		}
+		_, _ = cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true})
+	}
+}
+
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// logs returns the last lines of the server's log.
+func (s *server) logs() string {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	r, err := s.ctr.Logs(ctx)
+	if err != nil {
+		return fmt.Sprintf("(no log: %v)", err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil && !errors.Is(err, io.EOF) {
+		b = fmt.Appendf(b, "\n(log cut: %v)", err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > logTail {
+		lines = lines[len(lines)-logTail:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (s *server) printLogs(w io.Writer) {
+	fmt.Fprintf(w, "--- last lines of the log of sqld %s (container %.12s):\n%s\n---\n", s.url, s.ctr.GetContainerID(), s.logs())
+}
+
+func (s *server) stop() error {
+	if err := testcontainers.TerminateContainer(s.ctr, testcontainers.StopTimeout(5*time.Second)); err != nil {
+		return fmt.Errorf("stop sqld container %.12s: %w", s.ctr.GetContainerID(), err)
+	}
+	return nil
+}

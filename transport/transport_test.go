@@ -1,0 +1,243 @@
+package transport_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/codec/direct"
+	"github.com/gohrana/libsql/transport"
+)
+
+const okClose = `{"baton":null,"base_url":null,"results":[{"type":"ok","response":{"type":"close"}}]}`
+
+// fakeServer answers GET /v3 with v3Status and POSTs with handler.
+func fakeServer(t *testing.T, v3Status int, handler http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/v3" {
+			w.WriteHeader(v3Status)
+			return
+		}
+		handler(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func closeReq() *codec.PipelineRequest {
+	return &codec.PipelineRequest{Requests: []codec.StreamRequest{{Type: codec.RequestClose}}}
+}
+
+func TestPipelineSendsTokenAndKeepsBaton(t *testing.T) {
+	var calls atomic.Int32
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("Authorization"); got != "Bearer tok" {
+			t.Errorf("Authorization = %q", got)
+		}
+		if r.URL.Path != "/v3/pipeline" {
+			t.Errorf("path = %q", r.URL.Path)
+		}
+		body, _ := io.ReadAll(r.Body)
+		if calls.Add(1) == 1 {
+			if !strings.Contains(string(body), `"baton":null`) {
+				t.Errorf("first request body %s", body)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"baton":"B1","base_url":null,"results":[{"type":"ok","response":{"type":"close"}}]}`)
+			return
+		}
+		if !strings.Contains(string(body), `"baton":"B1"`) {
+			t.Errorf("second request body %s", body)
+		}
+		_, _ = io.WriteString(w, okClose)
+	})
+	c := transport.New(transport.Options{BaseURL: srv.URL + "/", AuthToken: "tok", Codec: direct.Codec})
+	s := c.NewStream()
+	var resp codec.PipelineResponse
+	var body []byte
+	if err := s.Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Open() {
+		t.Fatal("stream should hold baton B1")
+	}
+	if err := s.Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+		t.Fatal(err)
+	}
+	if s.Open() {
+		t.Fatal("a null baton closes the stream")
+	}
+}
+
+func TestFallsBackToV2(t *testing.T) {
+	srv := fakeServer(t, http.StatusNotFound, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v2/pipeline" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = io.WriteString(w, okClose)
+	})
+	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
+	var resp codec.PipelineResponse
+	var body []byte
+	if err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := c.Version(context.Background()); v != transport.V2 {
+		t.Fatalf("version %d, want 2", v)
+	}
+}
+
+func TestBaseURLRedirectsStream(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/sticky/v3/pipeline" {
+			t.Errorf("path %q", r.URL.Path)
+		}
+		_, _ = io.WriteString(w, okClose)
+	}))
+	defer other.Close()
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"baton":"B","base_url":"`+other.URL+`/sticky/","results":[{"type":"ok","response":{"type":"close"}}]}`)
+	})
+	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
+	s := c.NewStream()
+	var resp codec.PipelineResponse
+	var body []byte
+	for i := 0; i < 2; i++ {
+		if err := s.Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestHTTPErrorShapes(t *testing.T) {
+	tests := []struct {
+		name        string
+		status      int
+		contentType string
+		body        string
+		wantCode    string
+		wantMsg     string
+		wantSent    bool
+	}{
+		{"text", 400, "text/plain; charset=utf-8", "Received an invalid baton\n", "", "Received an invalid baton", true},
+		{"hrana", 400, "application/json", `{"message":"The stream has expired due to inactivity","code":"STREAM_EXPIRED"}`, "STREAM_EXPIRED", "The stream has expired due to inactivity", true},
+		{"sqld", 401, "application/json", `{"error":"Unauthorized: The JWT is invalid"}`, "", "Unauthorized: The JWT is invalid", true},
+		{"html", 502, "text/html", "<html><body>Bad Gateway</body></html>", "", "Bad Gateway", true},
+		{"overloaded", 429, "application/json", `{"error":"Too many concurrent requests"}`, "", "Too many concurrent requests", false},
+		{"garbage json", 500, "application/json", `{not json`, "", "Internal Server Error", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.contentType)
+				w.WriteHeader(tt.status)
+				_, _ = io.WriteString(w, tt.body)
+			})
+			c := transport.New(transport.Options{BaseURL: srv.URL, AuthToken: "SECRET", Codec: direct.Codec})
+			var resp codec.PipelineResponse
+			var body []byte
+			err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body)
+			var te *transport.Error
+			if !errors.As(err, &te) {
+				t.Fatalf("got %v, want *transport.Error", err)
+			}
+			if te.Status != tt.status || te.Code != tt.wantCode || te.Message != tt.wantMsg || te.Sent != tt.wantSent {
+				t.Fatalf("got %+v", te)
+			}
+			if strings.Contains(err.Error(), "SECRET") {
+				t.Fatalf("error leaks the token: %v", err)
+			}
+		})
+	}
+}
+
+func TestResponseTooLarge(t *testing.T) {
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"baton":null,"results":[`+strings.Repeat(" ", 4096)+`]}`)
+	})
+	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, MaxResponseSize: 1024})
+	var resp codec.PipelineResponse
+	var body []byte
+	err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body)
+	if !errors.Is(err, transport.ErrResponseTooLarge) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestResultCountMismatch(t *testing.T) {
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"baton":null,"results":[]}`)
+	})
+	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
+	var resp codec.PipelineResponse
+	var body []byte
+	if err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body); err == nil || !strings.Contains(err.Error(), "0 results for 1 requests") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestTimeoutAndCancel(t *testing.T) {
+	release := make(chan struct{})
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(release)
+	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, Timeout: 50 * time.Millisecond})
+	var resp codec.PipelineResponse
+	var body []byte
+	start := time.Now()
+	err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want a deadline error", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("timeout took %v", d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := c.NewStream().Pipeline(ctx, closeReq(), &resp, &body); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+}
+
+func TestUnreachableIsUnsent(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c := transport.New(transport.Options{BaseURL: "http://" + addr, Codec: direct.Codec})
+	_, err = c.Version(context.Background())
+	var te *transport.Error
+	if !errors.As(err, &te) || te.Sent {
+		t.Fatalf("got %#v, want an unsent *transport.Error", err)
+	}
+}
+
+func TestRedirectIsNotFollowed(t *testing.T) {
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1:1/elsewhere", http.StatusTemporaryRedirect)
+	})
+	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
+	var resp codec.PipelineResponse
+	var body []byte
+	err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body)
+	var te *transport.Error
+	if !errors.As(err, &te) || te.Status != http.StatusTemporaryRedirect {
+		t.Fatalf("got %v, want the 307 as an error", err)
+	}
+}
