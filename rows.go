@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/arena"
 )
 
 var (
@@ -15,9 +16,13 @@ var (
 	_ driver.RowsColumnTypeNullable         = (*rows)(nil)
 )
 
-// rows iterates over a decoded result. It owns the response buffer the
-// values point into until Close.
+// rows iterates over a decoded result. It owns the response it decodes
+// from. Text values are handed out as strings that share the response body's
+// memory, so the body is never reused once rows have been read from it: Close
+// recycles the decoded structures but lets the body go to the garbage
+// collector, which frees it when the last such string is gone.
 type rows struct {
+	bx    arena.Boxer
 	buf   *respBuf
 	res   *codec.StmtResult
 	cols  []string
@@ -45,6 +50,7 @@ func (r *rows) Columns() []string { return r.cols }
 // Close releases the rows' buffers.
 func (r *rows) Close() error {
 	if r.buf != nil {
+		r.buf.body = nil // strings handed out may share it
 		putResp(r.buf)
 		r.buf, r.res = nil, nil
 	}
@@ -60,7 +66,7 @@ func (r *rows) Next(dest []driver.Value) error {
 	row := r.res.Row(r.next)
 	r.next++
 	for i := range row {
-		dest[i] = fromValue(&row[i], r.kinds[i])
+		dest[i] = fromValue(&row[i], r.kinds[i], &r.bx)
 	}
 	return nil
 }

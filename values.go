@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/arena"
 )
 
 // TimeFormat is how time.Time arguments are stored: UTC, SQLite's own
@@ -166,24 +167,27 @@ func parseTime(s string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// fromValue converts a decoded Hrana value to a driver.Value. Blob bytes
-// may reference the response buffer, which the rows keep until Close.
-func fromValue(v *codec.Value, kind colKind) driver.Value {
+// fromValue converts a decoded Hrana value to a driver.Value, boxing it in
+// bx's arenas so that a row costs no allocation per value. Text becomes a
+// string sharing memory with the response (see rows); blob bytes point into
+// the decoder's memory, which stays valid until the rows are closed
+// (database/sql copies them on Scan).
+func fromValue(v *codec.Value, kind colKind, bx *arena.Boxer) driver.Value {
 	switch v.Type {
 	case codec.Integer:
-		return v.Int
+		return bx.Int64(v.Int)
 	case codec.Float:
-		return v.Float
+		return bx.Float64(v.Float)
 	case codec.Text:
-		s := string(v.Bytes)
+		s := arena.String(v.Bytes)
 		if kind == kindTime {
 			if t, ok := parseTime(s); ok {
 				return t
 			}
 		}
-		return s
+		return bx.String(s)
 	case codec.Blob:
-		return v.Bytes
+		return bx.Bytes(v.Bytes)
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/arena"
 )
 
 type valuer struct{ v any }
@@ -105,7 +106,7 @@ func TestFromValue(t *testing.T) {
 		{codec.IntValue(1700000000), "DATETIME", int64(1700000000)},
 	}
 	for _, tt := range tests {
-		got := fromValue(&tt.v, classify(tt.decltype))
+		got := fromValue(&tt.v, classify(tt.decltype), new(arena.Boxer))
 		switch w := tt.want.(type) {
 		case time.Time:
 			g, ok := got.(time.Time)
@@ -131,7 +132,7 @@ func TestTimeRoundTrip(t *testing.T) {
 		time.Unix(0, 1).UTC(),
 	} {
 		v := toValue(tm)
-		got, ok := fromValue(&v, kindTime).(time.Time)
+		got, ok := fromValue(&v, kindTime, new(arena.Boxer)).(time.Time)
 		if !ok || !got.Equal(tm) {
 			t.Errorf("%v: got %v", tm, got)
 		}

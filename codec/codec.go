@@ -45,7 +45,10 @@
 //   - Cursor entries with an unknown "type" decode as EntryUnknown.
 //
 // Decoders may keep references into the input in Value.Bytes (zero-copy);
-// strings (column names, errors, batons) are always copies.
+// strings (column names, errors, batons) are always copies. Memory that
+// Value.Bytes points to outside the input is never written again by the
+// codec once the decode call returns (no reuse of scratch memory handed out),
+// so callers may share it, as the driver does for the strings it returns.
 //
 // # Encoding rules
 //

@@ -268,6 +268,10 @@ func (c *Client) post(ctx context.Context, endpoint string, payload []byte, body
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return c.statusError(resp)
 	}
+	if n := resp.ContentLength; n > 0 && n < c.maxResp && int64(cap(*body)) <= n {
+		// One allocation of the right size; +1 leaves room to see EOF.
+		*body = make([]byte, 0, n+1)
+	}
 	*body, err = readLimited((*body)[:0], resp.Body, c.maxResp)
 	if err != nil {
 		return &Error{Op: "read", Sent: true, Err: err}
