@@ -1,0 +1,5 @@
+//go:build !race
+
+package direct
+
+const raceEnabled = false
