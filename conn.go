@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/transport"
@@ -150,12 +151,15 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 }
 
 func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Result, error) {
+	st := codec.Stmt{SQL: query, WantRows: true}
+	if err := bindArgs(&st, params, args); err != nil {
+		return nil, err
+	}
 	b := getResp()
 	defer putResp(b)
-	res, err := c.execute(ctx, query, params, args, b)
+	res, err := c.execute(ctx, &st, b)
 	if err != nil {
-		var e *Error
-		if len(args) == 0 && errors.As(err, &e) && e.Code == "SQL_MANY_STATEMENTS" {
+		if len(args) == 0 && hasCode(err, "SQL_MANY_STATEMENTS") {
 			// Nothing ran: sqld parses the whole text first.
 			return c.sequence(ctx, query, b)
 		}
@@ -164,28 +168,49 @@ func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []
 	return newResult(res), nil
 }
 
+// query runs a statement through a pipeline, which is fastest for results
+// up to sqld's response limit (--max-response-size, 10 MB by default). A
+// larger result fails there with RESPONSE_TOO_LARGE; if the statement only
+// reads, it then runs again through a cursor, which streams rows of any
+// number with bounded memory. A statement that writes is never run twice:
+// its RESPONSE_TOO_LARGE error is returned.
 func (c *conn) query(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Rows, error) {
-	b := getResp()
-	res, err := c.execute(ctx, query, params, args, b)
-	if err != nil {
-		putResp(b)
-		return nil, err
-	}
-	return newRows(res, b), nil
-}
-
-// execute runs one statement, decoding the response into b, and returns
-// its result (which points into b).
-func (c *conn) execute(ctx context.Context, query string, params sqlParams, args []driver.NamedValue, b *respBuf) (*codec.StmtResult, error) {
 	st := codec.Stmt{SQL: query, WantRows: true}
 	if err := bindArgs(&st, params, args); err != nil {
 		return nil, err
 	}
+	b := getResp()
+	res, err := c.execute(ctx, &st, b)
+	if err == nil {
+		return newRows(res, b), nil
+	}
+	putResp(b)
+	if !hasCode(err, "RESPONSE_TOO_LARGE") {
+		return nil, err
+	}
+	if ro, derr := c.isReadOnly(ctx, query); derr != nil || !ro {
+		var e *Error
+		if errors.As(err, &e) {
+			e.Message += " (the statement ran; it writes, so it is not run again to stream its rows)"
+		}
+		return nil, err
+	}
+	return c.queryCursor(ctx, &st)
+}
+
+func hasCode(err error, code string) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Code == code
+}
+
+// execute runs one statement, decoding the response into b, and returns
+// its result (which points into b).
+func (c *conn) execute(ctx context.Context, st *codec.Stmt, b *respBuf) (*codec.StmtResult, error) {
 	if c.tx != nil {
-		return c.tx.execute(ctx, &st, b)
+		return c.tx.execute(ctx, st, b)
 	}
 	c.reqs = append(c.reqs[:0],
-		codec.StreamRequest{Type: codec.RequestExecute, Stmt: st},
+		codec.StreamRequest{Type: codec.RequestExecute, Stmt: *st},
 		codec.StreamRequest{Type: codec.RequestClose})
 	if err := c.autoPipeline(ctx, b); err != nil {
 		return nil, err
@@ -198,6 +223,56 @@ func (c *conn) execute(ctx context.Context, query string, params sqlParams, args
 		return nil, &Error{Message: "server answered execute with " + r.Response.Type.String()}
 	}
 	return &r.Response.Result, nil
+}
+
+// queryCursor runs a statement through /v3/cursor: on the transaction's
+// stream, or on a new stream that is closed when the rows are.
+func (c *conn) queryCursor(ctx context.Context, st *codec.Stmt) (driver.Rows, error) {
+	s := c.client.NewStream()
+	if c.tx != nil {
+		if err := c.tx.usable(); err != nil {
+			return nil, err
+		}
+		if c.tx.state == txPending {
+			// Cannot happen after a pipeline attempt, which began the
+			// transaction; keep the invariant anyway.
+			return nil, &Error{Message: "transaction not begun"}
+		}
+		s = c.tx.stream
+	}
+	req := codec.CursorRequest{Batch: codec.Batch{Steps: []codec.BatchStep{{Stmt: *st}}}}
+	cur, err := s.OpenCursor(ctx, &req)
+	if err != nil {
+		err = wrapErr(err)
+		if c.tx != nil {
+			c.tx.lose(err)
+			return nil, c.tx.lostErr
+		}
+		return nil, err
+	}
+	r, err := newCursorRows(c, s, cur)
+	if err != nil {
+		return nil, err
+	}
+	if c.tx != nil {
+		c.tx.cursor = r
+	}
+	return r, nil
+}
+
+// closeStream closes a server stream if it is open, ignoring failures: an
+// unclosed stream expires on its own within seconds.
+func (c *conn) closeStream(s *transport.Stream) {
+	if !s.Open() {
+		return
+	}
+	b := getResp()
+	defer putResp(b)
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	req := codec.PipelineRequest{Requests: []codec.StreamRequest{{Type: codec.RequestClose}}}
+	_ = s.Pipeline(ctx, &req, &b.resp, &b.body)
+	s.Forget()
 }
 
 // autoPipeline sends c.reqs, which end with a close, on a new stream.
@@ -301,3 +376,7 @@ func bindArgs(st *codec.Stmt, p sqlParams, args []driver.NamedValue) error {
 	}
 	return nil
 }
+
+// cleanupTimeout bounds requests that clean up after a failure or a
+// transaction, which run without the caller's context.
+const cleanupTimeout = 10 * time.Second

@@ -2,11 +2,13 @@ package libsql
 
 import (
 	"database/sql/driver"
+	"errors"
 	"io"
 	"reflect"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/internal/arena"
+	"github.com/gohrana/libsql/transport"
 )
 
 var (
@@ -16,50 +18,104 @@ var (
 	_ driver.RowsColumnTypeNullable         = (*rows)(nil)
 )
 
-// rows iterates over a decoded result. It owns the response it decodes
-// from. Text values are handed out as strings that share the response body's
-// memory, so the body is never reused once rows have been read from it: Close
-// recycles the decoded structures but lets the body go to the garbage
-// collector, which frees it when the last such string is gone.
+var errCursorInterrupted = errors.New("libsql: rows closed early: another statement ran on the transaction while they were streaming")
+
+// rows iterates over a result: a whole decoded pipeline response, or a
+// cursor whose rows are decoded as they arrive.
+//
+// Text values are handed out as strings that share the memory they were
+// decoded from (the response body, or the cursor's line chunks), so that
+// memory is never reused once rows have been read from it: Close recycles
+// the decoded structures but leaves the body to the garbage collector, which
+// frees it when the last such string is gone. Values are boxed in bx's
+// append-only arenas, so a row costs no allocation per value.
 type rows struct {
 	bx    arena.Boxer
-	buf   *respBuf
-	res   *codec.StmtResult
 	cols  []string
 	types []string // declared types, upper case
 	kinds []colKind
-	next  int
+
+	// A pipeline result.
+	buf  *respBuf
+	res  *codec.StmtResult
+	next int
+
+	// A cursor.
+	c         *conn
+	stream    *transport.Stream
+	ownStream bool // opened for these rows alone: close it with them
+	cur       *transport.Cursor
+	entry     codec.CursorEntry
+	done      bool
+	err       error
 }
 
 func newRows(res *codec.StmtResult, buf *respBuf) *rows {
 	r := &rows{buf: buf, res: res}
-	r.cols = make([]string, len(res.Cols))
-	r.types = make([]string, len(res.Cols))
-	r.kinds = make([]colKind, len(res.Cols))
-	for i, c := range res.Cols {
+	r.setCols(res.Cols)
+	return r
+}
+
+func (r *rows) setCols(cols []codec.Col) {
+	r.cols = make([]string, len(cols))
+	r.types = make([]string, len(cols))
+	r.kinds = make([]colKind, len(cols))
+	for i, c := range cols {
 		r.cols[i] = c.Name
 		r.types[i] = upperASCII(c.Decltype)
 		r.kinds[i] = classify(c.Decltype)
 	}
-	return r
+}
+
+// newCursorRows reads the cursor up to the step's column list.
+func newCursorRows(c *conn, s *transport.Stream, cur *transport.Cursor) (*rows, error) {
+	r := &rows{c: c, stream: s, ownStream: c.tx == nil || c.tx.stream != s, cur: cur}
+	for {
+		if err := cur.Next(&r.entry); err != nil {
+			r.fail(r.cursorErr(err))
+			return nil, r.err
+		}
+		e := &r.entry
+		switch e.Type {
+		case codec.EntryStepBegin:
+			r.setCols(e.Cols)
+			return r, nil
+		case codec.EntryStepError, codec.EntryError:
+			r.fail(r.stmtErr(&e.Error))
+			return nil, r.err
+		default:
+			r.fail(&Error{Message: "cursor response did not start with step_begin"})
+			return nil, r.err
+		}
+	}
 }
 
 // Columns returns the column names.
 func (r *rows) Columns() []string { return r.cols }
 
-// Close releases the rows' buffers.
+// Close releases the rows. A cursor still streaming is cut off, which
+// discards its HTTP connection, and its server stream is closed.
 func (r *rows) Close() error {
 	if r.buf != nil {
 		r.buf.body = nil // strings handed out may share it
 		putResp(r.buf)
 		r.buf, r.res = nil, nil
 	}
+	if r.cur != nil {
+		if !r.done && r.err == nil {
+			r.err = errors.New("libsql: rows are closed")
+		}
+		r.release()
+	}
 	return nil
 }
 
-// Next fills dest with the next row. Blob values point into the response
-// buffer and stay valid until Close (database/sql copies them on Scan).
+// Next fills dest with the next row. Blob values point into decoded memory
+// and stay valid until Close (database/sql copies them on Scan).
 func (r *rows) Next(dest []driver.Value) error {
+	if r.cur != nil || r.c != nil {
+		return r.nextFromCursor(dest)
+	}
 	if r.res == nil || r.next >= r.res.NumRows {
 		return io.EOF
 	}
@@ -71,11 +127,105 @@ func (r *rows) Next(dest []driver.Value) error {
 	return nil
 }
 
+func (r *rows) nextFromCursor(dest []driver.Value) error {
+	if r.err != nil {
+		return r.err
+	}
+	if r.done {
+		return io.EOF
+	}
+	for {
+		if err := r.cur.Next(&r.entry); err != nil {
+			r.fail(r.cursorErr(err))
+			return r.err
+		}
+		e := &r.entry
+		switch e.Type {
+		case codec.EntryRow:
+			if len(e.Row) != len(r.cols) {
+				r.fail(&Error{Message: "cursor row has the wrong number of values"})
+				return r.err
+			}
+			for i := range e.Row {
+				dest[i] = fromValue(&e.Row[i], r.kinds[i], &r.bx)
+			}
+			return nil
+		case codec.EntryStepEnd:
+			r.done = true
+			r.drain()
+			return io.EOF
+		case codec.EntryStepError, codec.EntryError:
+			r.fail(r.stmtErr(&e.Error))
+			return r.err
+		default:
+			// The step ended without step_end (or a second step began):
+			// the rows read so far may not be all of them.
+			r.fail(&Error{Message: "cursor result ended without step_end"})
+			return r.err
+		}
+	}
+}
+
+// drain reads the final entry after step_end, so that the HTTP connection
+// can be reused, then releases the cursor.
+func (r *rows) drain() {
+	if !r.cur.Done() {
+		_ = r.cur.Next(&r.entry)
+	}
+	r.release()
+}
+
+// cursorErr converts a transport failure while reading a cursor.
+func (r *rows) cursorErr(err error) error {
+	if errors.Is(err, io.EOF) {
+		err = transport.ErrCursorTruncated
+	}
+	return wrapErr(err)
+}
+
+// stmtErr converts a statement error from the cursor, noticing a
+// transaction the server rolled back.
+func (r *rows) stmtErr(he *codec.Error) error {
+	if !r.ownStream && r.c.tx != nil {
+		return r.c.tx.stmtFailed(he)
+	}
+	return stmtError(he)
+}
+
+// fail records err as the rows' error and releases the cursor.
+func (r *rows) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+	r.release()
+}
+
+// abort stops rows that a later statement on the same stream interrupts.
+func (r *rows) abort(err error) {
+	if !r.done {
+		r.fail(err)
+	}
+	r.release()
+}
+
+// release closes the cursor and, for rows that own their stream, the
+// server stream.
+func (r *rows) release() {
+	if r.cur == nil {
+		return
+	}
+	r.cur.Close()
+	r.cur = nil
+	if r.ownStream {
+		r.c.closeStream(r.stream)
+	} else if r.c.tx != nil && r.c.tx.cursor == r {
+		r.c.tx.cursor = nil
+	}
+}
+
 // ColumnTypeDatabaseTypeName returns the column's declared type, upper
 // case, or "" for expressions.
-func (r *rows) ColumnTypeDatabaseTypeName(i int) string {
-	return r.types[i]
-}
+func (r *rows) ColumnTypeDatabaseTypeName(i int) string { return r.types[i] }
 
 // ColumnTypeScanType returns the Go type that values of the column's
 // declared type scan into; any for expressions and unknown types.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
-	"time"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/transport"
@@ -30,6 +29,7 @@ type tx struct {
 	readOnly bool
 	state    txState
 	lostErr  error
+	cursor   *rows // rows still streaming on the stream, if any
 	reqs     []codec.StreamRequest
 	steps    []codec.BatchStep
 	cond     codec.BatchCond
@@ -37,6 +37,7 @@ type tx struct {
 
 // execute runs one statement inside the transaction.
 func (t *tx) execute(ctx context.Context, st *codec.Stmt, b *respBuf) (*codec.StmtResult, error) {
+	t.endCursor()
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
@@ -107,6 +108,7 @@ func (t *tx) beginWith(ctx context.Context, st *codec.Stmt, b *respBuf) (*codec.
 
 // sequence runs a multi-statement script inside the transaction.
 func (t *tx) sequence(ctx context.Context, script string, b *respBuf) error {
+	t.endCursor()
 	if err := t.usable(); err != nil {
 		return err
 	}
@@ -208,6 +210,7 @@ func (t *tx) Rollback() error {
 
 func (t *tx) finish(sql string) error {
 	defer func() { t.c.tx = nil }()
+	t.endCursor()
 	switch t.state {
 	case txDone:
 		return ErrTxDone
@@ -263,20 +266,13 @@ func (t *tx) finish(sql string) error {
 	return nil
 }
 
-// cleanupTimeout bounds requests that clean up after a transaction.
-const cleanupTimeout = 10 * time.Second
+func (t *tx) closeStream() { t.c.closeStream(t.stream) }
 
-// closeStream closes the server stream if it is open, ignoring failures: an
-// unclosed stream expires on its own within seconds.
-func (t *tx) closeStream() {
-	if !t.stream.Open() {
-		return
+// endCursor closes rows still streaming from a cursor on the transaction's
+// stream: the stream serves one request at a time.
+func (t *tx) endCursor() {
+	if t.cursor != nil {
+		t.cursor.abort(errCursorInterrupted)
+		t.cursor = nil
 	}
-	b := getResp()
-	defer putResp(b)
-	t.reqs = append(t.reqs[:0], codec.StreamRequest{Type: codec.RequestClose})
-	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
-	defer cancel()
-	_ = t.stream.Pipeline(ctx, &codec.PipelineRequest{Requests: t.reqs}, &b.resp, &b.body)
-	t.stream.Forget()
 }

@@ -217,13 +217,9 @@ func (s *Stream) Pipeline(ctx context.Context, req *codec.PipelineRequest, resp 
 	if err != nil {
 		return err
 	}
-	base := c.base
-	if s.baseURL != "" {
-		base = strings.TrimRight(s.baseURL, "/")
-	}
-	endpoint := base + "/v3/pipeline"
+	endpoint := s.endpoint("/v3/pipeline")
 	if v == V2 {
-		endpoint = base + "/v2/pipeline"
+		endpoint = s.endpoint("/v2/pipeline")
 	}
 	err = c.post(ctx, endpoint, s.reqBuf, body)
 	if err != nil {
@@ -247,6 +243,22 @@ func (s *Stream) Pipeline(ctx context.Context, req *codec.PipelineRequest, resp 
 	return nil
 }
 
+// endpoint returns the URL of path ("/v3/pipeline") for the stream: under
+// the base_url the server gave it, or the client's base URL.
+func (s *Stream) endpoint(path string) string {
+	if s.baseURL != "" {
+		return strings.TrimRight(s.baseURL, "/") + path
+	}
+	return s.c.base + path
+}
+
+func (c *Client) setHeaders(req *http.Request) {
+	req.Header.Set("Content-Type", "application/json")
+	if c.authHeader != "" {
+		req.Header.Set("Authorization", c.authHeader)
+	}
+}
+
 // post sends one request and reads a 2xx body into *body; anything else
 // becomes an *Error.
 func (c *Client) post(ctx context.Context, endpoint string, payload []byte, body *[]byte) error {
@@ -256,10 +268,7 @@ func (c *Client) post(ctx context.Context, endpoint string, payload []byte, body
 	if err != nil {
 		return &Error{Op: "request", Err: err}
 	}
-	req.Header.Set("Content-Type", "application/json")
-	if c.authHeader != "" {
-		req.Header.Set("Authorization", c.authHeader)
-	}
+	c.setHeaders(req)
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return &Error{Op: "request", Sent: mayHaveBeenSent(err), Err: unwrapURLError(err)}

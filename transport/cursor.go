@@ -1,0 +1,268 @@
+package transport
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+// KeepAliveInterval is how often a Cursor touches its stream while its body
+// is being read. sqld starts a cursor stream's 10 s idle timer when the
+// response starts, not when it ends, so a long read would otherwise expire
+// the stream (and any transaction on it) before the next request.
+const KeepAliveInterval = 4 * time.Second
+
+// lineChunkSize is the size of the memory chunks cursor lines are copied
+// into. Chunks are never reused, so decoded values may point into them.
+const lineChunkSize = 256 << 10
+
+// readBufferSize bounds the buffered reader under a cursor; longer lines
+// are assembled piecewise.
+const readBufferSize = 64 << 10
+
+// ErrCursorTruncated is returned (wrapped) when a cursor body ends without
+// its final entry. sqld does this on failures it cannot report in the
+// stream (a permission error, invalid UTF-8, a crash): the rows read so far
+// are not the whole result.
+var ErrCursorTruncated = errors.New("cursor response ended before its final entry")
+
+// Cursor reads the entries of a /v3/cursor response as they arrive.
+type Cursor struct {
+	s      *Stream
+	body   io.ReadCloser
+	r      *bufio.Reader
+	cancel context.CancelFunc
+	chunk  []byte // current line chunk; only appended to
+	long   []byte // assembly buffer for lines longer than readBufferSize
+	done   bool
+	err    error
+
+	mu       sync.Mutex // guards s.baton against the keep-alive goroutine
+	stop     chan struct{}
+	stopped  chan struct{}
+	keepBody []byte
+}
+
+// OpenCursor runs the batch through /v3/cursor on the stream and returns
+// once the response's first line (the new baton) has arrived. The
+// connector's timeout bounds only that wait: the body may take as long as
+// the caller's context allows. Entries are then read with Next.
+func (s *Stream) OpenCursor(ctx context.Context, req *codec.CursorRequest) (*Cursor, error) {
+	c := s.c
+	if v, err := c.Version(ctx); err != nil {
+		return nil, err
+	} else if v != V3 {
+		return nil, &Error{Op: "cursor", Message: "the server does not support Hrana 3 cursors"}
+	}
+	req.Baton = s.baton
+	var err error
+	s.reqBuf, err = c.codec.AppendCursorRequest(s.reqBuf[:0], req)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var timer *time.Timer
+	if c.timeout > 0 {
+		timer = time.AfterFunc(c.timeout, cancel)
+	}
+	stopTimer := func() bool { return timer == nil || timer.Stop() }
+	fail := func(err error) (*Cursor, error) {
+		stopTimer()
+		cancel()
+		s.Forget()
+		return nil, err
+	}
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint("/v3/cursor"), bytes.NewReader(s.reqBuf))
+	if err != nil {
+		return fail(&Error{Op: "request", Err: err})
+	}
+	c.setHeaders(hreq)
+	// Rows must flow as the server produces them; gzip would batch them.
+	hreq.Header.Set("Accept-Encoding", "identity")
+	resp, err := c.hc.Do(hreq)
+	if err != nil {
+		return fail(&Error{Op: "request", Sent: mayHaveBeenSent(err), Err: timeoutCause(ctx, unwrapURLError(err))})
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		err := c.statusError(resp)
+		resp.Body.Close()
+		return fail(err)
+	}
+	cur := &Cursor{s: s, body: resp.Body, r: bufio.NewReaderSize(resp.Body, readBufferSize), cancel: cancel}
+	line, err := cur.readLine()
+	if err != nil {
+		resp.Body.Close()
+		return fail(&Error{Op: "read", Sent: true, Err: timeoutCause(ctx, err)})
+	}
+	var h codec.CursorHeader
+	if err := c.codec.DecodeCursorHeader(line, &h); err != nil {
+		resp.Body.Close()
+		return fail(&Error{Op: "decode", Sent: true, Err: err})
+	}
+	if !stopTimer() {
+		resp.Body.Close()
+		return fail(&Error{Op: "read", Sent: true, Err: context.DeadlineExceeded})
+	}
+	s.baton, s.baseURL = h.Baton, h.BaseURL
+	if s.baton != "" {
+		cur.stop = make(chan struct{})
+		cur.stopped = make(chan struct{})
+		go cur.keepAlive()
+	}
+	return cur, nil
+}
+
+// timeoutCause reports a cancellation by the connector's timer as a
+// deadline, which is what it is to the caller.
+func timeoutCause(ctx context.Context, err error) error {
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return fmt.Errorf("%w (timeout)", context.DeadlineExceeded)
+	}
+	return err
+}
+
+// Next decodes the next entry into e. It returns io.EOF after the final
+// entry (replication_index, or error, which is returned as an entry).
+// Value bytes in e point into memory that is never reused, so they stay
+// valid after later calls.
+func (cur *Cursor) Next(e *codec.CursorEntry) error {
+	if cur.err != nil {
+		return cur.err
+	}
+	if cur.done {
+		return io.EOF
+	}
+	for {
+		line, err := cur.readLine()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = ErrCursorTruncated
+			}
+			cur.err = &Error{Op: "read", Sent: true, Err: err}
+			return cur.err
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if err := cur.s.c.codec.DecodeCursorEntry(line, e); err != nil {
+			cur.err = &Error{Op: "decode", Sent: true, Err: err}
+			return cur.err
+		}
+		switch e.Type {
+		case codec.EntryUnknown:
+			continue
+		case codec.EntryReplicationIndex, codec.EntryError:
+			cur.done = true
+		}
+		return nil
+	}
+}
+
+// readLine returns the next line without its newline, copied into the
+// cursor's append-only chunk memory.
+func (cur *Cursor) readLine() ([]byte, error) {
+	line, err := cur.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		cur.long = append(cur.long[:0], line...)
+		for errors.Is(err, bufio.ErrBufferFull) {
+			if int64(len(cur.long)) > cur.s.c.maxResp {
+				return nil, fmt.Errorf("%w: a cursor line over %d bytes", ErrResponseTooLarge, cur.s.c.maxResp)
+			}
+			line, err = cur.r.ReadSlice('\n')
+			cur.long = append(cur.long, line...)
+		}
+		line = cur.long
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) && len(line) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	line = line[:len(line)-1]
+	if len(line) > cap(cur.chunk)-len(cur.chunk) {
+		cur.chunk = make([]byte, 0, max(lineChunkSize, len(line)))
+	}
+	start := len(cur.chunk)
+	cur.chunk = append(cur.chunk, line...)
+	return cur.chunk[start:len(cur.chunk):len(cur.chunk)], nil
+}
+
+// Done reports whether the final entry has been read.
+func (cur *Cursor) Done() bool { return cur.done }
+
+// Close stops reading. A body not read to the end is closed, which discards
+// its HTTP connection. The stream itself stays as it is: the caller closes
+// it, or keeps using it inside a transaction.
+func (cur *Cursor) Close() error {
+	if cur.stop != nil {
+		close(cur.stop)
+		<-cur.stopped
+		cur.stop = nil
+	}
+	if cur.body != nil {
+		cur.body.Close()
+		cur.body = nil
+	}
+	cur.cancel()
+	if cur.err == nil && !cur.done {
+		cur.err = errors.New("libsql: cursor closed")
+	}
+	return nil
+}
+
+// keepAlive sends an empty pipeline on the stream every KeepAliveInterval
+// until Close, each answer carrying the stream's next baton. sqld has
+// released the stream once the cursor's first line is out, so this does not
+// disturb the rows still being produced.
+func (cur *Cursor) keepAlive() {
+	defer close(cur.stopped)
+	t := time.NewTicker(KeepAliveInterval)
+	defer t.Stop()
+	var resp codec.PipelineResponse
+	for {
+		select {
+		case <-cur.stop:
+			return
+		case <-t.C:
+		}
+		cur.mu.Lock()
+		ok := cur.touch(&resp)
+		cur.mu.Unlock()
+		if !ok {
+			return
+		}
+	}
+}
+
+func (cur *Cursor) touch(resp *codec.PipelineResponse) bool {
+	s, c := cur.s, cur.s.c
+	req := codec.PipelineRequest{Baton: s.baton, Requests: []codec.StreamRequest{}}
+	payload, err := c.codec.AppendPipelineRequest(nil, &req)
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), KeepAliveInterval)
+	defer cancel()
+	if err := c.post(ctx, s.endpoint("/v3/pipeline"), payload, &cur.keepBody); err != nil {
+		// The stream is gone; the next request on it will say so.
+		return false
+	}
+	if err := c.codec.DecodePipelineResponse(cur.keepBody, resp); err != nil || resp.Baton == "" {
+		return false
+	}
+	s.baton = resp.Baton
+	if resp.BaseURL != "" {
+		s.baseURL = strings.TrimRight(resp.BaseURL, "/")
+	}
+	return true
+}
