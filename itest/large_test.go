@@ -1,0 +1,394 @@
+package itest
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gohrana/libsql"
+)
+
+// hugeRows is the size of the result that cannot travel in one pipeline
+// response (sqld's default --max-response-size is 10 MB).
+const hugeRows = 1_000_000
+
+// maxSys is the bound on the memory the Go runtime takes from the OS while
+// scanning the huge result.
+const maxSys = 64 << 20
+
+var hugeOnce sync.Once
+
+// hugeTable creates (once per test binary) a table of hugeRows rows
+// (id INTEGER, name TEXT, score REAL) on the shared server.
+func hugeTable(t *testing.T) string {
+	const table = "huge_scan"
+	hugeOnce.Do(func() {
+		db, err := sql.Open("libsql", dsn("direct"))
+		require.NoError(t, err)
+		defer db.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		_, err = db.ExecContext(ctx, `
+			DROP TABLE IF EXISTS `+table+`;
+			CREATE TABLE `+table+` (id INTEGER PRIMARY KEY, name TEXT, score REAL);
+			INSERT INTO `+table+` (id, name, score)
+				WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < `+strconv.Itoa(hugeRows)+`)
+				SELECT i, 'name-' || i, i * 0.5 FROM c;`)
+		require.NoError(t, err)
+	})
+	return table
+}
+
+// TestHugeScan scans 1,000,000 rows through database/sql with each codec,
+// in a child process so that runtime.MemStats.Sys measures this scan alone.
+func TestHugeScan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("huge scan skipped in -short mode")
+	}
+	table := hugeTable(t)
+	for _, c := range codecs {
+		t.Run(c, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run=^TestHugeScanChild$", "-test.v", "-test.count=1")
+			cmd.Env = append(os.Environ(),
+				"LIBSQL_ITEST_URL="+serverURL,
+				"HUGE_CHILD_DSN="+dsn(c),
+				"HUGE_CHILD_TABLE="+table)
+			out, err := cmd.CombinedOutput()
+			require.NoError(t, err, "child:\n%s", out)
+			var rowsSeen, sys int64
+			for _, line := range strings.Split(string(out), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(line), "HUGE ") {
+					_, err := fmt.Sscanf(strings.TrimSpace(line), "HUGE rows=%d sys=%d", &rowsSeen, &sys)
+					require.NoError(t, err, line)
+				}
+			}
+			require.EqualValues(t, hugeRows, rowsSeen, "child output:\n%s", out)
+			t.Logf("%s: %d rows, runtime.MemStats.Sys = %.1f MB", c, rowsSeen, float64(sys)/(1<<20))
+			require.LessOrEqual(t, sys, int64(maxSys), "memory from the OS while scanning")
+		})
+	}
+}
+
+// TestHugeScanChild is the child half of TestHugeScan; it does nothing
+// unless started by it.
+func TestHugeScanChild(t *testing.T) {
+	d, table := os.Getenv("HUGE_CHILD_DSN"), os.Getenv("HUGE_CHILD_TABLE")
+	if d == "" {
+		t.Skip("run by TestHugeScan")
+	}
+	db, err := sql.Open("libsql", d)
+	require.NoError(t, err)
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	rows, err := db.QueryContext(ctx, "SELECT id, name, score FROM "+table+" ORDER BY id")
+	require.NoError(t, err)
+	var (
+		n     int64
+		id    int64
+		name  string
+		score float64
+		peak  uint64
+		ms    runtime.MemStats
+	)
+	for rows.Next() {
+		require.NoError(t, rows.Scan(&id, &name, &score))
+		n++
+		if id != n || score != float64(n)*0.5 || name != "name-"+strconv.FormatInt(n, 10) {
+			t.Fatalf("row %d: got (%d, %q, %v)", n, id, name, score)
+		}
+		if n%100_000 == 0 {
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.Sys)
+		}
+	}
+	require.NoError(t, rows.Err())
+	require.NoError(t, rows.Close())
+	runtime.ReadMemStats(&ms)
+	peak = max(peak, ms.Sys)
+	fmt.Printf("HUGE rows=%d sys=%d\n", n, peak)
+}
+
+// countingTransport counts POST requests (pipeline and cursor), not the
+// one-time version probe.
+type countingTransport struct {
+	posts atomic.Int64
+	paths sync.Map // path -> *atomic.Int64
+}
+
+func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodPost {
+		c.posts.Add(1)
+		v, _ := c.paths.LoadOrStore(r.URL.Path, new(atomic.Int64))
+		v.(*atomic.Int64).Add(1)
+	}
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// countingDB opens a database whose HTTP requests are counted.
+func countingDB(t *testing.T, url, codecName string) (*sql.DB, *countingTransport) {
+	cfg, err := libsql.ParseDSN(url + "?codec=" + codecName)
+	require.NoError(t, err)
+	ct := &countingTransport{}
+	conn, err := libsql.NewConnector(cfg, libsql.WithRoundTripper(ct))
+	require.NoError(t, err)
+	db := sql.OpenDB(conn)
+	t.Cleanup(func() { db.Close() })
+	require.NoError(t, db.Ping())
+	return db, ct
+}
+
+// TestRoundTrips counts HTTP requests: 1 per autocommit statement, k+1 per
+// transaction of k statements, nothing extra for prepared statements.
+func TestRoundTrips(t *testing.T) {
+	for _, c := range codecs {
+		t.Run(c, func(t *testing.T) {
+			db, ct := countingDB(t, serverURL, c)
+			table := freshTable(t, db, "trips", "(id INTEGER PRIMARY KEY, v TEXT)")
+			ctx := context.Background()
+
+			measure := func(name string, want int64, fn func()) {
+				t.Helper()
+				before := ct.posts.Load()
+				fn()
+				require.Equal(t, want, ct.posts.Load()-before, name)
+			}
+			measure("autocommit Exec", 1, func() {
+				_, err := db.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)", "a")
+				require.NoError(t, err)
+			})
+			measure("autocommit Query", 1, func() {
+				var n int
+				require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n))
+			})
+			stmt, err := db.PrepareContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)")
+			require.NoError(t, err)
+			defer stmt.Close()
+			measure("prepared statement x3", 3, func() {
+				for i := 0; i < 3; i++ {
+					_, err := stmt.ExecContext(ctx, "p")
+					require.NoError(t, err)
+				}
+			})
+			for _, k := range []int{1, 2, 5} {
+				measure(fmt.Sprintf("transaction of %d statements", k), int64(k+1), func() {
+					tx, err := db.BeginTx(ctx, nil)
+					require.NoError(t, err)
+					txStmt := tx.StmtContext(ctx, stmt)
+					for i := 0; i < k; i++ {
+						_, err := txStmt.ExecContext(ctx, "t")
+						require.NoError(t, err)
+					}
+					require.NoError(t, tx.Commit())
+				})
+			}
+			measure("empty transaction", 0, func() {
+				tx, err := db.BeginTx(ctx, nil)
+				require.NoError(t, err)
+				require.NoError(t, tx.Rollback())
+			})
+			var n int
+			require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n))
+			require.Equal(t, 1+3+1+2+5, n)
+		})
+	}
+}
+
+// cursorServer starts a sqld whose response limit is small, so that modest
+// results take the cursor path.
+func cursorServer(t *testing.T, extra ...string) string {
+	return startServer(t, append([]string{"--max-response-size", "64KB"}, extra...)...)
+}
+
+func fillRows(t *testing.T, db *sql.DB, table string, n int) {
+	_, err := db.Exec(`INSERT INTO ` + table + ` (id, v)
+		WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < ` + strconv.Itoa(n) + `)
+		SELECT i, printf('%080d', i) FROM c`)
+	require.NoError(t, err)
+}
+
+// TestCursorPath checks the fallback to a cursor: results over the response
+// limit stream completely, inside and outside transactions; Close in the
+// middle leaks no server stream; cancelling the context aborts promptly;
+// a write whose result is too large is not run twice.
+func TestCursorPath(t *testing.T) {
+	url := cursorServer(t, "--max-concurrent-connections", "4")
+	for _, c := range codecs {
+		t.Run(c, func(t *testing.T) {
+			db, ct := countingDB(t, url, c)
+			table := freshTable(t, db, "cur", "(id INTEGER PRIMARY KEY, v TEXT)")
+			const n = 20000
+			fillRows(t, db, table, n)
+			ctx := context.Background()
+
+			scan := func(q interface {
+				QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+			}) {
+				rows, err := q.QueryContext(ctx, "SELECT id, v FROM "+table+" ORDER BY id")
+				require.NoError(t, err)
+				defer rows.Close()
+				i := 0
+				for rows.Next() {
+					var id int
+					var v string
+					require.NoError(t, rows.Scan(&id, &v))
+					i++
+					require.Equal(t, i, id)
+					require.Equal(t, fmt.Sprintf("%080d", i), v)
+				}
+				require.NoError(t, rows.Err())
+				require.Equal(t, n, i)
+			}
+			before, _ := ct.paths.Load("/v3/cursor")
+			_ = before
+			scan(db)
+			v, ok := ct.paths.Load("/v3/cursor")
+			require.True(t, ok, "the result should have used the cursor")
+			require.GreaterOrEqual(t, v.(*atomic.Int64).Load(), int64(1))
+
+			tx, err := db.BeginTx(ctx, nil)
+			require.NoError(t, err)
+			_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (id, v) VALUES (?, ?)", n+1, "tx")
+			require.NoError(t, err)
+			_, err = tx.ExecContext(ctx, "DELETE FROM "+table+" WHERE id = ?", n+1)
+			require.NoError(t, err)
+			scan(tx)
+			require.NoError(t, tx.Commit())
+
+			// Close after a few rows, many times: more than the server's 4
+			// connections, so a leaked stream would stall the loop.
+			for i := 0; i < 12; i++ {
+				rows, err := db.QueryContext(ctx, "SELECT id, v FROM "+table)
+				require.NoError(t, err)
+				for j := 0; j < 10 && rows.Next(); j++ {
+				}
+				require.NoError(t, rows.Close())
+			}
+
+			// Cancelling the context stops a stream promptly.
+			cctx, cancel := context.WithCancel(ctx)
+			rows, err := db.QueryContext(cctx, "SELECT id, v FROM "+table)
+			require.NoError(t, err)
+			require.True(t, rows.Next())
+			cancel()
+			start := time.Now()
+			for rows.Next() {
+			}
+			require.Error(t, rows.Err())
+			require.Less(t, time.Since(start), 5*time.Second)
+			rows.Close()
+
+			// A write whose rows are too large ran once and is not repeated.
+			_, err = db.QueryContext(ctx, "UPDATE "+table+" SET v = v || 'x' RETURNING v")
+			require.Error(t, err)
+			var lerr *libsql.Error
+			require.True(t, errors.As(err, &lerr))
+			require.Equal(t, "RESPONSE_TOO_LARGE", lerr.Code)
+			var x int
+			require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table+" WHERE v LIKE '%xx'").Scan(&x))
+			require.Zero(t, x, "the UPDATE ran twice")
+
+			// The pool still works.
+			var cnt int
+			require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&cnt))
+			require.Equal(t, n, cnt)
+		})
+	}
+}
+
+// TestSlowCursorReadInTransaction reads a cursor for longer than sqld's 10 s
+// stream expiry inside a transaction; the next statement must still work.
+func TestSlowCursorReadInTransaction(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow")
+	}
+	url := cursorServer(t)
+	db, err := sql.Open("libsql", url+"?codec=direct")
+	require.NoError(t, err)
+	defer db.Close()
+	table := freshTable(t, db, "slow", "(id INTEGER PRIMARY KEY, v TEXT)")
+	fillRows(t, db, table, 4000)
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, nil)
+	require.NoError(t, err)
+	_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (id, v) VALUES (100000, 'inside')")
+	require.NoError(t, err)
+	rows, err := tx.QueryContext(ctx, "SELECT id FROM "+table+" ORDER BY id")
+	require.NoError(t, err)
+	deadline := time.Now().Add(12 * time.Second)
+	n := 0
+	for rows.Next() {
+		n++
+		if time.Now().Before(deadline) {
+			time.Sleep(4 * time.Millisecond)
+		}
+	}
+	require.NoError(t, rows.Err())
+	require.Equal(t, 4001, n)
+	var v string
+	require.NoError(t, tx.QueryRowContext(ctx, "SELECT v FROM "+table+" WHERE id = 100000").Scan(&v))
+	require.Equal(t, "inside", v)
+	require.NoError(t, tx.Commit())
+}
+
+// TestNoStreamLeaks runs 2,000 sequential and 2,000 concurrent queries (16
+// goroutines) against a sqld limited to 8 connections: any leaked stream
+// would hold one for 10 s and stall the run.
+func TestNoStreamLeaks(t *testing.T) {
+	url := startServer(t, "--max-concurrent-connections", "8")
+	for _, c := range codecs {
+		t.Run(c, func(t *testing.T) {
+			db, err := sql.Open("libsql", url+"?codec="+c)
+			require.NoError(t, err)
+			defer db.Close()
+			table := freshTable(t, db, "leak", "(id INTEGER PRIMARY KEY, v INTEGER)")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			for i := 0; i < 2000; i++ {
+				var n int
+				require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n))
+			}
+			var wg sync.WaitGroup
+			var failed atomic.Int64
+			var firstErr atomic.Value
+			for g := 0; g < 16; g++ {
+				wg.Add(1)
+				go func(g int) {
+					defer wg.Done()
+					for i := 0; i < 125; i++ {
+						var err error
+						if i%5 == 0 {
+							_, err = db.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)", g)
+						} else {
+							var n int
+							err = db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n)
+						}
+						if err != nil {
+							failed.Add(1)
+							firstErr.CompareAndSwap(nil, err)
+							return
+						}
+					}
+				}(g)
+			}
+			wg.Wait()
+			require.Zero(t, failed.Load(), "first error: %v", firstErr.Load())
+			var n int
+			require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n))
+			require.Equal(t, 16*25, n)
+		})
+	}
+}
