@@ -16,8 +16,10 @@
 // differential tests hold them to that. The rules:
 //
 //   - Objects: fields in any order; unknown fields are skipped at any depth
-//     (they must still be valid JSON); for a repeated key the last one wins;
-//     a null field is the same as an absent one. Whitespace is the four JSON
+//     (they must still be valid JSON); a repeated key is decoded each time
+//     it appears, in order, so an invalid occurrence is an error even when a
+//     later one is valid, and the last one wins; a null field is the same as
+//     an absent one. Members are interpreted under the "type" seen so far. Whitespace is the four JSON
 //     whitespace bytes. Nesting deeper than MaxDepth is an error.
 //     Trailing non-whitespace after the top-level value is an error.
 //   - A known field with the wrong JSON type is an error.

@@ -1,0 +1,419 @@
+package gojson
+
+import (
+	"bytes"
+	"encoding/base64"
+	"errors"
+	"math"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/goccy/go-json/jsontext"
+	jsonv2 "github.com/goccy/go-json/v2"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+// decodeOptions are the library options of every decode: repeated names are
+// allowed (the last one wins) and invalid UTF-8 is allowed, which turns
+// lone surrogate escapes into U+FFFD as encoding/json does. Raw invalid
+// UTF-8 is rejected by precheck before the library runs.
+var decodeOptions = jsonv2.JoinOptions(
+	jsontext.AllowDuplicateNames(true),
+	jsontext.AllowInvalidUTF8(true),
+)
+
+// unmarshal decodes JSON that precheck has accepted (or a part of it).
+func unmarshal(data []byte, v any) error {
+	return jsonv2.Unmarshal(data, v, decodeOptions)
+}
+
+// --- the input as a whole ---
+
+// precheck applies the rules the library does not: valid UTF-8 everywhere,
+// no nesting deeper than codec.MaxDepth, and an object at the top.
+func precheck(data []byte) error {
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, n := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			off += n
+		}
+		return &codec.DecodeError{Codec: Name, Offset: off, Msg: "input is not valid UTF-8", Err: codec.ErrInvalidUTF8}
+	}
+	depth := 0
+	inString := false
+	for i := 0; i < len(data); i++ {
+		c := data[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > codec.MaxDepth {
+				return &codec.DecodeError{Codec: Name, Offset: i, Msg: "nesting deeper than " + strconv.Itoa(codec.MaxDepth)}
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	for i, c := range data {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '{':
+			return nil
+		}
+		return &codec.DecodeError{Codec: Name, Offset: i, Msg: "want a JSON object"}
+	}
+	return &codec.DecodeError{Codec: Name, Offset: len(data), Msg: "empty input"}
+}
+
+// decodeTop runs precheck and decodes the whole input into w.
+func decodeTop(data []byte, w any) error {
+	if err := precheck(data); err != nil {
+		return err
+	}
+	if err := unmarshal(data, w); err != nil {
+		return libError(err)
+	}
+	return nil
+}
+
+// libError wraps an error of the library, with its offset when it has one.
+func libError(err error) error {
+	de := decodeErr("invalid JSON", err)
+	var se *jsontext.SyntacticError
+	var me *jsonv2.SemanticError
+	switch {
+	case errors.As(err, &se):
+		de.Offset = int(se.ByteOffset)
+	case errors.As(err, &me):
+		de.Msg = "unexpected JSON"
+		de.Offset = int(me.ByteOffset)
+	}
+	return de
+}
+
+// --- the Codec methods ---
+
+// DecodePipelineResponse decodes a pipeline response body into resp.
+func (jsonCodec) DecodePipelineResponse(data []byte, resp *codec.PipelineResponse) (err error) {
+	defer recoverDecode(&err)
+	resp.Reset()
+	var w pipelineRespW
+	if err := decodeTop(data, &w); err != nil {
+		return err
+	}
+	resp.Baton = w.Baton
+	resp.BaseURL = w.BaseURL
+	results := resp.Results[:0]
+	for i := range w.Results {
+		var sr codec.StreamResult
+		if i < cap(results) {
+			sr = results[:i+1][i] // reuse the slices of the old element
+		}
+		setStreamResult(&sr, &w.Results[i])
+		results = append(results, sr)
+	}
+	resp.Results = results
+	return nil
+}
+
+// DecodeCursorHeader decodes the first line of a cursor response.
+func (jsonCodec) DecodeCursorHeader(line []byte, h *codec.CursorHeader) (err error) {
+	defer recoverDecode(&err)
+	*h = codec.CursorHeader{}
+	var w cursorHeaderW
+	if err := decodeTop(line, &w); err != nil {
+		return err
+	}
+	h.Baton = w.Baton
+	h.BaseURL = w.BaseURL
+	return nil
+}
+
+// DecodeCursorEntry decodes one later line of a cursor response.
+func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) (err error) {
+	defer recoverDecode(&err)
+	e.Reset()
+	// The library checks the syntax of the whole line and the JSON type of
+	// every "type" member; the members are then taken in order.
+	var w struct {
+		Type string `json:"type"`
+	}
+	if err := decodeTop(line, &w); err != nil {
+		return err
+	}
+	typ := codec.EntryUnknown
+	var last [numEntryMembers][]byte
+	var done [numEntryMembers]bool // the last occurrence is decoded into e
+	err = members(line, func(name string, value []byte) error {
+		if name == "type" {
+			s, _, _ := stringOrNull(value)
+			typ = parseEntryType(s)
+			return nil
+		}
+		for m, n := range entryMemberNames {
+			if n != name {
+				continue
+			}
+			if entryMembers[typ]&(1<<m) != 0 {
+				if err := entryMember(e, m, value); err != nil {
+					return err
+				}
+				last[m], done[m] = value, true // decoded into e
+			} else {
+				last[m], done[m] = value, false
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return asDecodeError(err)
+	}
+	// Keep the members of the final type, from their last occurrence.
+	keepCols, keepRow := e.Cols[:0], e.Row[:0]
+	final := codec.CursorEntry{Type: typ, Cols: keepCols, Row: keepRow}
+	for m := range numEntryMembers {
+		if entryMembers[typ]&(1<<m) == 0 || last[m] == nil {
+			continue
+		}
+		if done[m] {
+			copyEntryMember(&final, e, m)
+			continue
+		}
+		if err := entryMember(&final, m, last[m]); err != nil {
+			return err
+		}
+	}
+	*e = final
+	return nil
+}
+
+// copyEntryMember copies member m from src to dst.
+func copyEntryMember(dst, src *codec.CursorEntry, m int) {
+	switch m {
+	case entryStep:
+		dst.Step = src.Step
+	case entryCols:
+		dst.Cols = src.Cols
+	case entryRow:
+		dst.Row = src.Row
+	case entryAffectedRowCount:
+		dst.AffectedRowCount = src.AffectedRowCount
+	case entryLastInsertRowID:
+		dst.LastInsertRowID, dst.HasLastInsertRowID = src.LastInsertRowID, src.HasLastInsertRowID
+	case entryError:
+		dst.Error = src.Error
+	case entryReplicationIndex:
+		dst.ReplicationIndex, dst.HasReplicationIndex = src.ReplicationIndex, src.HasReplicationIndex
+	}
+}
+
+// asDecodeError wraps err unless it already is a *codec.DecodeError.
+func asDecodeError(err error) error {
+	var de *codec.DecodeError
+	if errors.As(err, &de) {
+		return err
+	}
+	return decodeErr("invalid cursor entry", err)
+}
+
+// DecodeError decodes an HTTP error body, {"message":...,"code":...} or
+// {"error":...}. "message" takes precedence over "error".
+func (jsonCodec) DecodeError(data []byte, e *codec.Error) (err error) {
+	defer recoverDecode(&err)
+	*e = codec.Error{}
+	var w httpErrorW
+	if err := decodeTop(data, &w); err != nil {
+		return err
+	}
+	switch {
+	case w.Message != nil:
+		e.Message = *w.Message
+	case w.Error != nil:
+		e.Message = *w.Error
+	}
+	e.Code = w.Code
+	return nil
+}
+
+// --- conversion from the checked wire types; it cannot fail ---
+
+// setStreamResult fills dst, whose slices may hold capacity to reuse.
+func setStreamResult(dst *codec.StreamResult, w *streamResultD) {
+	if !w.ok {
+		*dst = codec.StreamResult{Error: w.err}
+		return
+	}
+	old := dst.Response
+	*dst = codec.StreamResult{OK: true}
+	r := &dst.Response
+	r.Type = w.resp.typ
+	switch w.resp.typ {
+	case codec.RequestExecute:
+		r.Result = codec.StmtResult{Cols: old.Result.Cols[:0], Values: old.Result.Values[:0]}
+		setStmtResult(&r.Result, &w.resp.stmt)
+	case codec.RequestBatch:
+		setBatchResult(&r.Batch, old.Batch.Steps[:0], &w.resp.batch)
+	case codec.RequestDescribe:
+		d := &w.resp.describe
+		params := old.Describe.Params[:0]
+		for _, p := range d.Params {
+			params = append(params, codec.DescribeParam(p))
+		}
+		r.Describe = codec.DescribeResult{Params: params, Cols: appendCols(old.Describe.Cols[:0], d.Cols),
+			IsExplain: d.IsExplain, IsReadonly: d.IsReadonly}
+	case codec.RequestGetAutocommit:
+		r.IsAutocommit = w.resp.auto
+	}
+}
+
+func appendCols(dst []codec.Col, cols []colD) []codec.Col {
+	for _, c := range cols {
+		dst = append(dst, codec.Col(c))
+	}
+	return dst
+}
+
+// setStmtResult fills dst, whose slices may hold capacity to reuse.
+func setStmtResult(dst *codec.StmtResult, w *stmtResultD) {
+	cols := appendCols(dst.Cols[:0], w.Cols)
+	vals := dst.Values[:0]
+	for _, row := range w.Rows {
+		vals = append(vals, row...)
+	}
+	*dst = codec.StmtResult{
+		Cols:                cols,
+		Values:              vals,
+		NumRows:             len(w.Rows),
+		AffectedRowCount:    w.AffectedRowCount.v,
+		LastInsertRowID:     w.LastInsertRowID.v,
+		HasLastInsertRowID:  w.LastInsertRowID.set,
+		ReplicationIndex:    w.ReplicationIndex.v,
+		HasReplicationIndex: w.ReplicationIndex.set,
+		RowsRead:            w.RowsRead.v,
+		RowsWritten:         w.RowsWritten.v,
+		QueryDurationMS:     w.QueryDurationMS.v,
+	}
+}
+
+func setBatchResult(dst *codec.BatchResult, steps []codec.StepOutcome, w *batchResultD) {
+	n := max(len(w.StepResults), len(w.StepErrors))
+	for i := 0; i < n; i++ {
+		var old codec.StepOutcome
+		if i < cap(steps) {
+			old = steps[:i+1][i]
+		}
+		out := codec.StepOutcome{Result: codec.StmtResult{Cols: old.Result.Cols[:0], Values: old.Result.Values[:0]}}
+		switch {
+		case i < len(w.StepResults) && w.StepResults[i] != nil:
+			out.Status = codec.StepOK
+			setStmtResult(&out.Result, w.StepResults[i])
+		case i < len(w.StepErrors) && w.StepErrors[i] != nil:
+			out.Status = codec.StepFailed
+			out.Error = codec.Error(*w.StepErrors[i])
+		default:
+			out.Status = codec.StepSkipped
+		}
+		steps = append(steps, out)
+	}
+	*dst = codec.BatchResult{Steps: steps, ReplicationIndex: w.ReplicationIndex.v, HasReplicationIndex: w.ReplicationIndex.set}
+}
+
+// convertValue applies the Value rules of the codec package to the last
+// occurrence of each member of a value object.
+func convertValue(typ string, value, b64 []byte) (codec.Value, error) {
+	switch typ {
+	case "null":
+		return codec.Value{}, nil
+	case "integer":
+		if isNull(value) {
+			return codec.Value{}, errors.New(`integer value without "value"`)
+		}
+		v, _, err := parseInt(value)
+		if err != nil {
+			return codec.Value{}, err
+		}
+		return codec.IntValue(v), nil
+	case "float":
+		switch {
+		case len(value) == 0:
+			return codec.Value{}, errors.New(`float value without "value"`)
+		case isNull(value):
+			return codec.FloatValue(math.Inf(1)), nil
+		case !isNumber(value):
+			return codec.Value{}, errWrongType("a number", value)
+		}
+		f, err := strconv.ParseFloat(string(value), 64)
+		if err != nil {
+			return codec.Value{}, err
+		}
+		return codec.FloatValue(f), nil
+	case "text":
+		if isNull(value) {
+			return codec.Value{}, errors.New(`text value without "value"`)
+		}
+		s, err := unquote(value)
+		if err != nil {
+			return codec.Value{}, err
+		}
+		// value may be scratch memory: the text is copied.
+		return codec.TextValue(append([]byte{}, s...)), nil
+	case "blob":
+		if isNull(b64) {
+			return codec.Value{}, errors.New(`blob value without "base64"`)
+		}
+		s, err := unquote(b64)
+		if err != nil {
+			return codec.Value{}, err
+		}
+		b, err := decodeBase64(s)
+		if err != nil {
+			return codec.Value{}, err
+		}
+		return codec.BlobValue(b), nil
+	case "":
+		return codec.Value{}, errors.New(`value without "type"`)
+	}
+	return codec.Value{}, errors.New("unknown value type " + strconv.Quote(typ))
+}
+
+var rawStdStrict = base64.RawStdEncoding.Strict()
+
+// decodeBase64 decodes standard-alphabet base64, padded or not. Padding, if
+// any, must be exact; trailing bits must be zero; line breaks (which
+// encoding/base64 would skip) are rejected.
+func decodeBase64(s []byte) ([]byte, error) {
+	if i := bytes.IndexAny(s, "\r\n"); i >= 0 {
+		return nil, base64.CorruptInputError(i)
+	}
+	if n := len(s); n > 0 && s[n-1] == '=' {
+		if n%4 != 0 {
+			return nil, base64.CorruptInputError(n - 1)
+		}
+		s = s[:n-1]
+		if n := len(s); n > 0 && s[n-1] == '=' {
+			s = s[:n-1]
+		}
+	}
+	out := make([]byte, rawStdStrict.DecodedLen(len(s)))
+	n, err := rawStdStrict.Decode(out, s)
+	if err != nil {
+		return nil, err
+	}
+	return out[:n], nil
+}

@@ -1,0 +1,236 @@
+package gojson
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"strconv"
+
+	"github.com/goccy/go-json/jsontext"
+)
+
+// uintW is an unsigned integer field: an integer literal or a string
+// holding one; null means absent.
+type uintW struct {
+	v   uint64
+	set bool
+}
+
+// UnmarshalJSON implements the library's Unmarshaler. A repeated key calls
+// it again, so it starts from zero.
+func (u *uintW) UnmarshalJSON(raw []byte) error {
+	*u = uintW{}
+	v, set, err := parseUint(raw)
+	u.v, u.set = v, set
+	return err
+}
+
+// intW is last_insert_rowid: an int64 as a literal or a string.
+type intW struct {
+	v   int64
+	set bool
+}
+
+// UnmarshalJSON implements the library's Unmarshaler.
+func (n *intW) UnmarshalJSON(raw []byte) error {
+	*n = intW{}
+	v, set, err := parseInt(raw)
+	n.v, n.set = v, set
+	return err
+}
+
+// floatW is query_duration_ms: any JSON number.
+type floatW struct {
+	v float64
+}
+
+// UnmarshalJSON implements the library's Unmarshaler.
+func (f *floatW) UnmarshalJSON(raw []byte) error {
+	*f = floatW{}
+	if isNull(raw) {
+		return nil
+	}
+	if !isNumber(raw) {
+		return errWrongType("a number", raw)
+	}
+	v, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return err
+	}
+	f.v = v
+	return nil
+}
+
+// --- raw JSON helpers. The raw values come from the library, which has
+// checked their syntax, so a raw value is one whole JSON value. ---
+
+// isNull reports whether a raw field is absent or null.
+func isNull(raw []byte) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}
+
+func isNumber(raw []byte) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
+}
+
+func isString(raw []byte) bool {
+	return len(raw) >= 2 && raw[0] == '"'
+}
+
+func isObject(raw []byte) bool { return len(raw) > 0 && raw[0] == '{' }
+
+func isArray(raw []byte) bool { return len(raw) > 0 && raw[0] == '[' }
+
+// stringOrNull decodes a string member; null is absent.
+func stringOrNull(raw []byte) (string, bool, error) {
+	if isNull(raw) {
+		return "", false, nil
+	}
+	s, err := unquote(raw)
+	if err != nil {
+		return "", false, err
+	}
+	return string(s), true, nil
+}
+
+// members calls f with the name and the raw value of each member of the
+// JSON object raw, in order. The value is a sub-slice of raw, so it stays
+// valid as long as raw does.
+func members(raw []byte, f func(name string, value []byte) error) error {
+	dec := jsontext.NewDecoder(bytes.NewBuffer(raw), decodeOptions)
+	if tok, err := dec.ReadToken(); err != nil {
+		return err
+	} else if tok.Kind() != '{' {
+		return errWrongType("an object", raw)
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		name := tok.String() // before the next call voids tok
+		value, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		// The library promises value only until its next call: take the
+		// same bytes from raw.
+		end := int(dec.InputOffset())
+		if err := f(name, raw[end-len(value):end:end]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// isIntLiteral reports whether a JSON number has no fraction or exponent.
+func isIntLiteral(raw []byte) bool {
+	return bytes.IndexAny(raw, ".eE") < 0
+}
+
+func jsonKind(raw []byte) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '"':
+		return "a string"
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+func errWrongType(want string, raw []byte) error {
+	return errors.New("want " + want + ", have " + jsonKind(raw))
+}
+
+// unquote returns the content of a raw JSON string.
+func unquote(raw []byte) ([]byte, error) {
+	if !isString(raw) {
+		return nil, errWrongType("a string", raw)
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		// No escapes: the library has checked that there are no control
+		// bytes, and precheck that it is valid UTF-8. raw is the library's
+		// copy, not the caller's input.
+		return body[:len(body):len(body)], nil
+	}
+	var s string
+	if err := unmarshal(raw, &s); err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
+}
+
+func parseUint(raw []byte) (uint64, bool, error) {
+	switch {
+	case isNull(raw):
+		return 0, false, nil
+	case isString(raw):
+		s, err := unquote(raw)
+		if err != nil {
+			return 0, false, err
+		}
+		v, err := strconv.ParseUint(string(s), 10, 64)
+		return v, err == nil, err
+	case isNumber(raw):
+		if !isIntLiteral(raw) {
+			return 0, false, errors.New("not an integer: " + string(raw))
+		}
+		v, err := strconv.ParseUint(string(raw), 10, 64)
+		return v, err == nil, err
+	}
+	return 0, false, errWrongType("an integer or a string", raw)
+}
+
+func parseInt(raw []byte) (int64, bool, error) {
+	switch {
+	case isNull(raw):
+		return 0, false, nil
+	case isString(raw):
+		s, err := unquote(raw)
+		if err != nil {
+			return 0, false, err
+		}
+		v, err := strconv.ParseInt(string(s), 10, 64)
+		return v, err == nil, err
+	case isNumber(raw):
+		if !isIntLiteral(raw) {
+			return 0, false, errors.New("not an integer: " + string(raw))
+		}
+		v, err := strconv.ParseInt(string(raw), 10, 64)
+		return v, err == nil, err
+	}
+	return 0, false, errWrongType("an integer or a string", raw)
+}
+
+func parseUint32(raw []byte) (uint32, error) {
+	v, _, err := parseUint(raw)
+	if err != nil {
+		return 0, err
+	}
+	if v > math.MaxUint32 {
+		return 0, errors.New("out of range: " + strconv.FormatUint(v, 10))
+	}
+	return uint32(v), nil
+}
+
+func parseBool(raw []byte) (bool, error) {
+	switch {
+	case isNull(raw):
+		return false, nil
+	case string(raw) == "true":
+		return true, nil
+	case string(raw) == "false":
+		return false, nil
+	}
+	return false, errWrongType("a boolean", raw)
+}
