@@ -40,3 +40,37 @@ itest: image
 
 demo:
 	scripts/demo.sh
+
+# make perf-compare BASE=<git rev>: builds bench/cmd/libsql-perf against BASE
+# and the working tree, runs three interleaved rounds and prints a Markdown
+# table of the deltas (see docs/PERF.md; PERF_ARGS passes flags through).
+.PHONY: perf-compare
+perf-compare:
+	@if [ -z "$(BASE)" ]; then echo "usage: make perf-compare BASE=<git rev>" >&2; exit 2; fi
+	scripts/perf-compare.sh $(BASE)
+
+# make fuzz   runs every fuzz target for FUZZTIME each (CI runs only their
+#             seed corpora, as part of the unit tests).
+FUZZTIME ?= 2m
+FUZZ_TARGETS := \
+	./codec/codectest:FuzzDifferential \
+	./codec/codectest:FuzzEncodeRoundTrip \
+	./codec/direct:FuzzDecodePipeline \
+	./codec/direct:FuzzDecodeOther \
+	./codec/direct:FuzzEncodeRoundTrip \
+	.:FuzzDSN
+
+.PHONY: fuzz
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "== $$name ($$pkg, $(FUZZTIME))"; \
+		go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel 2 $$pkg || exit 1; \
+	done
+
+# make bench-e2e   end-to-end comparison with github.com/tursodatabase/libsql-client-go
+#                  against a throwaway local sqld (module bench/e2e; see docs/E2E.md).
+#                  Extra flags: make bench-e2e E2E_FLAGS='-rounds 5 -json /tmp/e2e.json'
+.PHONY: bench-e2e
+bench-e2e:
+	cd bench/e2e && go run ./cmd/e2e-run $(E2E_FLAGS)

@@ -81,7 +81,9 @@ func ParseDSN(dsn string) (*Config, error) {
 			}
 			cfg.AuthToken = v
 		case "codec":
-			cfg.Codec = v
+			if v != "" { // "codec=" means the default
+				cfg.Codec = v
+			}
 		case "tls":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
