@@ -33,7 +33,6 @@ type conn struct {
 	auto   *transport.Stream // for autocommit requests; never left open
 	tx     *tx               // the open transaction, if any
 	reqs   []codec.StreamRequest
-	bad    bool // a failure left the connection in an unknown state
 	// readonly caches describe's is_readonly per SQL text, for read-only
 	// transactions.
 	readonly map[string]bool
@@ -126,14 +125,14 @@ func (c *conn) Ping(ctx context.Context) error {
 
 // ResetSession is called before a pooled connection is reused.
 func (c *conn) ResetSession(context.Context) error {
-	if c.bad || c.tx != nil {
+	if c.tx != nil {
 		return driver.ErrBadConn
 	}
 	return nil
 }
 
 // IsValid reports whether the connection may go back to the pool.
-func (c *conn) IsValid() bool { return !c.bad && c.tx == nil }
+func (c *conn) IsValid() bool { return c.tx == nil }
 
 // CheckNamedValue converts and checks one argument.
 func (c *conn) CheckNamedValue(nv *driver.NamedValue) error { return checkNamedValue(nv) }

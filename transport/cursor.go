@@ -78,7 +78,7 @@ func (s *Stream) OpenCursor(ctx context.Context, req *codec.CursorRequest) (*Cur
 	fail := func(err error) (*Cursor, error) {
 		stopTimer()
 		cancel()
-		s.Forget()
+		s.failed(err)
 		return nil, err
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint("/v3/cursor"), bytes.NewReader(s.reqBuf))

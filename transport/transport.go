@@ -204,8 +204,12 @@ func (s *Stream) Forget() {
 // Pipeline sends the requests on the stream and decodes the response into
 // resp, reading the body into *body (reused across calls; resp may
 // reference it, so keep it until resp is no longer used). req.Baton is set
-// from the stream. On success the stream takes the new baton; on any HTTP or
-// network failure the server has dropped the stream, so s forgets it.
+// from the stream. On success the stream takes the new baton. After an HTTP
+// error status the server has dropped the stream, so s forgets it; after a
+// network failure or cancellation s keeps the baton it sent, which is still
+// current if the request never reached the server, so that the caller can
+// try to close the stream rather than leave it (and any transaction and
+// lock it holds) until it expires.
 func (s *Stream) Pipeline(ctx context.Context, req *codec.PipelineRequest, resp *codec.PipelineResponse, body *[]byte) error {
 	c := s.c
 	v, err := c.Version(ctx)
@@ -223,7 +227,7 @@ func (s *Stream) Pipeline(ctx context.Context, req *codec.PipelineRequest, resp 
 	}
 	err = c.post(ctx, endpoint, s.reqBuf, body)
 	if err != nil {
-		s.Forget()
+		s.failed(err)
 		return err
 	}
 	if err := c.codec.DecodePipelineResponse(*body, resp); err != nil {
@@ -257,6 +261,15 @@ func (c *Client) setHeaders(req *http.Request) {
 	if c.authHeader != "" {
 		req.Header.Set("Authorization", c.authHeader)
 	}
+}
+
+// failed updates the stream after a failed request: see Pipeline.
+func (s *Stream) failed(err error) {
+	var te *Error
+	if errors.As(err, &te) && te.Status == 0 && te.Op == "request" {
+		return
+	}
+	s.Forget()
 }
 
 // post sends one request and reads a 2xx body into *body; anything else

@@ -241,3 +241,43 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 		t.Fatalf("got %v, want the 307 as an error", err)
 	}
 }
+
+// TestStreamKeepsBatonAfterNetworkFailure: a cancelled request may never
+// have reached the server, so the stream keeps its baton for a close; an
+// HTTP error means the server dropped the stream, so it is forgotten.
+func TestStreamKeepsBatonAfterNetworkFailure(t *testing.T) {
+	var mode atomic.Int32
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		switch mode.Load() {
+		case 0:
+			_, _ = io.WriteString(w, `{"baton":"B1","base_url":null,"results":[{"type":"ok","response":{"type":"close"}}]}`)
+		case 1:
+			<-r.Context().Done()
+		default:
+			http.Error(w, "Received an invalid baton", http.StatusBadRequest)
+		}
+	})
+	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
+	s := c.NewStream()
+	var resp codec.PipelineResponse
+	var body []byte
+	if err := s.Pipeline(context.Background(), closeReq(), &resp, &body); err != nil || !s.Open() {
+		t.Fatalf("open: %v", err)
+	}
+	mode.Store(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := s.Pipeline(ctx, closeReq(), &resp, &body); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v", err)
+	}
+	if !s.Open() {
+		t.Fatal("the stream forgot a baton that may still be current")
+	}
+	mode.Store(2)
+	if err := s.Pipeline(context.Background(), closeReq(), &resp, &body); err == nil {
+		t.Fatal("want the 400")
+	}
+	if s.Open() {
+		t.Fatal("the stream kept a baton the server rejected")
+	}
+}
