@@ -252,6 +252,7 @@ func TestStreamKeepsBatonAfterNetworkFailure(t *testing.T) {
 		case 0:
 			_, _ = io.WriteString(w, `{"baton":"B1","base_url":null,"results":[{"type":"ok","response":{"type":"close"}}]}`)
 		case 1:
+			_, _ = io.Copy(io.Discard, r.Body) // lets the server notice the client leaving
 			<-r.Context().Done()
 		default:
 			http.Error(w, "Received an invalid baton", http.StatusBadRequest)
