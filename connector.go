@@ -5,7 +5,9 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -51,6 +53,7 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 		Codec:     cd,
 		Timeout:   cfg.Timeout,
 		TLSConfig: cfg.TLSConfig,
+		Compress:  wantCompression(cfg),
 	}
 	for _, opt := range opts {
 		opt(&o)
@@ -88,3 +91,24 @@ func (c *Connector) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, c.
 func quote(s string) string { return strconv.Quote(s) }
 
 func joinNames(names []string) string { return strings.Join(names, ", ") }
+
+// wantCompression resolves Config.Compression's auto mode: gzip pays off on
+// real networks, not on loopback.
+func wantCompression(cfg *Config) bool {
+	switch cfg.Compression {
+	case "gzip":
+		return true
+	case "none":
+		return false
+	}
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return true
+	}
+	host := u.Hostname()
+	if host == "localhost" {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
+}

@@ -27,6 +27,10 @@ type Config struct {
 	// Timeout bounds each HTTP request to the server; 0 means only the
 	// caller's context does.
 	Timeout time.Duration
+	// Compression is "gzip" (ask the server to compress responses), "none",
+	// or "" (auto: gzip unless the host is a loopback address or
+	// localhost, where compressing costs more time than it saves).
+	Compression string
 	// TLSConfig, if set, is used for https (for example a private CA in
 	// RootCAs). Certificates are always verified unless the caller's
 	// TLSConfig says otherwise.
@@ -46,7 +50,8 @@ func NewConfig() *Config {
 //
 // Parameters: authToken (alias auth_token), codec (direct|gojson),
 // tls (libsql:// only; 1/0, true/false), timeout (a Go duration such as
-// "10s", or whole seconds). Unknown parameters are an error that names them.
+// "10s", or whole seconds), compression (gzip|none|auto). Unknown
+// parameters are an error that names them.
 func ParseDSN(dsn string) (*Config, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -92,6 +97,13 @@ func ParseDSN(dsn string) (*Config, error) {
 			useTLS = 0
 			if b {
 				useTLS = 1
+			}
+		case "compression":
+			if v != "" && v != "gzip" && v != "none" && v != "auto" {
+				return nil, &DSNError{Msg: fmt.Sprintf("compression=%q: want gzip, none or auto", v)}
+			}
+			if v != "auto" {
+				cfg.Compression = v
 			}
 		case "timeout":
 			d, err := parseTimeout(v)
@@ -165,6 +177,9 @@ func (c *Config) FormatDSN() string {
 	if c.Timeout != 0 {
 		q.Set("timeout", c.Timeout.String())
 	}
+	if c.Compression != "" {
+		q.Set("compression", c.Compression)
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
@@ -177,6 +192,9 @@ func (c *Config) validate() error {
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return &DSNError{Msg: "Config.URL must not carry user information, a query or a fragment"}
+	}
+	if c.Compression != "" && c.Compression != "gzip" && c.Compression != "none" {
+		return &DSNError{Msg: "Config.Compression must be \"gzip\", \"none\" or \"\""}
 	}
 	if c.Timeout < 0 {
 		return &DSNError{Msg: "Config.Timeout must not be negative"}
@@ -193,8 +211,8 @@ func (c Config) String() string {
 	if c.AuthToken != "" {
 		tok = "[REDACTED]"
 	}
-	return fmt.Sprintf("libsql.Config{URL: %q, AuthToken: %q, Codec: %q, Timeout: %v, TLSConfig: %t}",
-		c.URL, tok, c.Codec, c.Timeout, c.TLSConfig != nil)
+	return fmt.Sprintf("libsql.Config{URL: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t}",
+		c.URL, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil)
 }
 
 // GoString is String, so that %#v redacts the token too.

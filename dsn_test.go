@@ -23,6 +23,9 @@ func TestParseDSN(t *testing.T) {
 		{"http://h?auth_token=abc", Config{URL: "http://h", Codec: "direct", AuthToken: "abc"}},
 		{"http://h?timeout=5", Config{URL: "http://h", Codec: "direct", Timeout: 5 * time.Second}},
 		{"http://h?timeout=250ms", Config{URL: "http://h", Codec: "direct", Timeout: 250 * time.Millisecond}},
+		{"http://h?compression=gzip", Config{URL: "http://h", Codec: "direct", Compression: "gzip"}},
+		{"http://h?compression=none", Config{URL: "http://h", Codec: "direct", Compression: "none"}},
+		{"http://h?compression=auto", Config{URL: "http://h", Codec: "direct"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dsn, func(t *testing.T) {
@@ -53,6 +56,7 @@ func TestParseDSNErrors(t *testing.T) {
 		{"http://h?codec=a&codec=b", "given 2 times"},
 		{"http://h#frag", "fragment"},
 		{"::not a url", "not a valid URL"},
+		{"http://h?compression=br", "want gzip, none or auto"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dsn, func(t *testing.T) {
@@ -135,4 +139,23 @@ func FuzzDSN(f *testing.F) {
 			t.Fatalf("round trip of %q: got %+v, want %+v", dsn, *again, *cfg)
 		}
 	})
+}
+
+func TestWantCompression(t *testing.T) {
+	for _, tt := range []struct {
+		url, mode string
+		want      bool
+	}{
+		{"http://127.0.0.1:8080", "", false},
+		{"http://localhost:8080", "", false},
+		{"http://[::1]:8080", "", false},
+		{"https://db.example.com", "", true},
+		{"http://10.1.2.3", "", true},
+		{"http://127.0.0.1", "gzip", true},
+		{"https://db.example.com", "none", false},
+	} {
+		if got := wantCompression(&Config{URL: tt.url, Compression: tt.mode}); got != tt.want {
+			t.Errorf("%s with %q: got %v, want %v", tt.url, tt.mode, got, tt.want)
+		}
+	}
 }
