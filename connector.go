@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 
 	"github.com/gohrana/libsql/transport"
@@ -22,7 +21,9 @@ var (
 // Connector opens connections to one server. All its connections share one
 // HTTP client and connection pool. Use it with sql.OpenDB.
 type Connector struct {
-	cfg    Config
+	// A pointer, so that printing a *sql.DB by reflection (which cannot
+	// call Format on an unexported field) shows an address, not the token.
+	cfg    *Config
 	client *transport.Client
 }
 
@@ -58,7 +59,8 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &Connector{cfg: *cfg, client: transport.New(o)}, nil
+	own := *cfg
+	return &Connector{cfg: &own, client: transport.New(o)}, nil
 }
 
 // Connect returns a new connection. It sends nothing: connections are
@@ -87,8 +89,6 @@ func (c *Connector) GoString() string { return c.String() }
 
 // Format implements fmt.Formatter so that every verb redacts the token.
 func (c *Connector) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, c.String()) }
-
-func quote(s string) string { return strconv.Quote(s) }
 
 func joinNames(names []string) string { return strings.Join(names, ", ") }
 

@@ -81,7 +81,7 @@ func lookupCodec(name string) (codec.Codec, error) {
 	}
 	c, ok := codec.Lookup(name)
 	if !ok {
-		return nil, &DSNError{Msg: "unknown codec " + quote(name) + "; known: " + joinNames(codec.Names())}
+		return nil, &DSNError{Msg: "unknown codec " + safeParamName(name) + "; known: " + joinNames(codec.Names())}
 	}
 	return c, nil
 }

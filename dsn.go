@@ -3,6 +3,7 @@ package libsql
 import (
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strconv"
@@ -21,7 +22,7 @@ type Config struct {
 	URL string
 	// AuthToken is sent as a Bearer token. It never appears in errors or in
 	// the output of String, GoString or fmt's %v and %+v.
-	AuthToken string
+	AuthToken string `json:"-"`
 	// Codec names the JSON codec: "direct" (default) or "gojson".
 	Codec string
 	// Timeout bounds each HTTP request to the server; 0 means only the
@@ -34,7 +35,7 @@ type Config struct {
 	// TLSConfig, if set, is used for https (for example a private CA in
 	// RootCAs). Certificates are always verified unless the caller's
 	// TLSConfig says otherwise.
-	TLSConfig *tls.Config
+	TLSConfig *tls.Config `json:"-"`
 }
 
 // NewConfig returns a Config with the defaults filled in.
@@ -92,7 +93,7 @@ func ParseDSN(dsn string) (*Config, error) {
 		case "tls":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
-				return nil, &DSNError{Msg: fmt.Sprintf("tls=%q is not a boolean", v)}
+				return nil, &DSNError{Msg: "tls is not a boolean (1/0, true/false)"}
 			}
 			useTLS = 0
 			if b {
@@ -100,7 +101,7 @@ func ParseDSN(dsn string) (*Config, error) {
 			}
 		case "compression":
 			if v != "" && v != "gzip" && v != "none" && v != "auto" {
-				return nil, &DSNError{Msg: fmt.Sprintf("compression=%q: want gzip, none or auto", v)}
+				return nil, &DSNError{Msg: "compression: want gzip, none or auto"}
 			}
 			if v != "auto" {
 				cfg.Compression = v
@@ -108,7 +109,7 @@ func ParseDSN(dsn string) (*Config, error) {
 		case "timeout":
 			d, err := parseTimeout(v)
 			if err != nil {
-				return nil, &DSNError{Msg: fmt.Sprintf("timeout=%q: %v", v, err)}
+				return nil, &DSNError{Msg: "timeout: " + err.Error()}
 			}
 			cfg.Timeout = d
 		default:
@@ -116,6 +117,9 @@ func ParseDSN(dsn string) (*Config, error) {
 		}
 	}
 	if len(unknown) > 0 {
+		for i, k := range unknown {
+			unknown[i] = safeParamName(k)
+		}
 		slices.Sort(unknown)
 		return nil, &DSNError{Msg: "unknown parameter(s): " + strings.Join(unknown, ", ")}
 	}
@@ -222,3 +226,22 @@ func (c Config) GoString() string { return c.String() }
 func (c Config) Format(f fmt.State, verb rune) {
 	_, _ = f.Write([]byte(c.String()))
 }
+
+// safeParamName returns an unknown parameter's name for an error message,
+// unless it might be a token typed in the wrong place (too long, or odd
+// characters), which is described instead of shown.
+func safeParamName(k string) string {
+	ok := len(k) <= 32
+	for i := 0; ok && i < len(k); i++ {
+		c := k[i]
+		ok = c == '_' || c == '-' || c == '.' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+	}
+	lower := strings.ToLower(k)
+	if ok && !strings.HasPrefix(lower, "authtoken") && !strings.HasPrefix(lower, "auth_token") || k == "" {
+		return strconv.Quote(k)
+	}
+	return fmt.Sprintf("(a malformed name of %d bytes, not shown)", len(k))
+}
+
+// LogValue makes log/slog print the Config with the token redacted.
+func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }

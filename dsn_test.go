@@ -1,8 +1,10 @@
 package libsql
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -42,10 +44,10 @@ func TestParseDSN(t *testing.T) {
 
 func TestParseDSNErrors(t *testing.T) {
 	tests := []struct{ dsn, wantInErr string }{
-		{"http://h?foo=1&bar=2", "unknown parameter(s): bar, foo"},
+		{"http://h?foo=1&bar=2", `unknown parameter(s): "bar", "foo"`},
 		{"http://h?codec=nope", `unknown codec "nope"`},
 		{"http://h?tls=1", "libsql:// URLs only"},
-		{"libsql://h?tls=maybe", "not a boolean"},
+		{"libsql://h?tls=maybe", "tls is not a boolean"},
 		{"http://h?timeout=-1s", "negative"},
 		{"http://h?timeout=soon", "not a duration"},
 		{"ftp://h", "unsupported scheme"},
@@ -73,7 +75,8 @@ func TestParseDSNErrors(t *testing.T) {
 }
 
 func TestConfigRedactsToken(t *testing.T) {
-	const secret = "s3cr3t-t0ken"
+	// Shaped like a real token: a JWT.
+	const secret = "eyJhbGciOiJFZERTQSJ9.eyJhIjoicnciLCJleHAiOjE5MDAwMDAwMDB9.c2lnbmF0dXJlLXNpZ25hdHVyZQ"
 	cfg, err := ParseDSN("https://h?authToken=" + secret)
 	if err != nil {
 		t.Fatal(err)
@@ -89,8 +92,26 @@ func TestConfigRedactsToken(t *testing.T) {
 			}
 		}
 	}
-	if _, err := ParseDSN("http://h?authToken=" + secret + "&nope=1"); err == nil || strings.Contains(err.Error(), secret) {
-		t.Errorf("DSN error leaks the token or is nil: %v", err)
+	for _, dsn := range []string{
+		"http://h?authToken=" + secret + "&nope=1",
+		"http://h?" + secret,
+		"http://h?authToken:" + secret,
+		"http://h?authtoken=" + secret,
+		"libsql://h?tls=" + secret,
+		"http://h?timeout=" + secret,
+		"http://h?codec=" + secret,
+	} {
+		if _, err := ParseDSN(dsn); err == nil || strings.Contains(err.Error(), secret) {
+			t.Errorf("DSN error for %q leaks the token or is nil: %v", dsn, err)
+		}
+	}
+	if b, err := json.Marshal(cfg); err != nil || strings.Contains(string(b), secret) {
+		t.Errorf("json.Marshal(Config) = %s, %v", b, err)
+	}
+	var logged strings.Builder
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("cfg", "config", cfg)
+	if strings.Contains(logged.String(), secret) {
+		t.Errorf("slog leaks the token: %s", logged.String())
 	}
 }
 

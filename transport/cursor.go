@@ -42,7 +42,6 @@ type Cursor struct {
 	r      *bufio.Reader
 	cancel context.CancelFunc
 	chunk  []byte // current line chunk; only appended to
-	long   []byte // assembly buffer for lines longer than readBufferSize
 	done   bool
 	err    error
 
@@ -167,20 +166,13 @@ func (cur *Cursor) Next(e *codec.CursorEntry) error {
 	}
 }
 
-// readLine returns the next line without its newline, copied into the
-// cursor's append-only chunk memory.
+// readLine returns the next line without its newline, in memory that is
+// never reused: copied into the cursor's append-only chunks, or, for a line
+// longer than the read buffer, assembled in a slice of its own.
 func (cur *Cursor) readLine() ([]byte, error) {
 	line, err := cur.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
-		cur.long = append(cur.long[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			if int64(len(cur.long)) > cur.s.c.maxResp {
-				return nil, fmt.Errorf("%w: a cursor line over %d bytes", ErrResponseTooLarge, cur.s.c.maxResp)
-			}
-			line, err = cur.r.ReadSlice('\n')
-			cur.long = append(cur.long, line...)
-		}
-		line = cur.long
+		return cur.readLongLine(line)
 	}
 	if err != nil {
 		if errors.Is(err, io.EOF) && len(line) > 0 {
@@ -195,6 +187,32 @@ func (cur *Cursor) readLine() ([]byte, error) {
 	start := len(cur.chunk)
 	cur.chunk = append(cur.chunk, line...)
 	return cur.chunk[start:len(cur.chunk):len(cur.chunk)], nil
+}
+
+// readLongLine collects a line that overflows the read buffer in blocks, so
+// that a line over the limit costs the limit and no more.
+func (cur *Cursor) readLongLine(first []byte) ([]byte, error) {
+	var blocks blockBuffer
+	piece, err := first, bufio.ErrBufferFull
+	for {
+		if blocks.len()+len(piece) > int(min(cur.s.c.maxResp, int64(^uint(0)>>1))) {
+			return nil, fmt.Errorf("%w: a cursor line over %d bytes", ErrResponseTooLarge, cur.s.c.maxResp)
+		}
+		// ReadSlice's result is overwritten by the next read: copy it.
+		blocks.add(append([]byte(nil), piece...))
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+		piece, err = cur.r.ReadSlice('\n')
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	line := blocks.join()
+	return line[: len(line)-1 : len(line)-1], nil
 }
 
 // Done reports whether the final entry has been read.

@@ -77,6 +77,7 @@ const (
 type Client struct {
 	base       string
 	authHeader string // "Bearer <token>" or ""
+	token      string
 	codec      codec.Codec
 	timeout    time.Duration
 	maxResp    int64
@@ -101,6 +102,7 @@ func New(o Options) *Client {
 		c.maxResp = DefaultMaxResponseSize
 	}
 	if o.AuthToken != "" {
+		c.token = o.AuthToken
 		c.authHeader = "Bearer " + o.AuthToken
 	}
 	rt := o.RoundTripper
@@ -301,7 +303,11 @@ func (c *Client) post(ctx context.Context, endpoint string, payload []byte, body
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return c.statusError(resp)
 	}
-	if n := resp.ContentLength; n > 0 && n < c.maxResp && int64(cap(*body)) <= n {
+	if resp.ContentLength > c.maxResp {
+		return &Error{Op: "read", Sent: true, Err: fmt.Errorf("%w: the server announced %d bytes, over the limit of %d",
+			ErrResponseTooLarge, resp.ContentLength, c.maxResp)}
+	}
+	if n := resp.ContentLength; n > 0 && int64(cap(*body)) <= n {
 		// One allocation of the right size; +1 leaves room to see EOF.
 		*body = make([]byte, 0, n+1)
 	}
@@ -316,23 +322,63 @@ func (c *Client) post(ctx context.Context, endpoint string, payload []byte, body
 var ErrResponseTooLarge = errors.New("response body too large")
 
 // readLimited appends r to dst, failing once more than limit bytes arrive.
+// When dst's capacity runs out it reads into fixed-size blocks and joins
+// them at the end: a body the limit rejects then costs the limit, not the
+// chain of ever larger copies that growing one slice leaves behind.
 func readLimited(dst []byte, r io.Reader, limit int64) ([]byte, error) {
+	var blocks blockBuffer
+	buf := dst
+	total := int64(len(dst))
 	for {
-		if len(dst) == cap(dst) {
-			dst = append(dst, 0)[:len(dst)]
+		if len(buf) == cap(buf) {
+			blocks.add(buf)
+			buf = make([]byte, 0, blockSize)
 		}
-		n, err := r.Read(dst[len(dst):cap(dst)])
-		dst = dst[:len(dst)+n]
-		if int64(len(dst)) > limit {
-			return dst, fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, limit)
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		total += int64(n)
+		if total > limit {
+			return dst[:0], fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, limit)
 		}
 		if err == io.EOF {
-			return dst, nil
+			if blocks.len() == 0 {
+				return buf, nil
+			}
+			blocks.add(buf)
+			return blocks.join(), nil
 		}
 		if err != nil {
-			return dst, err
+			return dst[:0], err
 		}
 	}
+}
+
+// blockSize is the unit in which large bodies and lines are collected.
+const blockSize = 1 << 20
+
+// blockBuffer collects bytes in separate blocks, joined once at the end.
+type blockBuffer struct {
+	blocks [][]byte
+	n      int
+}
+
+func (b *blockBuffer) add(p []byte) {
+	if len(p) > 0 {
+		b.blocks = append(b.blocks, p)
+		b.n += len(p)
+	}
+}
+
+func (b *blockBuffer) len() int { return b.n }
+
+// join returns the bytes in one new slice of exactly their length.
+func (b *blockBuffer) join() []byte {
+	out := make([]byte, 0, b.n)
+	for _, p := range b.blocks {
+		out = append(out, p...)
+	}
+	*b = blockBuffer{}
+	return out
 }
 
 // statusError turns a non-2xx response into an *Error, decoding the three
@@ -350,6 +396,7 @@ func (c *Client) statusError(resp *http.Response) error {
 	default:
 		e.Message = http.StatusText(resp.StatusCode)
 	}
+	e.Message, e.Code = c.redact(e.Message), c.redact(e.Code)
 	if len(e.Message) > 1024 {
 		e.Message = e.Message[:1024] + "..."
 	}
@@ -359,6 +406,15 @@ func (c *Client) statusError(resp *http.Response) error {
 		e.Sent = resp.StatusCode != http.StatusTooManyRequests
 	}
 	return e
+}
+
+// redact removes the client's own token from text the server or a proxy
+// sent back (some echo request headers in their error pages).
+func (c *Client) redact(s string) string {
+	if c.token == "" || !strings.Contains(s, c.token) {
+		return s
+	}
+	return strings.ReplaceAll(s, c.token, "[REDACTED]")
 }
 
 // Error is a failed HTTP exchange with the server.
