@@ -18,10 +18,16 @@ package arena
 
 import "unsafe"
 
-// chunkSize is the number of values per chunk: large enough to make the
-// allocation per value negligible, small enough that a short result does not
-// pin much memory.
-const chunkSize = 512
+// Chunks start small, so that a one-row result allocates little, and
+// double up to maxChunk values, which makes the allocations per value
+// negligible for large results.
+const (
+	firstChunk = 8
+	maxChunk   = 512
+)
+
+// nextCap returns the capacity of the chunk after one of capacity c.
+func nextCap(c int) int { return min(max(2*c, firstChunk), maxChunk) }
 
 // eface is the runtime layout of an empty interface.
 type eface struct {
@@ -54,7 +60,7 @@ func box(typ unsafe.Pointer, p unsafe.Pointer) any {
 // Int64 returns v as an interface holding an int64.
 func (b *Boxer) Int64(v int64) any {
 	if len(b.ints) == cap(b.ints) {
-		b.ints = make([]int64, 0, chunkSize)
+		b.ints = make([]int64, 0, nextCap(cap(b.ints)))
 	}
 	b.ints = append(b.ints, v)
 	return box(int64Type, unsafe.Pointer(&b.ints[len(b.ints)-1]))
@@ -63,7 +69,7 @@ func (b *Boxer) Int64(v int64) any {
 // Float64 returns v as an interface holding a float64.
 func (b *Boxer) Float64(v float64) any {
 	if len(b.floats) == cap(b.floats) {
-		b.floats = make([]float64, 0, chunkSize)
+		b.floats = make([]float64, 0, nextCap(cap(b.floats)))
 	}
 	b.floats = append(b.floats, v)
 	return box(float64Type, unsafe.Pointer(&b.floats[len(b.floats)-1]))
@@ -72,7 +78,7 @@ func (b *Boxer) Float64(v float64) any {
 // String returns s as an interface holding a string.
 func (b *Boxer) String(s string) any {
 	if len(b.strs) == cap(b.strs) {
-		b.strs = make([]string, 0, chunkSize)
+		b.strs = make([]string, 0, nextCap(cap(b.strs)))
 	}
 	b.strs = append(b.strs, s)
 	return box(stringType, unsafe.Pointer(&b.strs[len(b.strs)-1]))
@@ -82,7 +88,7 @@ func (b *Boxer) String(s string) any {
 // boxed; the bytes are shared, not copied).
 func (b *Boxer) Bytes(p []byte) any {
 	if len(b.blobs) == cap(b.blobs) {
-		b.blobs = make([][]byte, 0, chunkSize)
+		b.blobs = make([][]byte, 0, nextCap(cap(b.blobs)))
 	}
 	b.blobs = append(b.blobs, p)
 	return box(bytesType, unsafe.Pointer(&b.blobs[len(b.blobs)-1]))

@@ -13,7 +13,7 @@ import (
 // holds its original value.
 func TestValuesStayValid(t *testing.T) {
 	var b Boxer
-	const n = chunkSize*3 + 7
+	const n = maxChunk*3 + 7
 	var held []any
 	for i := 0; i < n; i++ {
 		held = append(held,
@@ -70,11 +70,11 @@ func TestEqualityAndSwitch(t *testing.T) {
 func TestAllocationsPerValue(t *testing.T) {
 	var b Boxer
 	allocs := testing.AllocsPerRun(10, func() {
-		for i := 0; i < chunkSize*4; i++ {
+		for i := 0; i < maxChunk*4; i++ {
 			_ = b.Int64(int64(i) + 1000)
 		}
 	})
-	if per := allocs / (chunkSize * 4); per > 0.01 {
+	if per := allocs / (maxChunk * 4); per > 0.01 {
 		t.Fatalf("%.4f allocations per boxed value", per)
 	}
 }
@@ -87,4 +87,17 @@ func BenchmarkBoxInt64(b *testing.B) {
 		sink = bx.Int64(int64(i))
 	}
 	_ = sink
+}
+
+func TestSmallResultsAllocateLittle(t *testing.T) {
+	var sink any
+	allocs := testing.AllocsPerRun(100, func() {
+		var b Boxer
+		sink = b.Int64(1000)
+		sink = b.String("x")
+	})
+	_ = sink
+	if allocs > 2 {
+		t.Fatalf("%v allocations for two values", allocs)
+	}
 }

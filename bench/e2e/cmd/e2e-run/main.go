@@ -1,0 +1,397 @@
+// Command e2e-run compares this driver (both codecs) with
+// github.com/tursodatabase/libsql-client-go end to end against one local
+// sqld, and prints a Markdown table of medians, ratios against the peer and
+// the performance targets.
+//
+// From the bench/e2e module (or `make bench-e2e` at the repository root):
+//
+//	go run ./cmd/e2e-run [-rounds 3] [-big-rounds 1] [-duration 10s] [-run REGEX] [-json FILE] [-gzip]
+//	go run ./cmd/e2e-run -serve    # only start sqld and fill the tables, for running the helpers by hand
+//
+// It builds the helper programs e2e-ours and e2e-peer into a temporary
+// directory (or takes them from -ours and -peer), starts sqld (from -sqld,
+// $SQLD or scripts/sqld.sh) on a free 127.0.0.1 port with a temporary data
+// directory, fills the tables, then runs every workload once per round and
+// variant, each run in a fresh process, with the variants' order rotated
+// from round to round. sqld is always stopped and the directory removed.
+//
+// Workloads:
+//
+//	(a) scan20k     fixture.Query over the 20,000-row fixture table, typed Scan (and the net/http
+//	                ceiling: the same request, body discarded; uncompressed as the driver on
+//	                loopback, and with gzip as the peer)
+//	(b) point       5,000 point SELECTs by primary key, one at a time: p50, p99
+//	(c) insert      10,000 prepared INSERTs of fixture rows in one transaction
+//	(d) concurrent  16 goroutines doing point SELECTs for 10 s
+//	(e) scan1m      SELECT id, name, score over 1,000,000 rows, typed Scan
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// config holds the flags.
+type config struct {
+	rounds, bigRounds int
+	scanIters         int
+	points, inserts   int
+	conc              int
+	duration          time.Duration
+	bigRows           int
+	runRE             *regexp.Regexp
+	sqld, ours, peer  string
+	jsonOut           string
+	seed              uint64
+	serve             bool
+	gzip              bool
+}
+
+// variant is one client configuration.
+type variant struct {
+	name   string // "ours/direct", "ours/gojson", "peer", "ceiling"
+	peer   bool   // run e2e-peer rather than e2e-ours
+	codec  string // ?codec= for ours
+	worker string // workload name for the worker, if not the workload's own
+	params string // more DSN parameters for ours
+}
+
+var (
+	direct  = variant{name: "ours/direct", codec: "direct"}
+	gojson  = variant{name: "ours/gojson", codec: "gojson"}
+	peer    = variant{name: "peer", peer: true}
+	ceiling = variant{name: "ceiling", worker: "ceiling"}
+	// directGzip is for information (flag -gzip): ours/direct with
+	// compression=gzip, which is what it does on a real network (and what
+	// the peer always does).
+	directGzip = variant{name: "ours/direct/gzip", codec: "direct", params: "&compression=gzip"}
+	// ceilingGzip is for information: the ceiling with net/http's gzip.
+	ceilingGzip = variant{name: "ceiling/gzip", worker: "ceiling-gzip"}
+)
+
+// wl is one workload of the comparison.
+type wl struct {
+	name     string
+	label    string
+	variants []variant
+	args     func(c *config) []string
+	timeout  func(c *config) time.Duration
+	big      bool // runs in the -big-rounds phase
+}
+
+func workloads() []wl {
+	five := func(*config) time.Duration { return 5 * time.Minute }
+	return []wl{
+		{name: "scan20k", label: "(a) scan 20,000 rows x 6 cols, typed Scan",
+			variants: []variant{direct, gojson, peer, ceiling, ceilingGzip},
+			args: func(c *config) []string {
+				return []string{"-n", strconv.Itoa(workload.FixtureRows), "-iters", strconv.Itoa(c.scanIters)}
+			}, timeout: five},
+		{name: "point", label: "(b) point SELECT by primary key, sequential",
+			variants: []variant{direct, gojson, peer},
+			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.points)} }, timeout: five},
+		{name: "insert", label: "(c) prepared INSERTs in one transaction",
+			variants: []variant{direct, gojson, peer},
+			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.inserts)} }, timeout: five},
+		{name: "concurrent", label: "(d) concurrent point SELECTs",
+			variants: []variant{direct, gojson, peer},
+			args: func(c *config) []string {
+				return []string{"-n", "1", "-conc", strconv.Itoa(c.conc), "-duration", c.duration.String()}
+			},
+			timeout: func(c *config) time.Duration { return 2*c.duration + 3*time.Minute }},
+		{name: "scan1m", label: "(e) scan 1,000,000 rows x 3 cols, typed Scan",
+			variants: []variant{direct, gojson, peer},
+			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.bigRows)} },
+			timeout:  func(*config) time.Duration { return 15 * time.Minute }, big: true},
+	}
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("e2e-run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c config
+	runRE := fs.String("run", ".", "run only the workloads matching this `regexp` (scan20k, point, insert, concurrent, scan1m)")
+	fs.IntVar(&c.rounds, "rounds", 3, "rounds of workloads (a)-(d); medians over them are reported")
+	fs.IntVar(&c.bigRounds, "big-rounds", 1, "rounds of workload (e), the 1,000,000-row scan")
+	fs.IntVar(&c.scanIters, "scan-iters", 7, "measured scans per run of (a) and the ceiling; a run reports their median")
+	fs.IntVar(&c.points, "points", 5000, "queries of (b)")
+	fs.IntVar(&c.inserts, "inserts", 10000, "INSERTs of (c)")
+	fs.IntVar(&c.conc, "conc", 16, "goroutines of (d)")
+	fs.DurationVar(&c.duration, "duration", 10*time.Second, "duration of (d)")
+	fs.IntVar(&c.bigRows, "big-rows", 1000000, "rows of the table (e) scans")
+	fs.StringVar(&c.sqld, "sqld", "", "sqld binary (default $SQLD, else what scripts/sqld.sh prints)")
+	fs.StringVar(&c.ours, "ours", "", "prebuilt e2e-ours binary (default: go build it)")
+	fs.StringVar(&c.peer, "peer", "", "prebuilt e2e-peer binary (default: go build it)")
+	fs.StringVar(&c.jsonOut, "json", "", "also write every result and the medians to this JSON `file`")
+	fs.Uint64Var(&c.seed, "seed", 1, "seed of the point workloads' key sequences")
+	fs.BoolVar(&c.gzip, "gzip", false, "also run ours/direct with compression=gzip (as on a real network; the peer always asks for gzip) in (a)-(e)")
+	fs.BoolVar(&c.serve, "serve", false, "only start sqld and fill the tables, print the URL and wait for an interrupt (to run e2e-ours or e2e-peer by hand)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	re, err := regexp.Compile(*runRE)
+	if err != nil {
+		fmt.Fprintf(stderr, "e2e-run: -run: %v\n", err)
+		return 2
+	}
+	c.runRE = re
+	if c.rounds < 1 || c.scanIters < 1 || c.points < 1 || c.inserts < 1 || c.conc < 1 || c.duration <= 0 || c.bigRows < 1 {
+		fmt.Fprintln(stderr, "e2e-run: counts and durations must be positive")
+		return 2
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := execute(ctx, &c, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "e2e-run: %v\n", err)
+		return 1
+	}
+	printReport(stdout, rep)
+	if c.jsonOut != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err == nil {
+			err = os.WriteFile(c.jsonOut, append(b, '\n'), 0o644)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "e2e-run: -json: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}
+
+// execute builds, starts sqld, prepares and runs everything.
+func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) {
+	logf := func(format string, a ...any) {
+		fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
+	}
+	var selected []wl
+	for _, w := range workloads() {
+		if c.gzip {
+			w.variants = append(w.variants, directGzip)
+		}
+		if c.runRE.MatchString(w.name) && (!w.big || c.bigRounds > 0) {
+			selected = append(selected, w)
+		}
+	}
+	if len(selected) == 0 {
+		return nil, errors.New("-run matches no workload")
+	}
+
+	tmp, err := os.MkdirTemp("", "libsql-e2e-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+
+	ours, peerBin := c.ours, c.peer
+	for _, b := range []struct {
+		path *string
+		pkg  string
+	}{{&ours, "./cmd/e2e-ours"}, {&peerBin, "./cmd/e2e-peer"}} {
+		if *b.path != "" {
+			continue
+		}
+		*b.path = filepath.Join(tmp, filepath.Base(b.pkg))
+		logf("go build -o %s %s", *b.path, b.pkg)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", *b.path, b.pkg)
+		cmd.Stdout, cmd.Stderr = stderr, stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("go build %s (run e2e-run from the bench/e2e module, or pass -ours and -peer): %w", b.pkg, err)
+		}
+	}
+
+	bin, err := findSQLD(ctx, c.sqld)
+	if err != nil {
+		return nil, err
+	}
+	srv, err := startServer(ctx, bin, tmp)
+	if err != nil {
+		return nil, err
+	}
+	defer srv.stop()
+	logf("%s listening on %s", srv.Version, srv.URL)
+
+	bigRows := 0
+	for _, w := range selected {
+		if w.big {
+			bigRows = c.bigRows
+		}
+	}
+	if err := prepare(ctx, srv.URL, bigRows, logf); err != nil {
+		return nil, fmt.Errorf("preparing the tables: %w", err)
+	}
+	if c.serve {
+		logf("serving %s with the tables filled; the helpers are %s and %s; interrupt to stop", srv.URL, ours, peerBin)
+		<-ctx.Done()
+		return nil, errors.New("interrupted")
+	}
+
+	rep := &report{
+		Started: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(),
+		Server: srv.Version, LoadBefore: loadAvg(), Revision: gitRevision(ctx),
+		Rounds: c.rounds, BigRounds: c.bigRounds, Duration: c.duration.String(), Conc: c.conc,
+		Points: c.points, Inserts: c.inserts, BigRows: c.bigRows, ScanIters: c.scanIters,
+		Command: strings.TrimSpace("cd bench/e2e && go run ./cmd/e2e-run " + shellJoin(os.Args[1:])),
+	}
+	phase := func(rounds int, big bool) error {
+		for r := 1; r <= rounds; r++ {
+			for _, w := range selected {
+				if w.big != big {
+					continue
+				}
+				n := len(w.variants)
+				for i := range n {
+					v := w.variants[(i+r-1)%n]
+					res := runOne(ctx, c, w, v, ours, peerBin, srv.URL)
+					res.Round = r
+					rep.Results = append(rep.Results, res)
+					logf("round %d/%d %-10s %-19s %s", r, rounds, w.name, v.name, brief(res))
+					if ctx.Err() != nil {
+						return ctx.Err()
+					}
+				}
+			}
+		}
+		return nil
+	}
+	if err := phase(c.rounds, false); err != nil {
+		return nil, err
+	}
+	if err := phase(c.bigRounds, true); err != nil {
+		return nil, err
+	}
+	rep.LoadAfter = loadAvg()
+	rep.summarize(selected)
+	return rep, nil
+}
+
+// runOne runs one workload in a fresh worker process and returns its
+// result; a failure to run becomes the result's Error.
+func runOne(ctx context.Context, c *config, w wl, v variant, ours, peerBin, base string) workload.Result {
+	res := workload.Result{Workload: w.name, Variant: v.name}
+	bin, dsn, name := ours, base, w.name
+	switch {
+	case v.peer:
+		bin = peerBin
+	case v.codec != "":
+		dsn = base + "?codec=" + v.codec + v.params
+	}
+	if v.worker != "" {
+		name = v.worker
+	}
+	timeout := w.timeout(c)
+	args := append([]string{"-dsn", dsn, "-workload", name, "-seed", strconv.FormatUint(c.seed, 10),
+		"-timeout", timeout.String()}, w.args(c)...)
+	ctx, cancel := context.WithTimeout(ctx, timeout+30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.SysProcAttr = childAttr()
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	runErr := cmd.Run()
+	line := lastJSONLine(out.String())
+	if line != "" {
+		if err := json.Unmarshal([]byte(line), &res); err != nil {
+			res.Error = "bad worker output: " + err.Error()
+		}
+		res.Workload, res.Variant = w.name, v.name
+		if runErr != nil && res.Error == "" {
+			res.Error = runErr.Error()
+		}
+		return res
+	}
+	msg := strings.TrimSpace(lastLines(errOut.String(), 3))
+	if runErr != nil {
+		msg = strings.TrimSpace(runErr.Error() + ": " + msg)
+	}
+	if msg == "" {
+		msg = "no result from the worker"
+	}
+	res.Error = strings.Join(strings.Fields(msg), " ")
+	return res
+}
+
+func lastJSONLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); strings.HasPrefix(l, "{") {
+			return l
+		}
+	}
+	return ""
+}
+
+func brief(r workload.Result) string {
+	if r.Error != "" {
+		return "FAILED: " + r.Error
+	}
+	s := fmt.Sprintf("%s/s in %.2fs", fmtInt(r.Rate), r.Seconds)
+	if r.P50Micros > 0 {
+		s += fmt.Sprintf(", p50 %.0fµs p99 %.0fµs", r.P50Micros, r.P99Micros)
+	}
+	return s + fmt.Sprintf(", %.2fµs CPU, %.1f allocs, %.0f B per row", r.CPUNsPerRow/1e3, r.AllocsPerRow, r.BytesPerRow)
+}
+
+// shellJoin quotes args for a POSIX shell where needed.
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.Trim(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./=:,+-") == "" {
+			q[i] = a
+		} else {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
+}
+
+// gitRevision describes the checkout the helpers were built from: the short
+// HEAD, with "+changes" if tracked files differ from it ("" outside git).
+func gitRevision(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, "git", "rev-parse", "--short", "HEAD").Output()
+	if err != nil {
+		return ""
+	}
+	rev := strings.TrimSpace(string(out))
+	if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		rev += "+changes"
+	}
+	return rev
+}
+
+// loadAvg returns /proc/loadavg's first three fields, or "".
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -1,0 +1,97 @@
+// Package workload holds the end-to-end workloads of the bench/e2e
+// comparison, written once against database/sql so that this driver and
+// github.com/tursodatabase/libsql-client-go run the very same code. Each
+// workload measures wall time, the process's CPU time (getrusage) and its
+// heap allocations (runtime.MemStats) over its measured part only, and
+// reports them per row (or per query for the point workloads).
+package workload
+
+import (
+	"runtime"
+	"slices"
+	"time"
+)
+
+// Result is what one run of one workload reports, as one JSON line.
+type Result struct {
+	Workload string `json:"workload"`
+	Variant  string `json:"variant,omitempty"` // set by the orchestrator
+	Round    int    `json:"round,omitempty"`   // set by the orchestrator
+
+	N       int64   `json:"n"`       // rows (or queries) measured in all
+	Seconds float64 `json:"seconds"` // wall time of the measured part
+	// Rate is rows/s (queries/s for point and concurrent): for workloads
+	// with several iterations, the median over the iterations.
+	Rate float64 `json:"rate"`
+	// Latencies of single queries (point, concurrent), in microseconds.
+	P50Micros float64 `json:"p50_us,omitempty"`
+	P99Micros float64 `json:"p99_us,omitempty"`
+
+	CPUNsPerRow  float64 `json:"cpu_ns_per_row"` // user+system CPU time of the process
+	AllocsPerRow float64 `json:"allocs_per_row"` // heap allocations
+	BytesPerRow  float64 `json:"bytes_per_row"`  // heap bytes allocated
+	MaxRSSKB     int64   `json:"max_rss_kb"`     // peak resident set of the process
+
+	Error string `json:"error,omitempty"`
+}
+
+// Meter captures the process's counters at the start of a measured part.
+type Meter struct {
+	start   time.Time
+	cpu     int64
+	mallocs uint64
+	bytes   uint64
+}
+
+// Begin collects garbage left by setup and warm-up, then starts measuring.
+func Begin() Meter {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	m := Meter{cpu: cpuTime(), mallocs: ms.Mallocs, bytes: ms.TotalAlloc}
+	m.start = time.Now()
+	return m
+}
+
+// End fills r's totals and per-row figures for n rows.
+func (m Meter) End(r *Result, n int64) {
+	wall := time.Since(m.start)
+	cpu := cpuTime() - m.cpu
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	r.N = n
+	r.Seconds = wall.Seconds()
+	if n > 0 {
+		r.CPUNsPerRow = float64(cpu) / float64(n)
+		r.AllocsPerRow = float64(ms.Mallocs-m.mallocs) / float64(n)
+		r.BytesPerRow = float64(ms.TotalAlloc-m.bytes) / float64(n)
+	}
+	if r.Rate == 0 && wall > 0 {
+		r.Rate = float64(n) / wall.Seconds()
+	}
+	r.MaxRSSKB = maxRSSKB()
+}
+
+// Median returns the median of xs (0 for none); xs is not modified.
+func Median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// percentile returns the p-th percentile (0..1, nearest rank) of sorted
+// durations, in microseconds.
+func percentile(sorted []time.Duration, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(p*float64(len(sorted))+0.5) - 1
+	i = max(0, min(i, len(sorted)-1))
+	return float64(sorted[i]) / float64(time.Microsecond)
+}

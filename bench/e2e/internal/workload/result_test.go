@@ -1,0 +1,59 @@
+package workload
+
+import (
+	"testing"
+	"time"
+)
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		in   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{3}, 3},
+		{[]float64{3, 1, 2}, 2},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	} {
+		in := append([]float64(nil), c.in...)
+		if got := Median(in); got != c.want {
+			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
+		}
+		for i := range in {
+			if in[i] != c.in[i] {
+				t.Fatalf("Median modified its argument: %v", in)
+			}
+		}
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	lat := make([]time.Duration, 100)
+	for i := range lat {
+		lat[i] = time.Duration(i+1) * time.Microsecond
+	}
+	if got := percentile(lat, 0.5); got != 50 {
+		t.Errorf("p50 = %v, want 50", got)
+	}
+	if got := percentile(lat, 0.99); got != 99 {
+		t.Errorf("p99 = %v, want 99", got)
+	}
+	if got := percentile(lat[:1], 0.99); got != 1 {
+		t.Errorf("p99 of one = %v, want 1", got)
+	}
+	if got := percentile(nil, 0.5); got != 0 {
+		t.Errorf("p50 of none = %v, want 0", got)
+	}
+}
+
+func TestPointKeysRepeatable(t *testing.T) {
+	a, b := pointKeys(1000, FixtureRows, 7, 0), pointKeys(1000, FixtureRows, 7, 0)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("key %d differs: %d, %d", i, a[i], b[i])
+		}
+		if a[i] < 1 || a[i] > FixtureRows {
+			t.Fatalf("key %d out of range: %d", i, a[i])
+		}
+	}
+}
