@@ -141,6 +141,12 @@ func (t *tx) usable() error {
 	case txDone:
 		return ErrTxDone
 	}
+	// database/sql rolls the transaction back when BeginTx's context ends,
+	// from another goroutine; refuse statements in the meantime, which
+	// would otherwise run in a transaction about to vanish.
+	if err := t.ctx.Err(); err != nil {
+		return err
+	}
 	return nil
 }
 
