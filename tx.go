@@ -248,6 +248,12 @@ func (t *tx) finish(sql string) error {
 		defer cancel()
 	}
 	err := t.stream.Pipeline(ctx, &codec.PipelineRequest{Requests: t.reqs}, &b.resp, &b.body)
+	if err != nil {
+		// If the request never reached the server, the stream still holds
+		// the transaction and its lock: close it (which rolls back) rather
+		// than leave it to expire.
+		t.closeStream()
+	}
 	t.stream.Forget()
 	if err != nil {
 		err := wrapErr(err)
