@@ -112,6 +112,9 @@ func toValue(v driver.Value) codec.Value {
 	case string:
 		return codec.Value{Type: codec.Text, Bytes: []byte(v)}
 	case []byte:
+		if v == nil {
+			return codec.NullValue() // as database/sql and mattn/go-sqlite3 treat a nil slice
+		}
 		return codec.BlobValue(v)
 	case time.Time:
 		return codec.Value{Type: codec.Text, Bytes: v.UTC().AppendFormat(nil, TimeFormat)}

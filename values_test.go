@@ -39,6 +39,7 @@ func TestCheckNamedValue(t *testing.T) {
 		{false, codec.IntValue(0)},
 		{"héllo", codec.StringValue("héllo")},
 		{[]byte{}, codec.BlobValue([]byte{})},
+		{[]byte(nil), codec.NullValue()},
 		{[]byte{0, 1}, codec.BlobValue([]byte{0, 1})},
 		{&s, codec.StringValue("ptr")},
 		{valuer{int64(9)}, codec.IntValue(9)},

@@ -583,6 +583,11 @@ func (d *decoder) blob(sp span) ([]byte, error) {
 	return d.commit(m), nil
 }
 
+// The array loops of row, cols, results and the rest are written out per
+// element type on purpose: one generic helper taking the element decoder as
+// a function value made every decode allocate, since escape analysis cannot
+// see through the indirect call.
+
 // row decodes an array (or null) of values into *dst, reusing its capacity.
 func (d *decoder) row(dst *[]codec.Value, field string) error {
 	vals := (*dst)[:0]
