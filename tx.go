@@ -257,15 +257,26 @@ func (t *tx) finish(sql string) error {
 	t.stream.Forget()
 	if err != nil {
 		err := wrapErr(err)
-		if sql == "COMMIT" {
-			var e *Error
-			if errors.As(err, &e) && !e.Safe && e.HTTPStatus == 0 {
-				cp := *e
-				cp.Message = "the outcome of COMMIT is unknown (no response)"
-				return &cp
-			}
+		var e *Error
+		if !errors.As(err, &e) {
+			return err
 		}
-		return err
+		cp := *e
+		switch {
+		case e.HTTPStatus >= 400 && e.HTTPStatus < 500:
+			// sqld refused the whole pipeline before running it (an expired
+			// or invalid baton after a restart, auth) and dropped the
+			// stream, which rolls the transaction back.
+			if sql == "ROLLBACK" {
+				return nil
+			}
+			cp.TxLost = true
+		case sql == "COMMIT" && !e.Safe:
+			// No answer, or a 5xx that a proxy may have sent after
+			// forwarding the request: the COMMIT may have run.
+			cp.Message = "the outcome of COMMIT is unknown: " + cp.Message
+		}
+		return &cp
 	}
 	if r := &b.resp.Results[0]; !r.OK {
 		err := stmtError(&r.Error)
