@@ -254,6 +254,26 @@ const (
 	EntryReplicationIndex
 )
 
+// ParseEntryType maps a cursor entry's wire type to its EntryType; unknown
+// names give EntryUnknown.
+func ParseEntryType[S ~string | ~[]byte](name S) EntryType {
+	switch string(name) {
+	case "step_begin":
+		return EntryStepBegin
+	case "step_end":
+		return EntryStepEnd
+	case "step_error":
+		return EntryStepError
+	case "row":
+		return EntryRow
+	case "error":
+		return EntryError
+	case "replication_index":
+		return EntryReplicationIndex
+	}
+	return EntryUnknown
+}
+
 // CursorEntry is one line of a cursor response after the header.
 type CursorEntry struct {
 	Type                EntryType

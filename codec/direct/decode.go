@@ -1380,24 +1380,6 @@ func entryField(key []byte) int {
 	return -1
 }
 
-func parseEntryType(b []byte) codec.EntryType {
-	switch string(b) {
-	case "step_begin":
-		return codec.EntryStepBegin
-	case "step_end":
-		return codec.EntryStepEnd
-	case "step_error":
-		return codec.EntryStepError
-	case "row":
-		return codec.EntryRow
-	case "error":
-		return codec.EntryError
-	case "replication_index":
-		return codec.EntryReplicationIndex
-	}
-	return codec.EntryUnknown
-}
-
 // DecodeCursorEntry decodes one line of a cursor response after the header.
 // Entries of an unknown type, or without a type, decode as EntryUnknown.
 func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) error {
@@ -1430,7 +1412,7 @@ func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) error {
 			if err != nil {
 				return err
 			}
-			typ = parseEntryType(b)
+			typ = codec.ParseEntryType(b)
 			continue
 		}
 		f := entryField(key)

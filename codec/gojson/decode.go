@@ -163,7 +163,7 @@ func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) (err error
 	err = members(line, func(name string, value []byte) error {
 		if name == "type" {
 			s, _, _ := stringOrNull(value)
-			typ = parseEntryType(s)
+			typ = codec.ParseEntryType(s)
 			return nil
 		}
 		for m, n := range entryMemberNames {

@@ -520,24 +520,6 @@ var entryMembers = [...]uint{
 	codec.EntryReplicationIndex: 1 << entryReplicationIndex,
 }
 
-func parseEntryType(s string) codec.EntryType {
-	switch s {
-	case "step_begin":
-		return codec.EntryStepBegin
-	case "step_end":
-		return codec.EntryStepEnd
-	case "step_error":
-		return codec.EntryStepError
-	case "row":
-		return codec.EntryRow
-	case "error":
-		return codec.EntryError
-	case "replication_index":
-		return codec.EntryReplicationIndex
-	}
-	return codec.EntryUnknown
-}
-
 // entryMember decodes member m of a cursor entry into e.
 func entryMember(e *codec.CursorEntry, m int, raw []byte) error {
 	var err error
