@@ -171,27 +171,17 @@ func unquote(raw []byte) ([]byte, error) {
 }
 
 func parseUint(raw []byte) (uint64, bool, error) {
-	switch {
-	case isNull(raw):
-		return 0, false, nil
-	case isString(raw):
-		s, err := unquote(raw)
-		if err != nil {
-			return 0, false, err
-		}
-		v, err := strconv.ParseUint(string(s), 10, 64)
-		return v, err == nil, err
-	case isNumber(raw):
-		if !isIntLiteral(raw) {
-			return 0, false, errors.New("not an integer: " + string(raw))
-		}
-		v, err := strconv.ParseUint(string(raw), 10, 64)
-		return v, err == nil, err
-	}
-	return 0, false, errWrongType("an integer or a string", raw)
+	return parseInteger(raw, func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) })
 }
 
 func parseInt(raw []byte) (int64, bool, error) {
+	return parseInteger(raw, func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
+}
+
+// parseInteger reads an integer field sent as a decimal string or as an
+// integer literal, with parse's rules (strconv's, at 64 bits); null is
+// absent (ok false).
+func parseInteger[T int64 | uint64](raw []byte, parse func(string) (T, error)) (v T, ok bool, err error) {
 	switch {
 	case isNull(raw):
 		return 0, false, nil
@@ -200,13 +190,13 @@ func parseInt(raw []byte) (int64, bool, error) {
 		if err != nil {
 			return 0, false, err
 		}
-		v, err := strconv.ParseInt(string(s), 10, 64)
+		v, err := parse(string(s))
 		return v, err == nil, err
 	case isNumber(raw):
 		if !isIntLiteral(raw) {
 			return 0, false, errors.New("not an integer: " + string(raw))
 		}
-		v, err := strconv.ParseInt(string(raw), 10, 64)
+		v, err := parse(string(raw))
 		return v, err == nil, err
 	}
 	return 0, false, errWrongType("an integer or a string", raw)
