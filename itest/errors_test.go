@@ -14,11 +14,14 @@ import (
 	"github.com/gohrana/libsql"
 )
 
-// errorClasses are the errors.Is targets of the driver.
-var errorClasses = []struct {
+// errorClass is one errors.Is target of the driver, with its name.
+type errorClass struct {
 	name string
 	err  error
-}{
+}
+
+// errorClasses are the errors.Is targets of the driver.
+var errorClasses = []errorClass{
 	{"ErrConstraint", libsql.ErrConstraint},
 	{"ErrBusy", libsql.ErrBusy},
 	{"ErrAuth", libsql.ErrAuth},
