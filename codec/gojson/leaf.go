@@ -128,23 +128,16 @@ func isIntLiteral(raw []byte) bool {
 	return bytes.IndexAny(raw, ".eE") < 0
 }
 
+// jsonKind names the kind of the raw JSON value, for error messages.
 func jsonKind(raw []byte) string {
 	if len(raw) == 0 {
 		return "nothing"
 	}
-	switch raw[0] {
-	case '"':
-		return "a string"
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
+	k := jsontext.Kind(raw[0])
+	if raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9' {
+		k = '0' // jsontext's kind for every number
 	}
-	return "a number"
+	return kindName(k)
 }
 
 func errWrongType(want string, raw []byte) error {
