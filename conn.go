@@ -30,9 +30,11 @@ var (
 // or ROLLBACK, which travel together with the close.
 type conn struct {
 	client *transport.Client
-	auto   *transport.Stream // for autocommit requests; never left open
-	tx     *tx               // the open transaction, if any
-	reqs   []codec.StreamRequest
+	// deferExec is Config.DeferredExec: the default for transactions.
+	deferExec bool
+	auto      *transport.Stream // for autocommit requests; never left open
+	tx        *tx               // the open transaction, if any
+	reqs      []codec.StreamRequest
 	// readonly caches describe's is_readonly per SQL text, for read-only
 	// transactions.
 	readonly map[string]bool
@@ -57,8 +59,8 @@ func putResp(b *respBuf) {
 	respPool.Put(b)
 }
 
-func newConn(client *transport.Client) *conn {
-	return &conn{client: client, auto: client.NewStream()}
+func newConn(client *transport.Client, deferExec bool) *conn {
+	return &conn{client: client, auto: client.NewStream(), deferExec: deferExec}
 }
 
 // Prepare returns a prepared statement. It costs no request: Hrana has no
@@ -94,7 +96,10 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c.tx = &tx{c: c, ctx: ctx, readOnly: opts.ReadOnly, stream: c.client.NewStream()}
+	c.tx = &tx{c: c, ctx: ctx, readOnly: opts.ReadOnly, stream: c.client.NewStream(),
+		// A read-only transaction checks each statement before it runs, so
+		// it gains nothing from deferring them.
+		deferExec: !opts.ReadOnly && deferredFrom(ctx, c.deferExec)}
 	return c.tx, nil
 }
 
@@ -153,6 +158,11 @@ func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []
 	st := codec.Stmt{SQL: query, WantRows: true}
 	if err := bindArgs(&st, params, args); err != nil {
 		return nil, err
+	}
+	if c.tx != nil && c.tx.deferExec && !params.multi {
+		// Several statements in one text must run as a sequence, which a
+		// batch step cannot hold; they are sent at once instead.
+		return c.tx.queueExec(ctx, &st)
 	}
 	b := getResp()
 	defer putResp(b)

@@ -69,7 +69,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return newConn(c.client), nil
+	return newConn(c.client, c.cfg.DeferredExec), nil
 }
 
 // Driver returns the libsql Driver.

@@ -36,6 +36,13 @@ type Config struct {
 	// RootCAs). Certificates are always verified unless the caller's
 	// TLSConfig says otherwise.
 	TLSConfig *tls.Config `json:"-"`
+	// DeferredExec makes Exec inside a transaction return before the
+	// server has run the statement: statements are queued and sent together,
+	// many per request, when a Query, Commit or Result method needs an
+	// answer or the queue is full. A failed statement is then reported late,
+	// by the next call on the transaction, and rolls the whole transaction
+	// back (see the README). WithDeferredExec overrides it per transaction.
+	DeferredExec bool
 }
 
 // NewConfig returns a Config with the defaults filled in.
@@ -51,7 +58,8 @@ func NewConfig() *Config {
 //
 // Parameters: authToken (alias auth_token), codec (direct|gojson),
 // tls (libsql:// only; 1/0, true/false), timeout (a Go duration such as
-// "10s", or whole seconds), compression (gzip|none|auto). Unknown
+// "10s", or whole seconds), compression (gzip|none|auto), deferredExec
+// (alias deferred_exec; 1/0, true/false: Config.DeferredExec). Unknown
 // parameters are an error that names them.
 func ParseDSN(dsn string) (*Config, error) {
 	u, err := url.Parse(dsn)
@@ -99,6 +107,12 @@ func ParseDSN(dsn string) (*Config, error) {
 			if b {
 				useTLS = 1
 			}
+		case "deferredExec", "deferred_exec":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, &DSNError{Msg: "deferredExec is not a boolean (1/0, true/false)"}
+			}
+			cfg.DeferredExec = b
 		case "compression":
 			if v != "" && v != "gzip" && v != "none" && v != "auto" {
 				return nil, &DSNError{Msg: "compression: want gzip, none or auto"}
@@ -184,6 +198,9 @@ func (c *Config) FormatDSN() string {
 	if c.Compression != "" {
 		q.Set("compression", c.Compression)
 	}
+	if c.DeferredExec {
+		q.Set("deferredExec", "true")
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
@@ -215,8 +232,8 @@ func (c Config) String() string {
 	if c.AuthToken != "" {
 		tok = "[REDACTED]"
 	}
-	return fmt.Sprintf("libsql.Config{URL: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t}",
-		c.URL, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil)
+	return fmt.Sprintf("libsql.Config{URL: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t}",
+		c.URL, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec)
 }
 
 // GoString is String, so that %#v redacts the token too.

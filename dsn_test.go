@@ -28,6 +28,8 @@ func TestParseDSN(t *testing.T) {
 		{"http://h?compression=gzip", Config{URL: "http://h", Codec: "direct", Compression: "gzip"}},
 		{"http://h?compression=none", Config{URL: "http://h", Codec: "direct", Compression: "none"}},
 		{"http://h?compression=auto", Config{URL: "http://h", Codec: "direct"}},
+		{"http://h?deferredExec=1", Config{URL: "http://h", Codec: "direct", DeferredExec: true}},
+		{"http://h?deferred_exec=false", Config{URL: "http://h", Codec: "direct"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dsn, func(t *testing.T) {
@@ -59,6 +61,7 @@ func TestParseDSNErrors(t *testing.T) {
 		{"http://h#frag", "fragment"},
 		{"::not a url", "not a valid URL"},
 		{"http://h?compression=br", "want gzip, none or auto"},
+		{"http://h?deferredExec=maybe", "deferredExec is not a boolean"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dsn, func(t *testing.T) {

@@ -19,6 +19,9 @@ type sqlParams struct {
 	names      []string
 	hasNamed   bool
 	hasNumeric bool // ? or ?NNN
+	// multi: a ';' is followed by more than blanks and comments, so the
+	// text may hold several statements (or a trigger body).
+	multi bool
 }
 
 // scanParams finds the parameters of sql the way SQLite's tokenizer does,
@@ -36,9 +39,16 @@ func scanParams(sql string) sqlParams {
 			p.names[idx-1] = name
 		}
 	}
+	semi := false
 	for i := 0; i < len(sql); {
 		c := sql[i]
+		if semi && !p.multi && c != ';' && !isBlank(c) && !startsComment(sql, i) {
+			p.multi = true
+		}
 		switch {
+		case c == ';':
+			semi = true
+			i++
 		case c == '\'' || c == '"' || c == '`':
 			i = skipQuoted(sql, i, c)
 		case c == '[':
@@ -100,6 +110,14 @@ func scanParams(sql string) sqlParams {
 		}
 	}
 	return p
+}
+
+func isBlank(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+func startsComment(sql string, i int) bool {
+	return i+1 < len(sql) && (sql[i] == '-' && sql[i+1] == '-' || sql[i] == '/' && sql[i+1] == '*')
 }
 
 func isIDChar(c byte) bool {

@@ -36,6 +36,28 @@ func TestScanParams(t *testing.T) {
 	}
 }
 
+func TestScanParamsMulti(t *testing.T) {
+	tests := []struct {
+		sql   string
+		multi bool
+	}{
+		{"INSERT INTO t VALUES (?)", false},
+		{"INSERT INTO t VALUES (?);", false},
+		{"INSERT INTO t VALUES (?); -- done\n /* really */ ;; \t", false},
+		{"SELECT ';', \";\", [;], `;` -- ;\n", false},
+		{"SELECT 1; SELECT 2", true},
+		{"SELECT 1;SELECT 2", true},
+		{"SELECT 1; 'x'", true},
+		{"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END", true}, // one statement, but deferral only needs "maybe several"
+		{"SELECT 1; /* unterminated", false},
+	}
+	for _, tt := range tests {
+		if got := scanParams(tt.sql).multi; got != tt.multi {
+			t.Errorf("scanParams(%q).multi = %v, want %v", tt.sql, got, tt.multi)
+		}
+	}
+}
+
 func TestBindArgs(t *testing.T) {
 	pos := func(vs ...any) []driver.NamedValue {
 		out := make([]driver.NamedValue, len(vs))

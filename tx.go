@@ -33,12 +33,22 @@ type tx struct {
 	reqs     []codec.StreamRequest
 	steps    []codec.BatchStep
 	cond     codec.BatchCond
+
+	// Deferred execution (deferred.go).
+	deferExec  bool
+	queue      []queued
+	queueBytes int
+	deferredN  int
+	conds      []codec.BatchCond
 }
 
 // execute runs one statement inside the transaction.
 func (t *tx) execute(ctx context.Context, st *codec.Stmt, b *respBuf) (*codec.StmtResult, error) {
 	t.endCursor()
 	if err := t.usable(); err != nil {
+		return nil, err
+	}
+	if err := t.flush(ctx); err != nil {
 		return nil, err
 	}
 	if t.readOnly {
@@ -110,6 +120,9 @@ func (t *tx) beginWith(ctx context.Context, st *codec.Stmt, b *respBuf) (*codec.
 func (t *tx) sequence(ctx context.Context, script string, b *respBuf) error {
 	t.endCursor()
 	if err := t.usable(); err != nil {
+		return err
+	}
+	if err := t.flush(ctx); err != nil {
 		return err
 	}
 	if t.readOnly {
@@ -217,6 +230,12 @@ func (t *tx) Rollback() error {
 func (t *tx) finish(sql string) error {
 	defer func() { t.c.tx = nil }()
 	t.endCursor()
+	if len(t.queue) > 0 {
+		if sql == "COMMIT" && (t.state == txPending || t.state == txActive) {
+			return t.commitQueued()
+		}
+		t.dropQueue(errNotSent)
+	}
 	switch t.state {
 	case txDone:
 		return ErrTxDone
@@ -256,27 +275,7 @@ func (t *tx) finish(sql string) error {
 	}
 	t.stream.Forget()
 	if err != nil {
-		err := wrapErr(err)
-		var e *Error
-		if !errors.As(err, &e) {
-			return err
-		}
-		cp := *e
-		switch {
-		case e.HTTPStatus >= 400 && e.HTTPStatus < 500:
-			// sqld refused the whole pipeline before running it (an expired
-			// or invalid baton after a restart, auth) and dropped the
-			// stream, which rolls the transaction back.
-			if sql == "ROLLBACK" {
-				return nil
-			}
-			cp.TxLost = true
-		case sql == "COMMIT" && !e.Safe:
-			// No answer, or a 5xx that a proxy may have sent after
-			// forwarding the request: the COMMIT may have run.
-			cp.Message = "the outcome of COMMIT is unknown: " + cp.Message
-		}
-		return &cp
+		return finishFailed(sql, err)
 	}
 	if r := &b.resp.Results[0]; !r.OK {
 		err := stmtError(&r.Error)
@@ -287,6 +286,32 @@ func (t *tx) finish(sql string) error {
 		return err
 	}
 	return nil
+}
+
+// finishFailed is the error for a COMMIT or ROLLBACK request that failed
+// at the transport level.
+func finishFailed(sql string, err error) error {
+	err = wrapErr(err)
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	cp := *e
+	switch {
+	case e.HTTPStatus >= 400 && e.HTTPStatus < 500:
+		// sqld refused the whole pipeline before running it (an expired
+		// or invalid baton after a restart, auth) and dropped the
+		// stream, which rolls the transaction back.
+		if sql == "ROLLBACK" {
+			return nil
+		}
+		cp.TxLost = true
+	case sql == "COMMIT" && !e.Safe:
+		// No answer, or a 5xx that a proxy may have sent after
+		// forwarding the request: the COMMIT may have run.
+		cp.Message = "the outcome of COMMIT is unknown: " + cp.Message
+	}
+	return &cp
 }
 
 func (t *tx) closeStream() { t.c.closeStream(t.stream) }

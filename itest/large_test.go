@@ -139,8 +139,9 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // countingDB opens a database whose HTTP requests are counted.
-func countingDB(t *testing.T, url, codecName string) (*sql.DB, *countingTransport) {
-	cfg, err := libsql.ParseDSN(url + "?codec=" + codecName)
+// params are extra "key=value" DSN parameters.
+func countingDB(t *testing.T, url, codecName string, params ...string) (*sql.DB, *countingTransport) {
+	cfg, err := libsql.ParseDSN(url + "?" + strings.Join(append([]string{"codec=" + codecName}, params...), "&"))
 	require.NoError(t, err)
 	ct := &countingTransport{}
 	conn, err := libsql.NewConnector(cfg, libsql.WithRoundTripper(ct))

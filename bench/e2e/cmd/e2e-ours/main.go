@@ -21,6 +21,7 @@ func main() {
 		Extra: map[string]worker.Func{
 			"ceiling":      ceiling.Run,
 			"ceiling-gzip": ceiling.RunGzip,
+			"insert-floor": ceiling.InsertFloor,
 		},
 	})
 }

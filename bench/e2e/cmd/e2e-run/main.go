@@ -86,6 +86,11 @@ var (
 	// compression=gzip, which is what it does on a real network (and what
 	// the peer always does).
 	directGzip = variant{name: "ours/direct/gzip", codec: "direct", params: "&compression=gzip"}
+	// directDeferred is ours/direct with the opt-in deferredExec=1, which
+	// sends a transaction's Execs in batches and reports their errors late.
+	directDeferred = variant{name: "ours/direct/deferred", codec: "direct", params: "&deferredExec=1"}
+	// insertFloor bounds (c) for one request per INSERT: a raw TCP client.
+	insertFloor = variant{name: "floor", worker: "insert-floor"}
 	// ceilingGzip is for information: the ceiling with net/http's gzip.
 	ceilingGzip = variant{name: "ceiling/gzip", worker: "ceiling-gzip"}
 )
@@ -112,7 +117,7 @@ func workloads() []wl {
 			variants: []variant{direct, gojson, peer},
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.points)} }, timeout: five},
 		{name: "insert", label: "(c) prepared INSERTs in one transaction",
-			variants: []variant{direct, gojson, peer},
+			variants: []variant{direct, gojson, peer, directDeferred, insertFloor},
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.inserts)} }, timeout: five},
 		{name: "concurrent", label: "(d) concurrent point SELECTs",
 			variants: []variant{direct, gojson, peer},

@@ -114,6 +114,14 @@ func printReport(w io.Writer, rep *report) {
 		case "scan20k", "insert", "scan1m":
 			fmt.Fprintf(w, "| %s | rows/s | %s | %s | %s | %s | %s |\n", label,
 				rateCell(d), rateCell(g), rateCell(p), ratioCell(d, p, rateOf), ratioCell(g, p, rateOf))
+			if f := rep.get(wd.name, "floor"); wd.name == "insert" && f != nil {
+				fmt.Fprintf(w, "| (c) floor for one request per INSERT: a raw-TCP HTTP/1.1 client, no database/sql: %s rows/s | ÷ this floor | %s | %s | %s | floor ÷ peer: %s | |\n",
+					rateCell(f), ratioCell(d, f, rateOf), ratioCell(g, f, rateOf), ratioCell(p, f, rateOf), ratioCell(f, p, rateOf))
+			}
+			if z := rep.get(wd.name, "ours/direct/deferred"); wd.name == "insert" && z != nil {
+				fmt.Fprintf(w, "| (c) the same with the opt-in deferredExec=1 (Execs sent in batches, errors reported late) | rows/s | %s | | | %s | |\n",
+					rateCell(z), ratioCell(z, p, rateOf))
+			}
 			if wd.name == "scan20k" {
 				for _, cv := range []struct{ name, label string }{
 					{"ceiling", "(a) net/http ceiling: the driver's request (uncompressed on loopback), body discarded"},
@@ -200,6 +208,14 @@ func printReport(w io.Writer, rep *report) {
 			}
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", t.name, strings.Join(cells, " | "))
+	}
+	if z := rep.get("insert", "ours/direct/deferred"); z != nil {
+		cell, pass, known := ratioTarget("insert", "peer", rateOf, true, 2)(z)
+		verdict := ""
+		if known {
+			verdict = map[bool]string{true: " (>= 2x)", false: " (under 2x)"}[pass]
+		}
+		fmt.Fprintf(w, "\n(c) with the opt-in deferredExec=1, which changes when errors are reported: %s the peer's rows/s%s.\n", cell, verdict)
 	}
 
 	printGzip(w, rep)

@@ -1,0 +1,363 @@
+package libsql
+
+import (
+	"bytes"
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+// Deferred execution. Over HTTP every statement costs a round trip, and for
+// a transaction of many small writes the round trips are nearly all of the
+// time. In deferred mode (Config.DeferredExec, or WithDeferredExec on
+// BeginTx's context) Exec inside a transaction queues its statement and
+// returns at once; the queue goes out as one batch, each statement guarded
+// by the success of the one before, when
+//
+//   - a Query, a multi-statement Exec or Commit needs the server (Commit
+//     sends BEGIN, the queue, COMMIT and close in as few requests as one),
+//   - a Result's LastInsertId or RowsAffected needs the answer, or
+//   - the queue reaches maxQueuedStmts statements or maxQueuedBytes bytes.
+//
+// The price is that errors arrive late: a statement that fails is reported
+// by whichever call sent it, and since the application carried on as if it
+// had succeeded, the transaction is rolled back and lost (ErrTxLost, plus
+// the statement's own class such as ErrConstraint). Rollback discards the
+// queue without sending it.
+
+var _ driver.Result = (*deferredResult)(nil)
+
+// Queue limits: a batch of this size takes sqld a few milliseconds, so the
+// round trip is amortised, and the request stays far from any body limit.
+const (
+	maxQueuedStmts = 128
+	maxQueuedBytes = 512 << 10
+)
+
+type deferredKey struct{}
+
+// WithDeferredExec returns a context that makes BeginTx start its
+// transaction with deferred execution on or off, whatever
+// Config.DeferredExec says:
+//
+//	tx, err := db.BeginTx(libsql.WithDeferredExec(ctx, true), nil)
+func WithDeferredExec(ctx context.Context, on bool) context.Context {
+	return context.WithValue(ctx, deferredKey{}, on)
+}
+
+// deferredFrom resolves the mode for a transaction begun with ctx.
+func deferredFrom(ctx context.Context, def bool) bool {
+	if on, ok := ctx.Value(deferredKey{}).(bool); ok {
+		return on
+	}
+	return def
+}
+
+// queued is one statement waiting to be sent.
+type queued struct {
+	stmt codec.Stmt
+	res  *deferredResult
+}
+
+// deferredResult is the Result of a queued statement. Its methods send the
+// queue if the statement has not been answered yet.
+type deferredResult struct {
+	t    *tx
+	seq  int // position among the transaction's deferred statements, from 1
+	done bool
+	res  result
+	err  error
+}
+
+// LastInsertId returns the statement's last insert rowid, waiting for the
+// server if the statement is still queued.
+func (r *deferredResult) LastInsertId() (int64, error) {
+	if err := r.wait(); err != nil {
+		return 0, err
+	}
+	return r.res.lastID, nil
+}
+
+// RowsAffected returns the number of rows the statement changed, waiting
+// for the server if the statement is still queued.
+func (r *deferredResult) RowsAffected() (int64, error) {
+	if err := r.wait(); err != nil {
+		return 0, err
+	}
+	return r.res.affected, nil
+}
+
+func (r *deferredResult) wait() error {
+	if !r.done {
+		// database/sql holds the connection's lock around Result methods,
+		// so this cannot race with other calls on the transaction. The
+		// flush resolves every queued result, this one included.
+		_ = r.t.flush(r.t.ctx)
+	}
+	if !r.done {
+		return &Error{Message: "deferred statement was never answered"}
+	}
+	return r.err
+}
+
+func (r *deferredResult) resolve(res result, err error) {
+	r.res, r.err, r.done = res, err, true
+}
+
+// errNotSent resolves statements still queued when the transaction is
+// rolled back.
+var errNotSent = fmt.Errorf("libsql: deferred statement not run, the transaction was rolled back before it was sent: %w", ErrTxDone)
+
+// queueExec queues st and returns its Result.
+func (t *tx) queueExec(ctx context.Context, st *codec.Stmt) (driver.Result, error) {
+	t.endCursor()
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
+	// The caller may reuse its []byte arguments as soon as Exec returns.
+	size := len(st.SQL)
+	for i := range st.Args {
+		size += ownValue(&st.Args[i])
+	}
+	for i := range st.NamedArgs {
+		size += len(st.NamedArgs[i].Name) + ownValue(&st.NamedArgs[i].Value)
+	}
+	st.WantRows = false // Exec discards rows; this keeps the batch's answer small
+	t.deferredN++
+	r := &deferredResult{t: t, seq: t.deferredN}
+	t.queue = append(t.queue, queued{stmt: *st, res: r})
+	t.queueBytes += size
+	if len(t.queue) >= maxQueuedStmts || t.queueBytes >= maxQueuedBytes {
+		if err := t.flush(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// ownValue copies a blob argument and returns about how many bytes the
+// value adds to a request.
+func ownValue(v *codec.Value) int {
+	if v.Type == codec.Blob {
+		v.Bytes = bytes.Clone(v.Bytes)
+		return 32 + len(v.Bytes)*4/3
+	}
+	return 32 + len(v.Bytes)
+}
+
+// batchSteps lays the queue out as batch steps in t.steps: BEGIN first if
+// the transaction has not begun, final (COMMIT) last if given, and every
+// step after the first guarded by the success of the one before, so that
+// nothing runs after a failure. It reports whether BEGIN is included.
+func (t *tx) batchSteps(final string) (withBegin bool) {
+	withBegin = t.state == txPending
+	t.steps = t.steps[:0]
+	if withBegin {
+		t.steps = append(t.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}})
+	}
+	for i := range t.queue {
+		t.steps = append(t.steps, codec.BatchStep{Stmt: t.queue[i].stmt})
+	}
+	if final != "" {
+		t.steps = append(t.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: final}})
+	}
+	if cap(t.conds) < len(t.steps) {
+		t.conds = make([]codec.BatchCond, len(t.steps))
+	}
+	t.conds = t.conds[:len(t.steps)]
+	for i := 1; i < len(t.steps); i++ {
+		t.conds[i] = codec.BatchCond{Type: codec.CondOK, Step: uint32(i - 1)}
+		t.steps[i].Condition = &t.conds[i]
+	}
+	return withBegin
+}
+
+// flush sends the queued statements in one batch and resolves their
+// results. A failure of any kind loses the transaction: the server's side
+// is rolled back at once (releasing its locks), and the error is returned
+// now and by every later call.
+func (t *tx) flush(ctx context.Context) error {
+	if len(t.queue) == 0 {
+		return nil
+	}
+	if err := t.usable(); err != nil {
+		t.dropQueue(err)
+		return err
+	}
+	b := getResp()
+	defer putResp(b)
+	withBegin := t.batchSteps("")
+	t.reqs = append(t.reqs[:0], codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{Steps: t.steps}})
+	if err := t.stream.Pipeline(ctx, &codec.PipelineRequest{Requests: t.reqs}, &b.resp, &b.body); err != nil {
+		return t.poison(wrapErr(err))
+	}
+	steps, err := t.batchOutcome(&b.resp.Results[0], withBegin)
+	if err != nil {
+		return t.poison(err)
+	}
+	if withBegin {
+		t.state = txActive
+	}
+	if err := t.resolveQueue(steps); err != nil {
+		return t.poison(err)
+	}
+	return nil
+}
+
+// batchOutcome checks a batch answer against t.steps and returns the
+// queue's step results (without BEGIN's). It fails if the batch was refused
+// as a whole or BEGIN failed.
+func (t *tx) batchOutcome(r *codec.StreamResult, withBegin bool) ([]codec.StepOutcome, error) {
+	if !r.OK {
+		// sqld compiles the whole batch before running it (a parse error
+		// in any statement refuses all of them).
+		err := stmtError(&r.Error)
+		err.Message = "deferred statements refused: " + err.Message
+		return nil, err
+	}
+	steps := r.Response.Batch.Steps
+	if len(steps) != len(t.steps) {
+		return nil, &Error{Message: fmt.Sprintf("server answered a %d-step batch with %d results", len(t.steps), len(steps))}
+	}
+	if withBegin {
+		if steps[0].Status != codec.StepOK {
+			err := &Error{Message: "BEGIN failed"}
+			if steps[0].Status == codec.StepFailed {
+				err = stmtError(&steps[0].Error)
+			}
+			return nil, err
+		}
+		steps = steps[1:]
+	}
+	return steps, nil
+}
+
+// resolveQueue gives each queued statement its outcome from steps and
+// empties the queue. It returns the first statement's failure, if any,
+// which the caller must turn into the transaction's loss; the statements
+// after it did not run and get the same error.
+func (t *tx) resolveQueue(steps []codec.StepOutcome) error {
+	var failed error
+	for i := range t.queue {
+		q := &t.queue[i]
+		switch s := &steps[i]; {
+		case failed != nil:
+			q.res.resolve(result{}, failed)
+		case s.Status == codec.StepOK:
+			q.res.resolve(newResult(&s.Result), nil)
+		default:
+			e := &Error{Message: "the server skipped it"}
+			if s.Status == codec.StepFailed {
+				e = stmtError(&s.Error)
+			}
+			e.Message = fmt.Sprintf("deferred statement #%d (%s) failed: %s", q.res.seq, sqlSnippet(q.stmt.SQL), e.Message)
+			// The caller carried on as if it had worked, so the
+			// transaction cannot: it is rolled back.
+			e.TxLost = true
+			failed = e
+			q.res.resolve(result{}, failed)
+		}
+	}
+	clear(t.queue)
+	t.queue = t.queue[:0]
+	t.queueBytes = 0
+	return failed
+}
+
+// poison loses the transaction with err, closes its stream (which rolls it
+// back on the server) and fails the statements still queued.
+func (t *tx) poison(err error) error {
+	t.lose(err)
+	t.closeStream()
+	t.dropQueue(t.lostErr)
+	return t.lostErr
+}
+
+// dropQueue resolves every queued statement with err, unsent.
+func (t *tx) dropQueue(err error) {
+	for i := range t.queue {
+		t.queue[i].res.resolve(result{}, err)
+	}
+	clear(t.queue)
+	t.queue = t.queue[:0]
+	t.queueBytes = 0
+}
+
+// commitQueued commits a pending or active transaction whose queue is not
+// empty: BEGIN (if needed), the queue, COMMIT and close, in one request.
+func (t *tx) commitQueued() error {
+	b := getResp()
+	defer putResp(b)
+	withBegin := t.batchSteps("COMMIT")
+	t.state = txDone
+	t.reqs = append(t.reqs[:0],
+		codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{Steps: t.steps}},
+		codec.StreamRequest{Type: codec.RequestClose})
+	err := t.stream.Pipeline(t.ctx, &codec.PipelineRequest{Requests: t.reqs}, &b.resp, &b.body)
+	if err != nil {
+		t.closeStream()
+		t.stream.Forget()
+		if withBegin && isSafe(wrapErr(err)) {
+			// Nothing reached the server: no transaction was ever open.
+			err = wrapErr(err)
+			t.dropQueue(err)
+			return err
+		}
+		err = finishFailed("COMMIT", err)
+		t.dropQueue(err)
+		return err
+	}
+	t.stream.Forget()
+	// Whatever failed below, the close that followed rolled it back.
+	steps, err := t.batchOutcome(&b.resp.Results[0], withBegin)
+	if err != nil {
+		err = asLost(err)
+		t.dropQueue(err)
+		return err
+	}
+	commit := &steps[len(steps)-1]
+	if err := t.resolveQueue(steps[:len(steps)-1]); err != nil {
+		return asLost(err)
+	}
+	switch commit.Status {
+	case codec.StepOK:
+		return nil
+	case codec.StepFailed:
+		err := stmtError(&commit.Error)
+		err.TxLost = true
+		return err
+	}
+	return &Error{TxLost: true, Message: "server skipped COMMIT"}
+}
+
+// asLost marks err as having ended the transaction.
+func asLost(err error) error {
+	var e *Error
+	if errors.As(err, &e) {
+		cp := *e
+		cp.TxLost = true
+		return &cp
+	}
+	return &Error{TxLost: true, err: err}
+}
+
+// sqlSnippet shortens a statement for an error message.
+func sqlSnippet(sql string) string {
+	const max = 60
+	if i := strings.IndexAny(sql, "\r\n"); i >= 0 {
+		sql = sql[:i] + " …"
+	}
+	if len(sql) <= max {
+		return sql
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(sql[cut]) {
+		cut--
+	}
+	return sql[:cut] + " …"
+}
