@@ -58,6 +58,7 @@ FUZZ_TARGETS := \
 	./codec/direct:FuzzDecodePipeline \
 	./codec/direct:FuzzDecodeOther \
 	./codec/direct:FuzzEncodeRoundTrip \
+	./internal/h1:FuzzReadResponse \
 	.:FuzzDSN
 
 .PHONY: fuzz

@@ -31,7 +31,10 @@ type Connector struct {
 type ConnectorOption func(*transport.Options)
 
 // WithRoundTripper makes the connector send its HTTP requests through rt
-// instead of its own http.Transport (for instrumentation or tests).
+// instead of its own lean HTTP/1.1 client (for instrumentation or tests, or
+// to get what that client leaves out: an *http.Transport brings HTTP/2 and
+// proxies). With rt, Config.TLSConfig is not used (configure rt instead),
+// and with compression it is up to rt to ask for gzip (http.Transport does).
 func WithRoundTripper(rt http.RoundTripper) ConnectorOption {
 	return func(o *transport.Options) { o.RoundTripper = rt }
 }

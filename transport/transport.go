@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/h1"
 )
 
 // DefaultMaxResponseSize bounds a pipeline response body. sqld's own limit
@@ -58,9 +59,10 @@ type Options struct {
 	// bandwidth on slow links and costs CPU (and, on a fast link, time) to
 	// decompress.
 	Compress bool
-	// RoundTripper, if set, replaces the Client's own http.Transport (tests
-	// use it to count or fault requests). TLSConfig and MaxIdleConns are
-	// then ignored.
+	// RoundTripper, if set, replaces the Client's own transport (an
+	// internal/h1 HTTP/1.1 client; tests use this to count or fault
+	// requests). TLSConfig and MaxIdleConns are then ignored, and with
+	// Compress it is up to the RoundTripper to ask for gzip.
 	RoundTripper http.RoundTripper
 }
 
@@ -83,7 +85,7 @@ type Client struct {
 	maxResp    int64
 	compress   bool
 	hc         *http.Client
-	own        *http.Transport // nil when the caller supplied a RoundTripper
+	own        *h1.Transport // nil when the caller supplied a RoundTripper
 
 	versionMu sync.Mutex
 	version   Version // 0 until probed
@@ -111,20 +113,18 @@ func New(o Options) *Client {
 		if idle <= 0 {
 			idle = 64
 		}
-		c.own = &http.Transport{
-			Proxy: nil, // a database connection should not silently go through an HTTP proxy
-			DialContext: (&net.Dialer{
-				Timeout:   10 * time.Second,
-				KeepAlive: 30 * time.Second,
-			}).DialContext,
-			TLSClientConfig:     o.TLSConfig,
-			ForceAttemptHTTP2:   true,
-			DisableCompression:  !o.Compress,
-			MaxIdleConns:        idle,
+		// A database connection should not silently go through an HTTP
+		// proxy, and sqld speaks HTTP/1.1: h1 does the exchange on the
+		// caller's goroutine, without http.Transport's per-connection
+		// goroutines and the wake-ups between them.
+		c.own = h1.New(h1.Options{
+			TLSConfig:           o.TLSConfig,
 			MaxIdleConnsPerHost: idle,
 			IdleConnTimeout:     90 * time.Second,
-			TLSHandshakeTimeout: 10 * time.Second,
-		}
+			DialTimeout:         10 * time.Second,
+			KeepAlive:           30 * time.Second,
+			Compress:            o.Compress,
+		})
 		rt = c.own
 	}
 	c.hc = &http.Client{

@@ -1,6 +1,7 @@
 package transport_test
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -280,5 +281,65 @@ func TestStreamKeepsBatonAfterNetworkFailure(t *testing.T) {
 	}
 	if s.Open() {
 		t.Fatal("the stream kept a baton the server rejected")
+	}
+}
+
+// TestOwnTransport: the client's own transport keeps connections alive,
+// CloseIdleConnections drops them, and Compress asks for gzip and
+// decompresses it while the default asks for identity.
+func TestOwnTransport(t *testing.T) {
+	var conns atomic.Int32
+	var lastAE atomic.Value
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		lastAE.Store(r.Header.Get("Accept-Encoding"))
+		w.Header().Set("Content-Type", "application/json")
+		if r.Header.Get("Accept-Encoding") == "gzip" {
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			_, _ = io.WriteString(zw, okClose)
+			_ = zw.Close()
+			return
+		}
+		_, _ = io.WriteString(w, okClose)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	for _, compress := range []bool{false, true} {
+		conns.Store(0)
+		c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, Compress: compress})
+		var resp codec.PipelineResponse
+		var body []byte
+		for range 3 {
+			if err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := "identity"
+		if compress {
+			want = "gzip"
+		}
+		if got := lastAE.Load(); got != want {
+			t.Fatalf("compress=%v: Accept-Encoding %q", compress, got)
+		}
+		if n := conns.Load(); n != 1 {
+			t.Fatalf("compress=%v: %d connections for sequential requests", compress, n)
+		}
+		c.CloseIdleConnections()
+		if err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+			t.Fatal(err)
+		}
+		if n := conns.Load(); n != 2 {
+			t.Fatalf("compress=%v: %d connections after CloseIdleConnections, want 2", compress, n)
+		}
+		c.CloseIdleConnections()
 	}
 }
