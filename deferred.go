@@ -302,13 +302,12 @@ func (t *tx) commitQueued() error {
 	if err != nil {
 		t.closeStream()
 		t.stream.Forget()
-		if withBegin && isSafe(wrapErr(err)) {
+		if werr := wrapErr(err); withBegin && isSafe(werr) {
 			// Nothing reached the server: no transaction was ever open.
-			err = wrapErr(err)
-			t.dropQueue(err)
-			return err
+			err = werr
+		} else {
+			err = finishFailed("COMMIT", err)
 		}
-		err = finishFailed("COMMIT", err)
 		t.dropQueue(err)
 		return err
 	}

@@ -203,17 +203,11 @@ func (t *tx) lose(cause error) {
 	}
 	t.state = txLost
 	var e *Error
-	if errors.As(cause, &e) {
-		cp := *e
-		cp.TxLost = true
-		t.lostErr = &cp
-		return
-	}
-	if isContextErr(cause) {
+	if !errors.As(cause, &e) && isContextErr(cause) {
 		t.lostErr = &Error{TxLost: true, Message: "interrupted", err: cause}
 		return
 	}
-	t.lostErr = &Error{TxLost: true, err: cause}
+	t.lostErr = asLost(cause)
 }
 
 // Commit commits the transaction: COMMIT and close in one request.

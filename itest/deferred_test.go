@@ -263,3 +263,26 @@ func TestDeferredExecByContext(t *testing.T) {
 		})
 	}
 }
+
+// TestDeferredExecUnreachable commits a deferred transaction to a server
+// that cannot be reached: nothing was sent, so the error is safe to retry,
+// and the queued statements report it too.
+func TestDeferredExecUnreachable(t *testing.T) {
+	port, err := freePort()
+	require.NoError(t, err)
+	db, err := sql.Open("libsql", fmt.Sprintf("http://127.0.0.1:%d?deferredExec=1", port))
+	require.NoError(t, err)
+	defer db.Close()
+	tx, err := db.BeginTx(t.Context(), nil)
+	require.NoError(t, err)
+	r, err := tx.ExecContext(t.Context(), "INSERT INTO t VALUES (1)")
+	require.NoError(t, err, "queued, not sent")
+	err = tx.Commit()
+	require.Error(t, err)
+	var le *libsql.Error
+	require.ErrorAs(t, err, &le)
+	require.True(t, le.SafeToRetry(), "the request never left: %v", err)
+	require.False(t, errors.Is(err, libsql.ErrTxLost))
+	_, rerr := r.RowsAffected()
+	require.Equal(t, err, rerr)
+}

@@ -1,7 +1,6 @@
 package h1
 
 import (
-	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -48,16 +47,7 @@ func TestContextCancelConnect(t *testing.T) {
 	tr := newTestTransport(t, Options{})
 	for _, how := range []string{"cancel", "deadline"} {
 		t.Run(how, func(t *testing.T) {
-			var ctx context.Context
-			var cancel context.CancelFunc
-			want := context.Canceled
-			if how == "cancel" {
-				ctx, cancel = context.WithCancel(context.Background())
-				time.AfterFunc(100*time.Millisecond, cancel)
-			} else {
-				ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
-				want = context.DeadlineExceeded
-			}
+			ctx, cancel, want := endingContext(how, 100*time.Millisecond)
 			defer cancel()
 			req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/", strings.NewReader("x"))
 			start := time.Now()

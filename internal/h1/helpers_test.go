@@ -272,3 +272,15 @@ func (c *fakeConn) RemoteAddr() net.Addr               { return &net.TCPAddr{IP:
 func (c *fakeConn) SetDeadline(t time.Time) error      { return nil }
 func (c *fakeConn) SetReadDeadline(t time.Time) error  { return nil }
 func (c *fakeConn) SetWriteDeadline(t time.Time) error { return nil }
+
+// endingContext returns a context that ends after d, by cancellation
+// (how == "cancel") or by its deadline, and the error that ending gives.
+func endingContext(how string, d time.Duration) (context.Context, context.CancelFunc, error) {
+	if how == "cancel" {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(d, cancel)
+		return ctx, cancel, context.Canceled
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	return ctx, cancel, context.DeadlineExceeded
+}

@@ -365,16 +365,7 @@ func TestContextCancel(t *testing.T) {
 				if tc.https {
 					url = "https://" + srv.addr
 				}
-				var ctx context.Context
-				var cancel context.CancelFunc
-				want := context.Canceled
-				if how == "cancel" {
-					ctx, cancel = context.WithCancel(context.Background())
-					time.AfterFunc(100*time.Millisecond, cancel)
-				} else {
-					ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
-					want = context.DeadlineExceeded
-				}
+				ctx, cancel, want := endingContext(how, 100*time.Millisecond)
 				defer cancel()
 				req, _ := http.NewRequestWithContext(ctx, "POST", url, strings.NewReader("x"))
 				start := time.Now()
