@@ -10,22 +10,33 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/gohrana/libsql/codec"
+	_ "github.com/gohrana/libsql/codec/gojson" // the baseline, for comparison
 	"github.com/gohrana/libsql/internal/fixture"
+	"github.com/gohrana/libsql/session"
 )
 
 var benchCodecs = []string{"direct", "gojson"}
 
 // decodeFixture decodes the standard n-row response with the named codec.
-func decodeFixture(tb testing.TB, codecName string, n int) *respBuf {
+func decodeFixture(tb testing.TB, codecName string, n int) *session.Result {
 	cd, err := lookupCodec(codecName)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b := &respBuf{body: fixture.Response(n)}
-	if err := cd.DecodePipelineResponse(b.body, &b.resp); err != nil {
+	b := session.NewResult()
+	*b.Body() = fixture.Response(n)
+	if err := cd.DecodePipelineResponse(*b.Body(), b.Response()); err != nil {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// rowsOver returns rows over a decoded result that they do not own.
+func rowsOver(res *codec.StmtResult) *rows {
+	r := &rows{res: res}
+	r.setCols(res.Cols)
+	return r
 }
 
 // BenchmarkRowsNext measures row delivery alone: Rows.Next over an already
@@ -35,11 +46,11 @@ func BenchmarkRowsNext(b *testing.B) {
 	for _, name := range benchCodecs {
 		b.Run(name, func(b *testing.B) {
 			buf := decodeFixture(b, name, n)
-			res := &buf.resp.Results[0].Response.Result
+			res := buf.Stmt()
 			dest := make([]driver.Value, len(res.Cols))
 			b.ReportAllocs()
 			for b.Loop() {
-				r := newRows(res, nil)
+				r := rowsOver(res)
 				for r.Next(dest) == nil {
 				}
 			}
@@ -52,10 +63,10 @@ func TestRowsNextAllocsPerRow(t *testing.T) {
 	const n = 20000
 	for _, name := range benchCodecs {
 		buf := decodeFixture(t, name, n)
-		res := &buf.resp.Results[0].Response.Result
+		res := buf.Stmt()
 		dest := make([]driver.Value, len(res.Cols))
 		allocs := testing.AllocsPerRun(3, func() {
-			r := newRows(res, nil)
+			r := rowsOver(res)
 			for r.Next(dest) == nil {
 			}
 		})
@@ -71,7 +82,7 @@ func TestRowValuesStayValid(t *testing.T) {
 	const n = 3000
 	for _, name := range benchCodecs {
 		buf := decodeFixture(t, name, n)
-		r := newRows(&buf.resp.Results[0].Response.Result, buf)
+		r := newRows(buf)
 		var kept [][]driver.Value
 		for {
 			dest := make([]driver.Value, 6)
@@ -83,7 +94,7 @@ func TestRowValuesStayValid(t *testing.T) {
 		r.Close()
 		// Reuse the pooled structures, as a later query would.
 		again := decodeFixture(t, name, 10)
-		putResp(again)
+		again.Release()
 		if len(kept) != n {
 			t.Fatalf("%s: %d rows", name, len(kept))
 		}

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/gohrana/libsql/session"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -23,8 +24,8 @@ var (
 type Connector struct {
 	// A pointer, so that printing a *sql.DB by reflection (which cannot
 	// call Format on an unexported field) shows an address, not the token.
-	cfg    *Config
-	client *transport.Client
+	cfg       *Config
+	transport session.Transport
 }
 
 // ConnectorOption adjusts a Connector.
@@ -63,7 +64,7 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 		opt(&o)
 	}
 	own := *cfg
-	return &Connector{cfg: &own, client: transport.New(o)}, nil
+	return &Connector{cfg: &own, transport: transport.New(o)}, nil
 }
 
 // Connect returns a new connection. It sends nothing: connections are
@@ -72,7 +73,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return newConn(c.client, c.cfg.DeferredExec), nil
+	return newConn(c.transport.NewStream(), c.cfg.DeferredExec), nil
 }
 
 // Driver returns the libsql Driver.
@@ -80,7 +81,7 @@ func (c *Connector) Driver() driver.Driver { return &Driver{} }
 
 // Close closes idle HTTP connections; database/sql calls it from DB.Close.
 func (c *Connector) Close() error {
-	c.client.CloseIdleConnections()
+	c.transport.CloseIdle()
 	return nil
 }
 

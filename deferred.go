@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/session"
 )
 
 // Deferred execution. Over HTTP every statement costs a round trip, and for
@@ -189,14 +190,13 @@ func (t *tx) flush(ctx context.Context) error {
 		t.dropQueue(err)
 		return err
 	}
-	b := getResp()
-	defer putResp(b)
 	withBegin := t.batchSteps("")
-	t.reqs = append(t.reqs[:0], codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{Steps: t.steps}})
-	if err := t.stream.Pipeline(ctx, &codec.PipelineRequest{Requests: t.reqs}, &b.resp, &b.body); err != nil {
-		return t.poison(wrapErr(err))
+	res, err := t.s.Batch(ctx, t.steps)
+	if err != nil {
+		return t.poison(refused(err))
 	}
-	steps, err := t.batchOutcome(&b.resp.Results[0], withBegin)
+	defer res.Release()
+	steps, err := t.batchOutcome(res.Batch().Steps, withBegin)
 	if err != nil {
 		return t.poison(err)
 	}
@@ -209,26 +209,27 @@ func (t *tx) flush(ctx context.Context) error {
 	return nil
 }
 
-// batchOutcome checks a batch answer against t.steps and returns the
-// queue's step results (without BEGIN's). It fails if the batch was refused
-// as a whole or BEGIN failed.
-func (t *tx) batchOutcome(r *codec.StreamResult, withBegin bool) ([]codec.StepOutcome, error) {
-	if !r.OK {
-		// sqld compiles the whole batch before running it (a parse error
-		// in any statement refuses all of them).
-		err := stmtError(&r.Error)
-		err.Message = "deferred statements refused: " + err.Message
-		return nil, err
+// refused names a batch of deferred statements that the server refused as
+// a whole (sqld compiles the whole batch before running it, so a parse
+// error in any statement refuses all of them).
+func refused(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.FromStatement() {
+		cp := *e
+		cp.Message = "deferred statements refused: " + cp.Message
+		return &cp
 	}
-	steps := r.Response.Batch.Steps
-	if len(steps) != len(t.steps) {
-		return nil, &Error{Message: fmt.Sprintf("server answered a %d-step batch with %d results", len(t.steps), len(steps))}
-	}
+	return err
+}
+
+// batchOutcome checks BEGIN's outcome, if the batch had it, and returns the
+// queue's step results (without BEGIN's).
+func (t *tx) batchOutcome(steps []codec.StepOutcome, withBegin bool) ([]codec.StepOutcome, error) {
 	if withBegin {
 		if steps[0].Status != codec.StepOK {
 			err := &Error{Message: "BEGIN failed"}
 			if steps[0].Status == codec.StepFailed {
-				err = stmtError(&steps[0].Error)
+				err = session.StmtError(&steps[0].Error)
 			}
 			return nil, err
 		}
@@ -253,7 +254,7 @@ func (t *tx) resolveQueue(steps []codec.StepOutcome) error {
 		default:
 			e := &Error{Message: "the server skipped it"}
 			if s.Status == codec.StepFailed {
-				e = stmtError(&s.Error)
+				e = session.StmtError(&s.Error)
 			}
 			e.Message = fmt.Sprintf("deferred statement #%d (%s) failed: %s", q.res.seq, sqlSnippet(q.stmt.SQL), e.Message)
 			// The caller carried on as if it had worked, so the
@@ -273,7 +274,7 @@ func (t *tx) resolveQueue(steps []codec.StepOutcome) error {
 // back on the server) and fails the statements still queued.
 func (t *tx) poison(err error) error {
 	t.lose(err)
-	t.closeStream()
+	t.s.Reset()
 	t.dropQueue(t.lostErr)
 	return t.lostErr
 }
@@ -289,60 +290,50 @@ func (t *tx) dropQueue(err error) {
 }
 
 // commitQueued commits a pending or active transaction whose queue is not
-// empty: BEGIN (if needed), the queue, COMMIT and close, in one request.
+// empty: BEGIN (if needed), the queue, COMMIT and close, in one request
+// (the stream's hold has ended).
 func (t *tx) commitQueued() error {
-	b := getResp()
-	defer putResp(b)
 	withBegin := t.batchSteps("COMMIT")
 	t.state = txDone
-	t.reqs = append(t.reqs[:0],
-		codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{Steps: t.steps}},
-		codec.StreamRequest{Type: codec.RequestClose})
-	err := t.stream.Pipeline(t.ctx, &codec.PipelineRequest{Requests: t.reqs}, &b.resp, &b.body)
+	res, err := t.s.Batch(t.ctx, t.steps)
 	if err != nil {
-		t.closeStream()
-		t.stream.Forget()
-		if werr := wrapErr(err); withBegin && isSafe(werr) {
+		if withBegin && session.IsSafe(err) {
 			// Nothing reached the server: no transaction was ever open.
-			err = werr
+			var e *Error
+			if errors.As(err, &e) {
+				cp := *e
+				cp.BadConn = false
+				err = &cp
+			}
 		} else {
-			err = finishFailed("COMMIT", err)
+			// A batch refused as a whole is lost: the close that followed
+			// rolled back what the transaction held.
+			err = finishFailed(endCommit, refused(err))
 		}
 		t.dropQueue(err)
 		return err
 	}
-	t.stream.Forget()
+	defer res.Release()
 	// Whatever failed below, the close that followed rolled it back.
-	steps, err := t.batchOutcome(&b.resp.Results[0], withBegin)
+	steps, err := t.batchOutcome(res.Batch().Steps, withBegin)
 	if err != nil {
-		err = asLost(err)
+		err = session.Lost(err)
 		t.dropQueue(err)
 		return err
 	}
 	commit := &steps[len(steps)-1]
 	if err := t.resolveQueue(steps[:len(steps)-1]); err != nil {
-		return asLost(err)
+		return session.Lost(err)
 	}
 	switch commit.Status {
 	case codec.StepOK:
 		return nil
 	case codec.StepFailed:
-		err := stmtError(&commit.Error)
+		err := session.StmtError(&commit.Error)
 		err.TxLost = true
 		return err
 	}
 	return &Error{TxLost: true, Message: "server skipped COMMIT"}
-}
-
-// asLost marks err as having ended the transaction.
-func asLost(err error) error {
-	var e *Error
-	if errors.As(err, &e) {
-		cp := *e
-		cp.TxLost = true
-		return &cp
-	}
-	return &Error{TxLost: true, err: err}
 }
 
 // sqlSnippet shortens a statement for an error message.

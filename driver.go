@@ -28,8 +28,12 @@
 // Errors from the server are *Error values carrying the Hrana code; use
 // errors.Is with ErrConstraint, ErrBusy, ErrAuth and the other classes.
 //
-// The JSON codec is chosen with the DSN parameter codec= ("direct", the
-// default, or "gojson"); see package codec.
+// The JSON codec is chosen with the DSN parameter codec=: "direct", the
+// default, is always linked; "gojson", the baseline on goccy/go-json, is
+// available once its package is imported, so that programs that do not ask
+// for it do not link it:
+//
+//	import _ "github.com/gohrana/libsql/codec/gojson"
 package libsql
 
 import (
@@ -38,8 +42,7 @@ import (
 	"database/sql/driver"
 
 	"github.com/gohrana/libsql/codec"
-	_ "github.com/gohrana/libsql/codec/direct" // registers "direct"
-	_ "github.com/gohrana/libsql/codec/gojson" // registers "gojson"
+	_ "github.com/gohrana/libsql/codec/direct" // registers "direct", the default
 )
 
 // DriverName is the name the driver registers with database/sql.
@@ -75,12 +78,21 @@ func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
 	return NewConnector(cfg)
 }
 
+// optionalCodecs are the codecs that register themselves only when their
+// package is imported, with that package's path.
+var optionalCodecs = map[string]string{
+	"gojson": "github.com/gohrana/libsql/codec/gojson",
+}
+
 func lookupCodec(name string) (codec.Codec, error) {
 	if name == "" {
 		name = DefaultCodec
 	}
 	c, ok := codec.Lookup(name)
 	if !ok {
+		if imp, known := optionalCodecs[name]; known {
+			return nil, &DSNError{Msg: "codec " + name + " is not linked into this program; add the import _ \"" + imp + "\""}
+		}
 		return nil, &DSNError{Msg: "unknown codec " + safeParamName(name) + "; known: " + joinNames(codec.Names())}
 	}
 	return c, nil

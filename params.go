@@ -4,15 +4,6 @@ import (
 	"strconv"
 )
 
-// paramKind is how a statement names one parameter.
-type paramKind uint8
-
-const (
-	paramAnon     paramKind = iota + 1 // ?
-	paramNumbered                      // ?NNN
-	paramNamed                         // :name, @name, $name
-)
-
 // sqlParams describes the parameters of one SQL text, in SQLite's order:
 // names[i] is the name of parameter i+1 ("" for ? and ?NNN).
 type sqlParams struct {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/internal/arena"
-	"github.com/gohrana/libsql/transport"
+	"github.com/gohrana/libsql/session"
 )
 
 var (
@@ -36,23 +36,22 @@ type rows struct {
 	kinds []colKind
 
 	// A pipeline result.
-	buf  *respBuf
+	buf  *session.Result
 	res  *codec.StmtResult
 	next int
 
 	// A cursor.
-	c         *conn
-	stream    *transport.Stream
-	ownStream bool // opened for these rows alone: close it with them
-	cur       *transport.Cursor
-	entry     codec.CursorEntry
-	done      bool
-	err       error
+	cur     session.Cursor
+	stmtErr func(*codec.Error) error // converts a statement error from the cursor
+	entry   codec.CursorEntry
+	done    bool
+	err     error
 }
 
-func newRows(res *codec.StmtResult, buf *respBuf) *rows {
-	r := &rows{buf: buf, res: res}
-	r.setCols(res.Cols)
+// newRows returns the rows of buf's statement result; they own buf.
+func newRows(buf *session.Result) *rows {
+	r := &rows{buf: buf, res: buf.Stmt()}
+	r.setCols(r.res.Cols)
 	return r
 }
 
@@ -67,9 +66,11 @@ func (r *rows) setCols(cols []codec.Col) {
 	}
 }
 
-// newCursorRows reads the cursor up to the step's column list.
-func newCursorRows(c *conn, s *transport.Stream, cur *transport.Cursor) (*rows, error) {
-	r := &rows{c: c, stream: s, ownStream: c.tx == nil || c.tx.stream != s, cur: cur}
+// newCursorRows reads the cursor up to the step's column list. stmtErr
+// converts statement errors (a transaction's notices when the server rolled
+// it back).
+func newCursorRows(cur session.Cursor, stmtErr func(*codec.Error) error) (*rows, error) {
+	r := &rows{cur: cur, stmtErr: stmtErr}
 	for {
 		if err := cur.Next(&r.entry); err != nil {
 			r.fail(r.cursorErr(err))
@@ -97,8 +98,7 @@ func (r *rows) Columns() []string { return r.cols }
 // discards its HTTP connection, and its server stream is closed.
 func (r *rows) Close() error {
 	if r.buf != nil {
-		r.buf.body = nil // strings handed out may share it
-		putResp(r.buf)
+		r.buf.ReleaseShared() // strings handed out may share the body
 		r.buf, r.res = nil, nil
 	}
 	if r.cur != nil {
@@ -113,7 +113,7 @@ func (r *rows) Close() error {
 // Next fills dest with the next row. Blob values point into decoded memory
 // and stay valid until Close (database/sql copies them on Scan).
 func (r *rows) Next(dest []driver.Value) error {
-	if r.cur != nil || r.c != nil {
+	if r.stmtErr != nil {
 		return r.nextFromCursor(dest)
 	}
 	if r.res == nil || r.next >= r.res.NumRows {
@@ -178,18 +178,9 @@ func (r *rows) drain() {
 // cursorErr converts a transport failure while reading a cursor.
 func (r *rows) cursorErr(err error) error {
 	if errors.Is(err, io.EOF) {
-		err = transport.ErrCursorTruncated
+		err = &Error{Message: "read failed", Err: session.ErrCursorTruncated}
 	}
-	return wrapErr(err)
-}
-
-// stmtErr converts a statement error from the cursor, noticing a
-// transaction the server rolled back.
-func (r *rows) stmtErr(he *codec.Error) error {
-	if !r.ownStream && r.c.tx != nil {
-		return r.c.tx.stmtFailed(he)
-	}
-	return stmtError(he)
+	return err
 }
 
 // fail records err as the rows' error and releases the cursor.
@@ -208,19 +199,14 @@ func (r *rows) abort(err error) {
 	r.release()
 }
 
-// release closes the cursor and, for rows that own their stream, the
-// server stream.
+// release closes the cursor, which closes a stream opened for these rows
+// alone.
 func (r *rows) release() {
 	if r.cur == nil {
 		return
 	}
 	r.cur.Close()
 	r.cur = nil
-	if r.ownStream {
-		r.c.closeStream(r.stream)
-	} else if r.c.tx != nil && r.c.tx.cursor == r {
-		r.c.tx.cursor = nil
-	}
 }
 
 // ColumnTypeDatabaseTypeName returns the column's declared type, upper

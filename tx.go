@@ -4,9 +4,10 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"time"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/transport"
+	"github.com/gohrana/libsql/session"
 )
 
 var _ driver.Tx = (*tx)(nil)
@@ -21,18 +22,34 @@ const (
 	txDone                   // committed or rolled back
 )
 
-// tx is an interactive transaction on one server stream.
+// txEnd is how a transaction ends.
+type txEnd uint8
+
+const (
+	endCommit txEnd = iota + 1
+	endRollback
+)
+
+func (e txEnd) sql() string {
+	if e == endCommit {
+		return "COMMIT"
+	}
+	return "ROLLBACK"
+}
+
+// tx is an interactive transaction on the session's stream, which it holds
+// from BeginTx to Commit or Rollback. It owns that stream's use: the rows
+// of a cursor still streaming on it, and the queue of deferred statements.
 type tx struct {
-	c        *conn
-	ctx      context.Context // BeginTx's; it bounds COMMIT
-	stream   *transport.Stream
-	readOnly bool
-	state    txState
-	lostErr  error
-	cursor   *rows // rows still streaming on the stream, if any
-	reqs     []codec.StreamRequest
-	steps    []codec.BatchStep
-	cond     codec.BatchCond
+	s         *session.Conn
+	ctx       context.Context // BeginTx's; it bounds COMMIT
+	readOnly  bool
+	ro        *readOnlyCache // the connection's
+	state     txState
+	lostErr   error
+	streaming *rows // rows of a cursor streaming on the stream, if any
+	steps     []codec.BatchStep
+	cond      codec.BatchCond
 
 	// Deferred execution (deferred.go).
 	deferExec  bool
@@ -42,107 +59,150 @@ type tx struct {
 	conds      []codec.BatchCond
 }
 
-// execute runs one statement inside the transaction.
-func (t *tx) execute(ctx context.Context, st *codec.Stmt, b *respBuf) (*codec.StmtResult, error) {
+var _ runner = (*tx)(nil)
+
+func newTx(ctx context.Context, s *session.Conn, ro *readOnlyCache, readOnly, deferExec bool) *tx {
+	s.Hold()
+	return &tx{s: s, ctx: ctx, ro: ro, readOnly: readOnly, deferExec: deferExec}
+}
+
+// finished reports whether the transaction has ended (committed or rolled
+// back); a lost one has not until Rollback.
+func (t *tx) finished() bool { return t.state == txDone }
+
+// prepare readies the stream for the transaction's next request: rows still
+// streaming on it end, the transaction must be usable, and queued
+// statements go first.
+func (t *tx) prepare(ctx context.Context) error {
 	t.endCursor()
 	if err := t.usable(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := t.flush(ctx); err != nil {
+	return t.flush(ctx)
+}
+
+// execute runs one statement inside the transaction.
+func (t *tx) execute(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
+	if err := t.prepare(ctx); err != nil {
 		return nil, err
 	}
 	if t.readOnly {
-		ro, err := t.c.isReadOnly(ctx, st.SQL)
+		ro, err := t.ro.check(ctx, t, st.SQL)
 		if err != nil {
 			return nil, err
 		}
 		if !ro {
-			return nil, &Error{Code: codeReadOnlyTx, Message: "statement would write inside a read-only transaction"}
+			return nil, &Error{Code: session.CodeReadOnlyTx, Message: "statement would write inside a read-only transaction"}
 		}
 	}
 	if t.state == txPending {
-		return t.beginWith(ctx, st, b)
+		return t.beginWith(ctx, st)
 	}
-	t.reqs = append(t.reqs[:0], codec.StreamRequest{Type: codec.RequestExecute, Stmt: *st})
-	if err := t.pipeline(ctx, b); err != nil {
-		return nil, err
+	res, err := t.s.Execute(ctx, st)
+	if err != nil {
+		return nil, t.failed(err)
 	}
-	r := &b.resp.Results[0]
-	if !r.OK {
-		return nil, t.stmtFailed(&r.Error)
-	}
-	return &r.Response.Result, nil
+	return res, nil
 }
 
 // beginWith sends BEGIN and the first statement in one batch, the statement
 // guarded by BEGIN's success so that it can never run outside the
-// transaction.
-func (t *tx) beginWith(ctx context.Context, st *codec.Stmt, b *respBuf) (*codec.StmtResult, error) {
+// transaction. The result returned is the statement's (res.Stmt() is
+// pointed at it).
+func (t *tx) beginWith(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
 	t.cond = codec.BatchCond{Type: codec.CondOK, Step: 0}
 	t.steps = append(t.steps[:0],
 		codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}},
 		codec.BatchStep{Condition: &t.cond, Stmt: *st})
-	t.reqs = append(t.reqs[:0], codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{Steps: t.steps}})
-	if err := t.pipeline(ctx, b); err != nil {
-		return nil, err
+	res, err := t.s.Batch(ctx, t.steps)
+	clear(t.steps)
+	if err != nil {
+		if session.IsStatementError(err) {
+			// The whole batch was refused before running (e.g. a parse
+			// error in the statement): BEGIN did not run either.
+			t.s.Reset()
+			return nil, err
+		}
+		return nil, t.failed(err)
 	}
-	r := &b.resp.Results[0]
-	if !r.OK {
-		// The whole batch was refused before running (e.g. a parse error
-		// in the statement): BEGIN did not run either.
-		t.closeStream()
-		return nil, stmtError(&r.Error)
-	}
-	steps := r.Response.Batch.Steps
-	if len(steps) != 2 {
-		t.lose(&Error{Message: "server answered a 2-step batch with a different number of results"})
-		return nil, t.lostErr
-	}
+	steps := res.Batch().Steps
 	if steps[0].Status != codec.StepOK {
 		err := &Error{Message: "BEGIN failed"}
 		if steps[0].Status == codec.StepFailed {
-			err = stmtError(&steps[0].Error)
+			err = session.StmtError(&steps[0].Error)
 		}
-		t.closeStream()
+		res.Release()
+		t.s.Reset()
 		return nil, err
 	}
 	t.state = txActive
 	switch steps[1].Status {
 	case codec.StepOK:
-		return &steps[1].Result, nil
+		res.UseStep(1)
+		return res, nil
 	case codec.StepFailed:
-		return nil, t.stmtFailed(&steps[1].Error)
+		err := t.stmtFailed(&steps[1].Error)
+		res.Release()
+		return nil, err
 	}
+	res.Release()
 	return nil, &Error{Message: "server skipped the statement after BEGIN"}
 }
 
 // sequence runs a multi-statement script inside the transaction.
-func (t *tx) sequence(ctx context.Context, script string, b *respBuf) error {
-	t.endCursor()
-	if err := t.usable(); err != nil {
-		return err
-	}
-	if err := t.flush(ctx); err != nil {
+func (t *tx) sequence(ctx context.Context, script string) error {
+	if err := t.prepare(ctx); err != nil {
 		return err
 	}
 	if t.readOnly {
-		return &Error{Code: codeReadOnlyTx, Message: "multi-statement scripts are not allowed in a read-only transaction"}
+		return &Error{Code: session.CodeReadOnlyTx, Message: "multi-statement scripts are not allowed in a read-only transaction"}
 	}
 	if t.state == txPending {
 		// A sequence cannot be made conditional on BEGIN, so BEGIN goes
 		// first, on its own.
-		if _, err := t.beginWith(ctx, &codec.Stmt{SQL: "SELECT 1"}, b); err != nil {
+		res, err := t.beginWith(ctx, &codec.Stmt{SQL: "SELECT 1"})
+		if err != nil {
 			return err
 		}
+		res.Release()
 	}
-	t.reqs = append(t.reqs[:0], codec.StreamRequest{Type: codec.RequestSequence, SQL: script})
-	if err := t.pipeline(ctx, b); err != nil {
-		return err
-	}
-	if r := &b.resp.Results[0]; !r.OK {
-		return t.stmtFailed(&r.Error)
+	if err := t.s.Sequence(ctx, script); err != nil {
+		return t.failed(err)
 	}
 	return nil
+}
+
+// describe describes a statement on the transaction's stream.
+func (t *tx) describe(ctx context.Context, sql string) (codec.DescribeResult, error) {
+	d, err := t.s.Describe(ctx, sql)
+	if err != nil {
+		return d, t.failed(err)
+	}
+	return d, nil
+}
+
+// cursor streams a statement's rows on the transaction's stream. The rows
+// belong to the transaction until they end or its next statement ends them.
+func (t *tx) cursor(ctx context.Context, st *codec.Stmt) (*rows, error) {
+	if err := t.usable(); err != nil {
+		return nil, err
+	}
+	if t.state == txPending {
+		// Cannot happen after a pipeline attempt, which began the
+		// transaction; keep the invariant anyway.
+		return nil, &Error{Message: "transaction not begun"}
+	}
+	cur, err := t.s.OpenCursor(ctx, []codec.BatchStep{{Stmt: *st}})
+	if err != nil {
+		t.lose(err)
+		return nil, t.lostErr
+	}
+	r, err := newCursorRows(cur, t.stmtFailed)
+	if err != nil {
+		return nil, err
+	}
+	t.streaming = r
+	return r, nil
 }
 
 // usable returns the error for a statement on a finished or lost
@@ -157,22 +217,24 @@ func (t *tx) usable() error {
 	// database/sql rolls the transaction back when BeginTx's context ends,
 	// from another goroutine; refuse statements in the meantime, which
 	// would otherwise run in a transaction about to vanish.
-	if err := t.ctx.Err(); err != nil {
-		return err
-	}
-	return nil
+	return t.ctx.Err()
 }
 
-// pipeline sends t.reqs on the transaction's stream. Any transport failure
-// ends the transaction: the server drops a stream on every HTTP error, and
-// after a network error the baton is unknown.
-func (t *tx) pipeline(ctx context.Context, b *respBuf) error {
-	err := t.stream.Pipeline(ctx, &codec.PipelineRequest{Requests: t.reqs}, &b.resp, &b.body)
-	if err == nil {
-		return nil
+// failed turns the error of a request on the transaction's stream into the
+// caller's: a statement error leaves the transaction as it is (unless the
+// server says it rolled it back); any other failure ends it, since the
+// server drops a stream on every HTTP error, and after a network error the
+// baton is unknown.
+func (t *tx) failed(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.FromStatement() {
+		if e.Code == session.CodeTransactionTimeout {
+			t.lose(err)
+			return t.lostErr
+		}
+		return err
 	}
-	err = wrapErr(err)
-	if t.state == txPending && isSafe(err) {
+	if t.state == txPending && session.IsSafe(err) {
 		// Nothing reached the server; the transaction has not started.
 		return err
 	}
@@ -180,21 +242,8 @@ func (t *tx) pipeline(ctx context.Context, b *respBuf) error {
 	return t.lostErr
 }
 
-func isSafe(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.Safe
-}
-
-// stmtFailed turns a statement error into the caller's error, noticing when
-// the server has rolled the transaction back.
-func (t *tx) stmtFailed(he *codec.Error) error {
-	err := stmtError(he)
-	if he.Code == "TRANSACTION_TIMEOUT" {
-		t.lose(err)
-		return t.lostErr
-	}
-	return err
-}
+// stmtFailed is failed for a Hrana statement error.
+func (t *tx) stmtFailed(he *codec.Error) error { return t.failed(session.StmtError(he)) }
 
 // lose marks the transaction as gone, keeping the error that says why.
 func (t *tx) lose(cause error) {
@@ -202,105 +251,87 @@ func (t *tx) lose(cause error) {
 		return
 	}
 	t.state = txLost
-	var e *Error
-	if !errors.As(cause, &e) && isContextErr(cause) {
-		t.lostErr = &Error{TxLost: true, Message: "interrupted", err: cause}
-		return
-	}
-	t.lostErr = asLost(cause)
+	t.lostErr = session.Lost(cause)
 }
 
 // Commit commits the transaction: COMMIT and close in one request.
-func (t *tx) Commit() error {
-	return t.finish("COMMIT")
-}
+func (t *tx) Commit() error { return t.finish(endCommit) }
 
 // Rollback rolls the transaction back: ROLLBACK and close in one request.
 // Rolling back a lost transaction succeeds; the server already did it.
-func (t *tx) Rollback() error {
-	return t.finish("ROLLBACK")
-}
+func (t *tx) Rollback() error { return t.finish(endRollback) }
 
-func (t *tx) finish(sql string) error {
-	defer func() { t.c.tx = nil }()
+func (t *tx) finish(end txEnd) error {
+	if t.state == txDone {
+		return ErrTxDone
+	}
 	t.endCursor()
+	// Whatever happens below, the stream's hold ends here.
+	t.s.Release()
 	if len(t.queue) > 0 {
-		if sql == "COMMIT" && (t.state == txPending || t.state == txActive) {
+		if end == endCommit && (t.state == txPending || t.state == txActive) {
 			return t.commitQueued()
 		}
 		t.dropQueue(errNotSent)
 	}
 	switch t.state {
-	case txDone:
-		return ErrTxDone
 	case txPending:
-		// Nothing was ever sent.
+		// BEGIN was never sent; a stream opened by a describe has nothing
+		// on it.
 		t.state = txDone
+		t.s.Reset()
 		return nil
 	case txLost:
-		t.closeStream()
+		t.s.Reset()
 		t.state = txDone
-		if sql == "ROLLBACK" {
+		if end == endRollback {
 			return nil
 		}
 		return t.lostErr
 	}
 	t.state = txDone
-	b := getResp()
-	defer putResp(b)
-	t.reqs = append(t.reqs[:0],
-		codec.StreamRequest{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: sql}},
-		codec.StreamRequest{Type: codec.RequestClose})
 	// COMMIT is bounded by BeginTx's context, as database/sql documents.
 	// ROLLBACK must still go out when that context is what ended the
 	// transaction, so it gets a fresh one.
 	ctx := t.ctx
-	if sql == "ROLLBACK" {
+	if end == endRollback {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(context.Background(), cleanupTimeout)
 		defer cancel()
 	}
-	err := t.stream.Pipeline(ctx, &codec.PipelineRequest{Requests: t.reqs}, &b.resp, &b.body)
+	res, err := t.s.Execute(ctx, &codec.Stmt{SQL: end.sql()})
 	if err != nil {
-		// If the request never reached the server, the stream still holds
-		// the transaction and its lock: close it (which rolls back) rather
-		// than leave it to expire.
-		t.closeStream()
+		return finishFailed(end, err)
 	}
-	t.stream.Forget()
-	if err != nil {
-		return finishFailed(sql, err)
-	}
-	if r := &b.resp.Results[0]; !r.OK {
-		err := stmtError(&r.Error)
-		if r.Error.Code == "TRANSACTION_TIMEOUT" || sql == "COMMIT" {
-			// The close after a failed COMMIT rolled the transaction back.
-			err.TxLost = true
-		}
-		return err
-	}
+	res.Release()
 	return nil
 }
 
-// finishFailed is the error for a COMMIT or ROLLBACK request that failed
-// at the transport level.
-func finishFailed(sql string, err error) error {
-	err = wrapErr(err)
+// finishFailed is the error for a COMMIT or ROLLBACK that failed. The
+// session closed the stream with it (or after it), which rolls back
+// whatever the failure left.
+func finishFailed(end txEnd, err error) error {
 	var e *Error
 	if !errors.As(err, &e) {
 		return err
 	}
 	cp := *e
+	cp.BadConn = false // a transaction's request: never to be retried elsewhere
 	switch {
+	case e.FromStatement():
+		if e.Code == session.CodeTransactionTimeout || end == endCommit {
+			// The close after a failed COMMIT rolled the transaction back.
+			cp.TxLost = true
+		}
 	case e.HTTPStatus >= 400 && e.HTTPStatus < 500:
 		// sqld refused the whole pipeline before running it (an expired
 		// or invalid baton after a restart, auth) and dropped the
 		// stream, which rolls the transaction back.
-		if sql == "ROLLBACK" {
+		if end == endRollback {
 			return nil
 		}
 		cp.TxLost = true
-	case sql == "COMMIT" && !e.Safe:
+	case end == endCommit && !e.Safe:
 		// No answer, or a 5xx that a proxy may have sent after
 		// forwarding the request: the COMMIT may have run.
 		cp.Message = "the outcome of COMMIT is unknown: " + cp.Message
@@ -308,13 +339,15 @@ func finishFailed(sql string, err error) error {
 	return &cp
 }
 
-func (t *tx) closeStream() { t.c.closeStream(t.stream) }
+// cleanupTimeout bounds a ROLLBACK, which runs without the caller's context
+// so that it goes out even when that context is what ended the transaction.
+const cleanupTimeout = 10 * time.Second
 
 // endCursor closes rows still streaming from a cursor on the transaction's
 // stream: the stream serves one request at a time.
 func (t *tx) endCursor() {
-	if t.cursor != nil {
-		t.cursor.abort(errCursorInterrupted)
-		t.cursor = nil
+	if t.streaming != nil {
+		t.streaming.abort(errCursorInterrupted)
+		t.streaming = nil
 	}
 }

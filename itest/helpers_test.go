@@ -12,6 +12,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	// codec=gojson runs only where its package is imported.
+	_ "github.com/gohrana/libsql/codec/gojson"
 )
 
 // Helpers shared by the test cases (the harness is in harness_test.go).

@@ -9,10 +9,10 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/session"
 )
 
 // KeepAliveInterval is how often a Cursor touches its stream while its body
@@ -29,42 +29,57 @@ const lineChunkSize = 256 << 10
 // are assembled piecewise.
 const readBufferSize = 64 << 10
 
-// ErrCursorTruncated is returned (wrapped) when a cursor body ends without
-// its final entry. sqld does this on failures it cannot report in the
-// stream (a permission error, invalid UTF-8, a crash): the rows read so far
-// are not the whole result.
-var ErrCursorTruncated = errors.New("cursor response ended before its final entry")
+var _ session.Cursor = (*Cursor)(nil)
 
 // Cursor reads the entries of a /v3/cursor response as they arrive.
 type Cursor struct {
-	s      *Stream
-	body   io.ReadCloser
-	r      *bufio.Reader
-	cancel context.CancelFunc
-	chunk  []byte // current line chunk; only appended to
-	done   bool
-	err    error
+	s       *Stream
+	closeOn bool // close the stream with the cursor
+	body    io.ReadCloser
+	r       *bufio.Reader
+	cancel  context.CancelFunc
+	chunk   []byte // current line chunk; only appended to
+	done    bool
+	err     error
 
-	mu       sync.Mutex // guards s.baton against the keep-alive goroutine
+	// The keep-alive goroutine owns s's baton from OpenCursor until Close,
+	// which waits for it to stop (stopped) before anyone else uses s.
 	stop     chan struct{}
 	stopped  chan struct{}
 	keepBody []byte
 }
 
-// OpenCursor runs the batch through /v3/cursor on the stream and returns
-// once the response's first line (the new baton) has arrived. The
-// connector's timeout bounds only that wait: the body may take as long as
-// the caller's context allows. Entries are then read with Next.
-func (s *Stream) OpenCursor(ctx context.Context, req *codec.CursorRequest) (*Cursor, error) {
+// OpenCursor runs the batch through /v3/cursor and returns once the
+// response's first line (the new baton) has arrived. The connector's
+// timeout bounds only that wait: the body may take as long as the caller's
+// context allows. Entries are then read with Next.
+//
+// With end and no open stream, the cursor runs on a stream of its own,
+// closed with the cursor, so that s stays free for other requests.
+func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool) (session.Cursor, error) {
+	if end && !s.Open() {
+		s = s.c.newStream()
+	}
+	cur, err := s.openCursor(ctx, batch)
+	if err != nil {
+		if end {
+			s.Reset()
+		}
+		return nil, err
+	}
+	cur.closeOn = end
+	return cur, nil
+}
+
+func (s *Stream) openCursor(ctx context.Context, batch *codec.Batch) (*Cursor, error) {
 	c := s.c
 	if v, err := c.Version(ctx); err != nil {
 		return nil, err
 	} else if v != V3 {
-		return nil, &Error{Op: "cursor", Message: "the server does not support Hrana 3 cursors"}
+		return nil, &session.Error{Safe: true, Message: "cursor failed: the server does not support Hrana 3 cursors"}
 	}
-	req.Baton = s.baton
 	var err error
-	s.reqBuf, err = c.codec.AppendCursorRequest(s.reqBuf[:0], req)
+	s.reqBuf, err = c.codec.AppendCursorRequest(s.reqBuf[:0], &codec.CursorRequest{Baton: s.baton, Batch: *batch})
 	if err != nil {
 		return nil, err
 	}
@@ -74,42 +89,45 @@ func (s *Stream) OpenCursor(ctx context.Context, req *codec.CursorRequest) (*Cur
 		timer = time.AfterFunc(c.timeout, cancel)
 	}
 	stopTimer := func() bool { return timer == nil || timer.Stop() }
-	fail := func(err error) (*Cursor, error) {
+	// fail reports err; once the server answered, the baton sent is spent.
+	fail := func(answered bool, err error) (*Cursor, error) {
 		stopTimer()
 		cancel()
-		s.failed(err)
+		if answered {
+			s.forget()
+		}
 		return nil, err
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint("/v3/cursor"), bytes.NewReader(s.reqBuf))
 	if err != nil {
-		return fail(&Error{Op: "request", Err: err})
+		return fail(false, sendFailed(false, err))
 	}
 	c.setHeaders(hreq)
 	// Rows must flow as the server produces them; gzip would batch them.
 	hreq.Header.Set("Accept-Encoding", "identity")
-	resp, err := c.hc.Do(hreq)
+	resp, sent, err := c.do(hreq)
 	if err != nil {
-		return fail(&Error{Op: "request", Sent: mayHaveBeenSent(err), Err: timeoutCause(ctx, unwrapURLError(err))})
+		return fail(false, sendFailed(sent, timeoutCause(ctx, err)))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		err := c.statusError(resp)
 		resp.Body.Close()
-		return fail(err)
+		return fail(true, err)
 	}
 	cur := &Cursor{s: s, body: resp.Body, r: bufio.NewReaderSize(resp.Body, readBufferSize), cancel: cancel}
 	line, err := cur.readLine()
 	if err != nil {
 		resp.Body.Close()
-		return fail(&Error{Op: "read", Sent: true, Err: timeoutCause(ctx, err)})
+		return fail(true, readFailed(timeoutCause(ctx, err)))
 	}
 	var h codec.CursorHeader
 	if err := c.codec.DecodeCursorHeader(line, &h); err != nil {
 		resp.Body.Close()
-		return fail(&Error{Op: "decode", Sent: true, Err: err})
+		return fail(true, &session.Error{Message: "decode failed", Err: err})
 	}
 	if !stopTimer() {
 		resp.Body.Close()
-		return fail(&Error{Op: "read", Sent: true, Err: context.DeadlineExceeded})
+		return fail(true, readFailed(context.DeadlineExceeded))
 	}
 	s.baton, s.baseURL = h.Baton, h.BaseURL
 	if s.baton != "" {
@@ -144,16 +162,16 @@ func (cur *Cursor) Next(e *codec.CursorEntry) error {
 		line, err := cur.readLine()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				err = ErrCursorTruncated
+				err = session.ErrCursorTruncated
 			}
-			cur.err = &Error{Op: "read", Sent: true, Err: err}
+			cur.err = readFailed(err)
 			return cur.err
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		if err := cur.s.c.codec.DecodeCursorEntry(line, e); err != nil {
-			cur.err = &Error{Op: "decode", Sent: true, Err: err}
+			cur.err = &session.Error{Message: "decode failed", Err: err}
 			return cur.err
 		}
 		switch e.Type {
@@ -219,8 +237,8 @@ func (cur *Cursor) readLongLine(first []byte) ([]byte, error) {
 func (cur *Cursor) Done() bool { return cur.done }
 
 // Close stops reading. A body not read to the end is closed, which discards
-// its HTTP connection. The stream itself stays as it is: the caller closes
-// it, or keeps using it inside a transaction.
+// its HTTP connection. A cursor opened with end closes its stream;
+// otherwise the stream stays as it is, for the transaction on it.
 func (cur *Cursor) Close() error {
 	if cur.stop != nil {
 		close(cur.stop)
@@ -234,6 +252,10 @@ func (cur *Cursor) Close() error {
 	cur.cancel()
 	if cur.err == nil && !cur.done {
 		cur.err = errors.New("libsql: cursor closed")
+	}
+	if cur.closeOn {
+		cur.closeOn = false
+		cur.s.Reset()
 	}
 	return nil
 }
@@ -253,10 +275,7 @@ func (cur *Cursor) keepAlive() {
 			return
 		case <-t.C:
 		}
-		cur.mu.Lock()
-		ok := cur.touch(&resp)
-		cur.mu.Unlock()
-		if !ok {
+		if !cur.touch(&resp) {
 			return
 		}
 	}
@@ -271,7 +290,7 @@ func (cur *Cursor) touch(resp *codec.PipelineResponse) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), KeepAliveInterval)
 	defer cancel()
-	if err := c.post(ctx, s.endpoint("/v3/pipeline"), payload, &cur.keepBody); err != nil {
+	if _, err := c.post(ctx, s.endpoint("/v3/pipeline"), payload, &cur.keepBody); err != nil {
 		// The stream is gone; the next request on it will say so.
 		return false
 	}

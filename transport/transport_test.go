@@ -15,6 +15,7 @@ import (
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/codec/direct"
+	"github.com/gohrana/libsql/session"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -34,8 +35,11 @@ func fakeServer(t *testing.T, v3Status int, handler http.HandlerFunc) *httptest.
 	return srv
 }
 
-func closeReq() *codec.PipelineRequest {
-	return &codec.PipelineRequest{Requests: []codec.StreamRequest{{Type: codec.RequestClose}}}
+// sendClose sends a pipeline holding one close request on s, without end.
+func sendClose(ctx context.Context, s session.Stream) error {
+	res := session.NewResult()
+	defer res.Release()
+	return s.Send(ctx, []codec.StreamRequest{{Type: codec.RequestClose}}, false, res)
 }
 
 func TestPipelineSendsTokenAndKeepsBaton(t *testing.T) {
@@ -63,15 +67,13 @@ func TestPipelineSendsTokenAndKeepsBaton(t *testing.T) {
 	})
 	c := transport.New(transport.Options{BaseURL: srv.URL + "/", AuthToken: "tok", Codec: direct.Codec})
 	s := c.NewStream()
-	var resp codec.PipelineResponse
-	var body []byte
-	if err := s.Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+	if err := sendClose(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
 	if !s.Open() {
 		t.Fatal("stream should hold baton B1")
 	}
-	if err := s.Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+	if err := sendClose(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
 	if s.Open() {
@@ -88,9 +90,7 @@ func TestFallsBackToV2(t *testing.T) {
 		_, _ = io.WriteString(w, okClose)
 	})
 	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
-	var resp codec.PipelineResponse
-	var body []byte
-	if err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+	if err := sendClose(context.Background(), c.NewStream()); err != nil {
 		t.Fatal(err)
 	}
 	if v, _ := c.Version(context.Background()); v != transport.V2 {
@@ -111,10 +111,8 @@ func TestBaseURLRedirectsStream(t *testing.T) {
 	})
 	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
 	s := c.NewStream()
-	var resp codec.PipelineResponse
-	var body []byte
 	for i := 0; i < 2; i++ {
-		if err := s.Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+		if err := sendClose(context.Background(), s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -145,14 +143,12 @@ func TestHTTPErrorShapes(t *testing.T) {
 				_, _ = io.WriteString(w, tt.body)
 			})
 			c := transport.New(transport.Options{BaseURL: srv.URL, AuthToken: "SECRET", Codec: direct.Codec})
-			var resp codec.PipelineResponse
-			var body []byte
-			err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body)
-			var te *transport.Error
+			err := sendClose(context.Background(), c.NewStream())
+			var te *session.Error
 			if !errors.As(err, &te) {
-				t.Fatalf("got %v, want *transport.Error", err)
+				t.Fatalf("got %v, want *session.Error", err)
 			}
-			if te.Status != tt.status || te.Code != tt.wantCode || te.Message != tt.wantMsg || te.Sent != tt.wantSent {
+			if te.HTTPStatus != tt.status || te.Code != tt.wantCode || te.Message != tt.wantMsg || te.Safe == tt.wantSent || te.BadConn {
 				t.Fatalf("got %+v", te)
 			}
 			if strings.Contains(err.Error(), "SECRET") {
@@ -167,9 +163,7 @@ func TestResponseTooLarge(t *testing.T) {
 		_, _ = io.WriteString(w, `{"baton":null,"results":[`+strings.Repeat(" ", 4096)+`]}`)
 	})
 	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, MaxResponseSize: 1024})
-	var resp codec.PipelineResponse
-	var body []byte
-	err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body)
+	err := sendClose(context.Background(), c.NewStream())
 	if !errors.Is(err, transport.ErrResponseTooLarge) {
 		t.Fatalf("got %v", err)
 	}
@@ -180,9 +174,7 @@ func TestResultCountMismatch(t *testing.T) {
 		_, _ = io.WriteString(w, `{"baton":null,"results":[]}`)
 	})
 	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
-	var resp codec.PipelineResponse
-	var body []byte
-	if err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body); err == nil || !strings.Contains(err.Error(), "0 results for 1 requests") {
+	if err := sendClose(context.Background(), c.NewStream()); err == nil || !strings.Contains(err.Error(), "0 results for 1 requests") {
 		t.Fatalf("got %v", err)
 	}
 }
@@ -197,10 +189,8 @@ func TestTimeoutAndCancel(t *testing.T) {
 	})
 	defer close(release)
 	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, Timeout: 50 * time.Millisecond})
-	var resp codec.PipelineResponse
-	var body []byte
 	start := time.Now()
-	err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body)
+	err := sendClose(context.Background(), c.NewStream())
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v, want a deadline error", err)
 	}
@@ -209,7 +199,7 @@ func TestTimeoutAndCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := c.NewStream().Pipeline(ctx, closeReq(), &resp, &body); !errors.Is(err, context.Canceled) {
+	if err := sendClose(ctx, c.NewStream()); !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
 }
@@ -223,9 +213,9 @@ func TestUnreachableIsUnsent(t *testing.T) {
 	ln.Close()
 	c := transport.New(transport.Options{BaseURL: "http://" + addr, Codec: direct.Codec})
 	_, err = c.Version(context.Background())
-	var te *transport.Error
-	if !errors.As(err, &te) || te.Sent {
-		t.Fatalf("got %#v, want an unsent *transport.Error", err)
+	var te *session.Error
+	if !errors.As(err, &te) || !te.Safe || !te.BadConn {
+		t.Fatalf("got %#v, want an unsent *session.Error", err)
 	}
 }
 
@@ -234,11 +224,9 @@ func TestRedirectIsNotFollowed(t *testing.T) {
 		http.Redirect(w, r, "http://127.0.0.1:1/elsewhere", http.StatusTemporaryRedirect)
 	})
 	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
-	var resp codec.PipelineResponse
-	var body []byte
-	err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body)
-	var te *transport.Error
-	if !errors.As(err, &te) || te.Status != http.StatusTemporaryRedirect {
+	err := sendClose(context.Background(), c.NewStream())
+	var te *session.Error
+	if !errors.As(err, &te) || te.HTTPStatus != http.StatusTemporaryRedirect {
 		t.Fatalf("got %v, want the 307 as an error", err)
 	}
 }
@@ -261,22 +249,20 @@ func TestStreamKeepsBatonAfterNetworkFailure(t *testing.T) {
 	})
 	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
 	s := c.NewStream()
-	var resp codec.PipelineResponse
-	var body []byte
-	if err := s.Pipeline(context.Background(), closeReq(), &resp, &body); err != nil || !s.Open() {
+	if err := sendClose(context.Background(), s); err != nil || !s.Open() {
 		t.Fatalf("open: %v", err)
 	}
 	mode.Store(1)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if err := s.Pipeline(ctx, closeReq(), &resp, &body); !errors.Is(err, context.DeadlineExceeded) {
+	if err := sendClose(ctx, s); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v", err)
 	}
 	if !s.Open() {
 		t.Fatal("the stream forgot a baton that may still be current")
 	}
 	mode.Store(2)
-	if err := s.Pipeline(context.Background(), closeReq(), &resp, &body); err == nil {
+	if err := sendClose(context.Background(), s); err == nil {
 		t.Fatal("want the 400")
 	}
 	if s.Open() {
@@ -316,10 +302,8 @@ func TestOwnTransport(t *testing.T) {
 	for _, compress := range []bool{false, true} {
 		conns.Store(0)
 		c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, Compress: compress})
-		var resp codec.PipelineResponse
-		var body []byte
 		for range 3 {
-			if err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+			if err := sendClose(context.Background(), c.NewStream()); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -333,13 +317,13 @@ func TestOwnTransport(t *testing.T) {
 		if n := conns.Load(); n != 1 {
 			t.Fatalf("compress=%v: %d connections for sequential requests", compress, n)
 		}
-		c.CloseIdleConnections()
-		if err := c.NewStream().Pipeline(context.Background(), closeReq(), &resp, &body); err != nil {
+		c.CloseIdle()
+		if err := sendClose(context.Background(), c.NewStream()); err != nil {
 			t.Fatal(err)
 		}
 		if n := conns.Load(); n != 2 {
 			t.Fatalf("compress=%v: %d connections after CloseIdleConnections, want 2", compress, n)
 		}
-		c.CloseIdleConnections()
+		c.CloseIdle()
 	}
 }

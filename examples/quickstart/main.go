@@ -16,6 +16,9 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql"
+	// The baseline codec, linked only where imported: the demo runs the
+	// quickstart with codec=direct (the default) and codec=gojson.
+	_ "github.com/gohrana/libsql/codec/gojson"
 )
 
 func main() {

@@ -176,29 +176,30 @@ func malformed(detail string) error { return &ProtocolError{Err: ErrMalformed, D
 
 // RoundTrip sends the request and reads the response's status and headers;
 // the body is read through resp.Body. See the package documentation for
-// what is supported.
+// what is supported. A failure before any byte of the request was written
+// is a *NotSentError.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	key, err := requestKey(req)
 	if err != nil {
 		closeReqBody(req)
-		return nil, err
+		return nil, &NotSentError{Err: err}
 	}
 	ctx := req.Context()
 	if err := ctx.Err(); err != nil {
 		closeReqBody(req)
-		return nil, err
+		return nil, &NotSentError{Err: err}
 	}
 	pc := t.getIdle(key)
 	if pc == nil {
 		if pc, err = t.dialConn(ctx, key, req.URL.Hostname()); err != nil {
 			closeReqBody(req)
-			return nil, err
+			return nil, &NotSentError{Err: err}
 		}
 	}
 	gz, closeAfter, err := pc.encodeRequest(req, t.opts.Compress)
 	if err != nil {
 		t.putIdle(pc) // nothing was written
-		return nil, err
+		return nil, &NotSentError{Err: err}
 	}
 	pc.watch(ctx)
 	n, err := pc.c.Write(pc.wbuf)
@@ -208,19 +209,22 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		fresh, derr := t.dialConn(ctx, key, req.URL.Hostname())
 		if derr != nil {
 			pc.shut()
-			return nil, derr
+			return nil, &NotSentError{Err: derr}
 		}
 		fresh.wbuf, pc.wbuf = pc.wbuf, nil
 		pc.shut()
 		pc = fresh
 		pc.watch(ctx)
-		_, err = pc.c.Write(pc.wbuf)
+		n, err = pc.c.Write(pc.wbuf)
 	}
 	if cap(pc.wbuf) > maxKeptWriteBuf {
 		pc.wbuf = nil
 	}
 	if err != nil {
 		pc.shut()
+		if n == 0 {
+			return nil, &NotSentError{Err: ctxErr(ctx, err)}
+		}
 		return nil, ctxErr(ctx, err)
 	}
 	resp, err := pc.readResponse(req, gz, closeAfter)
@@ -229,6 +233,22 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, ctxErr(ctx, err)
 	}
 	return resp, nil
+}
+
+// NotSentError is a failure that happened before any byte of the request
+// was written to a connection: the server cannot have seen the request, so
+// sending it again cannot apply it twice. Its text is Err's.
+type NotSentError struct{ Err error }
+
+func (e *NotSentError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the failure.
+func (e *NotSentError) Unwrap() error { return e.Err }
+
+// NotSent reports whether err, or an error it wraps, is a *NotSentError.
+func NotSent(err error) bool {
+	var e *NotSentError
+	return errors.As(err, &e)
 }
 
 // ctxErr reports a failure caused by the context's end as the context's

@@ -17,8 +17,9 @@ import (
 
 	goccy "github.com/goccy/go-json"
 
-	_ "github.com/gohrana/libsql" // registers the "libsql" driver and both codecs
+	_ "github.com/gohrana/libsql" // registers the "libsql" driver and codec=direct
 	"github.com/gohrana/libsql/codec"
+	_ "github.com/gohrana/libsql/codec/gojson" // registers codec=gojson
 	"github.com/gohrana/libsql/internal/fixture"
 )
 

@@ -12,6 +12,7 @@ import (
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/bench/e2e/internal/ceiling"
 	"github.com/gohrana/libsql/bench/e2e/internal/worker"
+	_ "github.com/gohrana/libsql/codec/gojson" // registers codec=gojson
 )
 
 func main() {

@@ -1,0 +1,198 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+// Conn runs typed Hrana operations on one Stream: the server-side state of
+// one database/sql connection. It is not safe for concurrent use.
+//
+// Outside Hold every operation is a unit of work of its own (over HTTP:
+// one request on a fresh stream, closed with it). Between Hold and Release
+// the stream, and the transaction it holds, lasts from one operation to the
+// next; the first operation after Release ends it.
+type Conn struct {
+	s    Stream
+	held bool
+	reqs []codec.StreamRequest
+}
+
+// NewConn returns a Conn on s.
+func NewConn(s Stream) *Conn { return &Conn{s: s} }
+
+// Hold keeps the server stream open across operations until Release.
+func (c *Conn) Hold() { c.held = true }
+
+// Release ends Hold: the next operation is the last on the stream (over
+// HTTP it carries the stream's close).
+func (c *Conn) Release() { c.held = false }
+
+// Held reports whether the Conn is between Hold and Release.
+func (c *Conn) Held() bool { return c.held }
+
+// StreamOpen reports whether the server holds a stream for the Conn.
+func (c *Conn) StreamOpen() bool { return c.s.Open() }
+
+// Reset abandons the server stream, closing it if it is open (which rolls
+// back a transaction on it). Hold is unchanged: the next operation opens a
+// new stream.
+func (c *Conn) Reset() { c.s.Reset() }
+
+// send sends c.reqs into a new Result, released on failure.
+func (c *Conn) send(ctx context.Context) (*Result, error) {
+	res := NewResult()
+	if err := c.s.Send(ctx, c.reqs, !c.held, res); err != nil {
+		res.Release()
+		return nil, c.failed(err)
+	}
+	if len(res.resp.Results) < len(c.reqs) {
+		res.Release()
+		return nil, &Error{Message: fmt.Sprintf("server sent %d results for %d requests", len(res.resp.Results), len(c.reqs))}
+	}
+	return res, nil
+}
+
+// failed finishes a transport failure: BadConn (retry on another
+// connection) only holds where no server state can be lost with this one.
+func (c *Conn) failed(err error) error {
+	var e *Error
+	if errors.As(err, &e) && e.BadConn && c.held {
+		cp := *e
+		cp.BadConn = false
+		return &cp
+	}
+	return err
+}
+
+// first returns the first result of res, checked to be an OK response of
+// type t; on failure res is released.
+func first(res *Result, t codec.RequestType) (*codec.StreamResponse, error) {
+	r := &res.resp.Results[0]
+	if !r.OK {
+		err := StmtError(&r.Error)
+		res.Release()
+		return nil, err
+	}
+	if r.Response.Type != t {
+		err := &Error{Message: "server answered " + t.String() + " with " + r.Response.Type.String()}
+		res.Release()
+		return nil, err
+	}
+	return &r.Response, nil
+}
+
+// Execute runs one statement. The result is res.Stmt(); release it when done.
+// A statement error is an *Error with the server's code.
+func (c *Conn) Execute(ctx context.Context, st *codec.Stmt) (*Result, error) {
+	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestExecute, Stmt: *st})
+	res, err := c.send(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := first(res, codec.RequestExecute); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// Batch runs a batch. The outcome of each step is in res.Batch().Steps,
+// checked to have one entry per step; release the result when done. An
+// error means the batch was refused as a whole (sqld compiles every step
+// before running any, so then none ran).
+func (c *Conn) Batch(ctx context.Context, steps []codec.BatchStep) (*Result, error) {
+	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{Steps: steps}})
+	res, err := c.send(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := first(res, codec.RequestBatch)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(resp.Batch.Steps); n != len(steps) {
+		res.Release()
+		return nil, &Error{Message: fmt.Sprintf("server answered a %d-step batch with %d results", len(steps), n)}
+	}
+	return res, nil
+}
+
+// Sequence runs a script of several statements, stopping at the first
+// error.
+func (c *Conn) Sequence(ctx context.Context, sql string) error {
+	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestSequence, SQL: sql})
+	res, err := c.send(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := first(res, codec.RequestSequence); err != nil {
+		return err
+	}
+	res.Release()
+	return nil
+}
+
+// Describe asks the server about a statement without running it.
+func (c *Conn) Describe(ctx context.Context, sql string) (codec.DescribeResult, error) {
+	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestDescribe, SQL: sql})
+	res, err := c.send(ctx)
+	if err != nil {
+		return codec.DescribeResult{}, err
+	}
+	resp, err := first(res, codec.RequestDescribe)
+	if err != nil {
+		return codec.DescribeResult{}, err
+	}
+	d := resp.Describe
+	d.Params, d.Cols = slices.Clone(d.Params), slices.Clone(d.Cols)
+	res.Release()
+	return d, nil
+}
+
+// GetAutocommit reports whether the stream is outside a transaction
+// (Hrana 3 only).
+func (c *Conn) GetAutocommit(ctx context.Context) (bool, error) {
+	if v, err := c.s.Version(ctx); err != nil {
+		return false, c.failed(err)
+	} else if v < 3 {
+		return false, &Error{Safe: true, Message: "the server speaks Hrana 2, which has no get_autocommit"}
+	}
+	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestGetAutocommit})
+	res, err := c.send(ctx)
+	if err != nil {
+		return false, err
+	}
+	resp, err := first(res, codec.RequestGetAutocommit)
+	if err != nil {
+		return false, err
+	}
+	auto := resp.IsAutocommit
+	res.Release()
+	return auto, nil
+}
+
+// OpenCursor runs the steps through a cursor, whose entries arrive as the
+// server produces them. Outside Hold the cursor's stream ends with it.
+func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (Cursor, error) {
+	cur, err := c.s.OpenCursor(ctx, &codec.Batch{Steps: steps}, !c.held)
+	if err != nil {
+		return nil, c.failed(err)
+	}
+	return cur, nil
+}
+
+// Ping checks that the server answers and accepts the credentials: an
+// empty request (over HTTP, outside Hold, just a close).
+func (c *Conn) Ping(ctx context.Context) error {
+	c.reqs = c.reqs[:0]
+	res, err := c.send(ctx)
+	if err != nil {
+		return err
+	}
+	res.Release()
+	return nil
+}

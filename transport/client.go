@@ -1,0 +1,215 @@
+// Package transport carries Hrana stream requests to libsql-server over
+// HTTP: POST /v3/pipeline (or /v2/pipeline on servers without Hrana 3) and
+// POST /v3/cursor. It implements session.Transport and session.Stream; the
+// driver reaches it only through package session.
+//
+// A Client holds one HTTP client with its connection pool (by default the
+// lean HTTP/1.1 client of internal/h1), the auth token, the codec and the
+// protocol version found by probing the server. A Stream tracks the baton
+// and base URL of one server stream:
+//
+//	c := transport.New(transport.Options{BaseURL: "http://127.0.0.1:8080", Codec: direct.Codec})
+//	conn := session.NewConn(c.NewStream())
+//
+// Nothing here retries. Every failure is a *session.Error that says whether
+// the request certainly never left this process (Safe and BadConn), as
+// observed, not guessed: by internal/h1, which knows whether it wrote a
+// byte, or for another http.RoundTripper by whether it obtained a
+// connection (net/http/httptrace).
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/h1"
+	"github.com/gohrana/libsql/session"
+)
+
+// DefaultMaxResponseSize bounds a pipeline response body. sqld's own limit
+// is 10 MB of result data per statement; the JSON around it is larger.
+const DefaultMaxResponseSize = 64 << 20
+
+// CleanupTimeout bounds the requests that clean up after a failure (closing
+// an abandoned stream), which run without the caller's context.
+const CleanupTimeout = 10 * time.Second
+
+// Options configure a Client.
+type Options struct {
+	// BaseURL is the server's URL without the /v3/pipeline suffix, e.g.
+	// "https://db.example.com" or "http://127.0.0.1:8080/prefix".
+	BaseURL string
+	// AuthToken, if set, is sent as "Authorization: Bearer <token>".
+	AuthToken string
+	// Codec encodes requests and decodes responses.
+	Codec codec.Codec
+	// Timeout bounds each HTTP request, including reading its body (for a
+	// cursor, its first line). Zero means only the caller's context bounds it.
+	Timeout time.Duration
+	// TLSConfig, if set, is used for https connections (e.g. a custom CA).
+	TLSConfig *tls.Config
+	// MaxIdleConns is the number of idle HTTP connections kept per host.
+	MaxIdleConns int
+	// MaxResponseSize bounds a pipeline response body; 0 means
+	// DefaultMaxResponseSize.
+	MaxResponseSize int64
+	// Compress asks the server to gzip pipeline responses. It saves
+	// bandwidth on slow links and costs CPU (and, on a fast link, time) to
+	// decompress.
+	Compress bool
+	// RoundTripper, if set, replaces the Client's own transport (an
+	// internal/h1 HTTP/1.1 client; tests use this to count or fault
+	// requests). TLSConfig and MaxIdleConns are then ignored, and with
+	// Compress it is up to the RoundTripper to ask for gzip.
+	RoundTripper http.RoundTripper
+}
+
+// The Hrana versions a Client speaks.
+const (
+	V2 = 2
+	V3 = 3
+)
+
+var _ session.Transport = (*Client)(nil)
+
+// Client sends pipeline and cursor requests to one server. It is safe for
+// concurrent use.
+type Client struct {
+	base       string
+	authHeader string // "Bearer <token>" or ""
+	token      string
+	codec      codec.Codec
+	timeout    time.Duration
+	maxResp    int64
+	compress   bool
+	hc         *http.Client
+	own        *h1.Transport // nil when the caller supplied a RoundTripper
+
+	version atomic.Int32 // 0 until probed
+}
+
+// New returns a Client for the given options.
+func New(o Options) *Client {
+	c := &Client{
+		base:     strings.TrimRight(o.BaseURL, "/"),
+		codec:    o.Codec,
+		timeout:  o.Timeout,
+		maxResp:  o.MaxResponseSize,
+		compress: o.Compress,
+	}
+	if c.maxResp <= 0 {
+		c.maxResp = DefaultMaxResponseSize
+	}
+	if o.AuthToken != "" {
+		c.token = o.AuthToken
+		c.authHeader = "Bearer " + o.AuthToken
+	}
+	rt := o.RoundTripper
+	if rt == nil {
+		idle := o.MaxIdleConns
+		if idle <= 0 {
+			idle = 64
+		}
+		// A database connection should not silently go through an HTTP
+		// proxy, and sqld speaks HTTP/1.1: h1 does the exchange on the
+		// caller's goroutine, without http.Transport's per-connection
+		// goroutines and the wake-ups between them.
+		c.own = h1.New(h1.Options{
+			TLSConfig:           o.TLSConfig,
+			MaxIdleConnsPerHost: idle,
+			IdleConnTimeout:     90 * time.Second,
+			DialTimeout:         10 * time.Second,
+			KeepAlive:           30 * time.Second,
+			Compress:            o.Compress,
+		})
+		rt = c.own
+	}
+	c.hc = &http.Client{
+		Transport: rt,
+		// A redirect would resend a POST body to another place; refuse it.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	return c
+}
+
+// NewStream returns a Stream that has not been opened on the server yet;
+// its first request opens it.
+func (c *Client) NewStream() session.Stream { return c.newStream() }
+
+func (c *Client) newStream() *Stream { return &Stream{c: c} }
+
+// CloseIdle closes idle HTTP connections of the client's own transport.
+func (c *Client) CloseIdle() {
+	if c.own != nil {
+		c.own.CloseIdleConnections()
+	}
+}
+
+// Version returns the Hrana version, probing the server on first use
+// (GET /v3: 2xx means Hrana 3, 404 means fall back to Hrana 2). A failed
+// probe is not cached. Concurrent first uses probe concurrently rather than
+// queue behind one another's failures.
+func (c *Client) Version(ctx context.Context) (int, error) {
+	if v := c.version.Load(); v != 0 {
+		return int(v), nil
+	}
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v3", nil)
+	if err != nil {
+		return 0, &session.Error{Message: "probe failed", Safe: true, Err: err}
+	}
+	resp, sent, err := c.do(req)
+	if err != nil {
+		// The pipeline request itself never left either way.
+		return 0, &session.Error{Message: "probe failed", Safe: true, BadConn: !sent, Err: err}
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+	var v int32
+	switch {
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		v = V3
+	case resp.StatusCode == http.StatusNotFound:
+		v = V2
+	default:
+		return 0, &session.Error{HTTPStatus: resp.StatusCode, Safe: true,
+			Message: fmt.Sprintf("GET /v3 answered HTTP %d", resp.StatusCode)}
+	}
+	c.version.Store(v)
+	return int(v), nil
+}
+
+func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout > 0 {
+		return context.WithTimeout(ctx, c.timeout)
+	}
+	return ctx, func() {}
+}
+
+func (c *Client) setHeaders(req *http.Request) {
+	req.Header.Set("Content-Type", "application/json")
+	if !c.compress {
+		// Explicit, so that a caller's RoundTripper does not ask for gzip.
+		req.Header.Set("Accept-Encoding", "identity")
+	}
+	if c.authHeader != "" {
+		req.Header.Set("Authorization", c.authHeader)
+	}
+}
+
+// redact removes the client's own token from text the server or a proxy
+// sent back (some echo request headers in their error pages).
+func (c *Client) redact(s string) string {
+	if c.token == "" || !strings.Contains(s, c.token) {
+		return s
+	}
+	return strings.ReplaceAll(s, c.token, "[REDACTED]")
+}

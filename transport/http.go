@@ -1,0 +1,181 @@
+package transport
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync/atomic"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/h1"
+	"github.com/gohrana/libsql/session"
+)
+
+// ErrResponseTooLarge is returned (wrapped) for a body over the limit.
+var ErrResponseTooLarge = errors.New("response body too large")
+
+// do sends req and reports whether it may have left this process: with
+// h1, unless h1 says nothing was written; with another RoundTripper, once
+// it obtained a connection.
+func (c *Client) do(req *http.Request) (resp *http.Response, sent bool, err error) {
+	if c.own != nil {
+		resp, err = c.hc.Do(req)
+		if err != nil {
+			return nil, !h1.NotSent(err), unwrapURLError(err)
+		}
+		return resp, true, nil
+	}
+	var gotConn atomic.Bool
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { gotConn.Store(true) }}
+	resp, err = c.hc.Do(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	if err != nil {
+		return nil, gotConn.Load(), unwrapURLError(err)
+	}
+	return resp, true, nil
+}
+
+// sendFailed is the error for a request that got no response.
+func sendFailed(sent bool, err error) *session.Error {
+	return &session.Error{Message: "request failed", Safe: !sent, BadConn: !sent, Err: err}
+}
+
+// readFailed is the error for a response that could not be read.
+func readFailed(err error) *session.Error {
+	return &session.Error{Message: "read failed", Err: err}
+}
+
+// post sends one request and reads a 2xx body into *body; anything else
+// becomes a *session.Error. answered reports whether a response arrived
+// (the server then acted on the request and its baton).
+func (c *Client) post(ctx context.Context, endpoint string, payload []byte, body *[]byte) (answered bool, err error) {
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(payload))
+	if err != nil {
+		return false, sendFailed(false, err)
+	}
+	c.setHeaders(req)
+	resp, sent, err := c.do(req)
+	if err != nil {
+		return false, sendFailed(sent, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return true, c.statusError(resp)
+	}
+	if resp.ContentLength > c.maxResp {
+		return true, readFailed(fmt.Errorf("%w: the server announced %d bytes, over the limit of %d",
+			ErrResponseTooLarge, resp.ContentLength, c.maxResp))
+	}
+	if n := resp.ContentLength; n > 0 && int64(cap(*body)) <= n {
+		// One allocation of the right size; +1 leaves room to see EOF.
+		*body = make([]byte, 0, n+1)
+	}
+	*body, err = readLimited((*body)[:0], resp.Body, c.maxResp)
+	if err != nil {
+		return true, readFailed(err)
+	}
+	return true, nil
+}
+
+// readLimited appends r to dst, failing once more than limit bytes arrive.
+// When dst's capacity runs out it reads into fixed-size blocks and joins
+// them at the end: a body the limit rejects then costs the limit, not the
+// chain of ever larger copies that growing one slice leaves behind.
+func readLimited(dst []byte, r io.Reader, limit int64) ([]byte, error) {
+	var blocks blockBuffer
+	buf := dst
+	total := int64(len(dst))
+	for {
+		if len(buf) == cap(buf) {
+			blocks.add(buf)
+			buf = make([]byte, 0, blockSize)
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		total += int64(n)
+		if total > limit {
+			return dst[:0], fmt.Errorf("%w: over %d bytes", ErrResponseTooLarge, limit)
+		}
+		if err == io.EOF {
+			if blocks.len() == 0 {
+				return buf, nil
+			}
+			blocks.add(buf)
+			return blocks.join(), nil
+		}
+		if err != nil {
+			return dst[:0], err
+		}
+	}
+}
+
+// blockSize is the unit in which large bodies and lines are collected.
+const blockSize = 1 << 20
+
+// blockBuffer collects bytes in separate blocks, joined once at the end.
+type blockBuffer struct {
+	blocks [][]byte
+	n      int
+}
+
+func (b *blockBuffer) add(p []byte) {
+	if len(p) > 0 {
+		b.blocks = append(b.blocks, p)
+		b.n += len(p)
+	}
+}
+
+func (b *blockBuffer) len() int { return b.n }
+
+// join returns the bytes in one new slice of exactly their length.
+func (b *blockBuffer) join() []byte {
+	out := make([]byte, 0, b.n)
+	for _, p := range b.blocks {
+		out = append(out, p...)
+	}
+	*b = blockBuffer{}
+	return out
+}
+
+// statusError turns a non-2xx response into a *session.Error, decoding the
+// three body shapes sqld uses: text/plain, {"message","code"} and
+// {"error"}.
+func (c *Client) statusError(resp *http.Response) error {
+	raw, _ := readLimited(nil, resp.Body, 64<<10)
+	e := &session.Error{HTTPStatus: resp.StatusCode}
+	ct := resp.Header.Get("Content-Type")
+	var he codec.Error
+	switch {
+	case strings.HasPrefix(ct, "application/json") && c.codec.DecodeError(raw, &he) == nil && he.Message != "":
+		e.Code, e.Message = he.Code, he.Message
+	case strings.HasPrefix(ct, "text/plain") && len(raw) > 0:
+		e.Message = strings.TrimSpace(string(raw))
+	default:
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	e.Message, e.Code = c.redact(e.Message), c.redact(e.Code)
+	if len(e.Message) > 1024 {
+		e.Message = e.Message[:1024] + "..."
+	}
+	// sqld refuses with 429 before running anything; a proxy might send
+	// 503 after forwarding the request, so only 429 counts as no effect.
+	e.Safe = resp.StatusCode == http.StatusTooManyRequests
+	return e
+}
+
+// unwrapURLError drops *url.Error, whose text repeats the URL; the caller's
+// message says what failed.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

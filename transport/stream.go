@@ -1,0 +1,125 @@
+package transport
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/session"
+)
+
+var _ session.Stream = (*Stream)(nil)
+
+// Stream is the client side of one server stream over HTTP: its baton and
+// base URL. It is not safe for concurrent use; Hrana requires requests on
+// a stream to be serial anyway.
+type Stream struct {
+	c       *Client
+	baton   string
+	baseURL string
+	reqs    []codec.StreamRequest // the requests plus a close, for Send with end
+	reqBuf  []byte
+}
+
+// closeRequest ends a stream.
+var closeRequest = codec.StreamRequest{Type: codec.RequestClose}
+
+// Open reports whether the server holds a stream for s (it has a baton).
+func (s *Stream) Open() bool { return s.baton != "" }
+
+// Version returns the client's Hrana version, probing the server if needed.
+func (s *Stream) Version(ctx context.Context) (int, error) { return s.c.Version(ctx) }
+
+// forget drops the stream's baton without telling the server, after a
+// failure that killed it or a close.
+func (s *Stream) forget() {
+	s.baton = ""
+	s.baseURL = ""
+}
+
+// Send sends the requests as one pipeline on the stream and decodes the
+// response into res. With end a close is appended, and the stream is
+// forgotten afterwards whatever happened (a stream still open after a
+// failure is closed first, so that no transaction is left holding its
+// lock until it expires).
+//
+// On success the stream takes the new baton. After an HTTP error status the
+// server has dropped the stream, so s forgets it; after a failure with no
+// response s keeps the baton it sent, which is still current if the request
+// never reached the server, so that Reset can close the stream.
+func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool, res *session.Result) error {
+	if end {
+		s.reqs = append(append(s.reqs[:0], reqs...), closeRequest)
+		reqs = s.reqs
+	}
+	err := s.pipeline(ctx, reqs, res)
+	if end {
+		if err != nil {
+			s.Reset()
+		}
+		s.forget()
+		clear(s.reqs) // drop references to the caller's statements
+	}
+	return err
+}
+
+func (s *Stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *session.Result) error {
+	c := s.c
+	v, err := c.Version(ctx)
+	if err != nil {
+		return err
+	}
+	s.reqBuf, err = c.codec.AppendPipelineRequest(s.reqBuf[:0], &codec.PipelineRequest{Baton: s.baton, Requests: reqs})
+	if err != nil {
+		return err
+	}
+	endpoint := s.endpoint("/v3/pipeline")
+	if v == V2 {
+		endpoint = s.endpoint("/v2/pipeline")
+	}
+	if answered, err := c.post(ctx, endpoint, s.reqBuf, res.Body()); err != nil {
+		if answered {
+			s.forget()
+		}
+		return err
+	}
+	resp := res.Response()
+	if err := c.codec.DecodePipelineResponse(*res.Body(), resp); err != nil {
+		s.forget()
+		return &session.Error{Message: "decode failed", Err: err}
+	}
+	if len(resp.Results) != len(reqs) {
+		s.forget()
+		return &session.Error{Message: fmt.Sprintf("server sent %d results for %d requests", len(resp.Results), len(reqs))}
+	}
+	s.baton = resp.Baton
+	s.baseURL = resp.BaseURL
+	if s.baton == "" {
+		s.baseURL = ""
+	}
+	return nil
+}
+
+// Reset closes the server stream if it is open, ignoring failures (an
+// unclosed stream expires on its own within seconds), and forgets it.
+func (s *Stream) Reset() {
+	if !s.Open() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), CleanupTimeout)
+	defer cancel()
+	res := session.NewResult()
+	_ = s.pipeline(ctx, []codec.StreamRequest{closeRequest}, res)
+	res.Release()
+	s.forget()
+}
+
+// endpoint returns the URL of path ("/v3/pipeline") for the stream: under
+// the base_url the server gave it, or the client's base URL.
+func (s *Stream) endpoint(path string) string {
+	if s.baseURL != "" {
+		return strings.TrimRight(s.baseURL, "/") + path
+	}
+	return s.c.base + path
+}
