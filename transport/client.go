@@ -64,6 +64,9 @@ type Options struct {
 	// bandwidth on slow links and costs CPU (and, on a fast link, time) to
 	// decompress.
 	Compress bool
+	// CursorKeepAlive is how often a cursor touches its stream while its
+	// body is read; 0 means KeepAliveInterval.
+	CursorKeepAlive time.Duration
 	// RoundTripper, if set, replaces the Client's own transport (an
 	// internal/h1 HTTP/1.1 client; tests use this to count or fault
 	// requests). TLSConfig and MaxIdleConns are then ignored, and with
@@ -89,6 +92,7 @@ type Client struct {
 	timeout    time.Duration
 	maxResp    int64
 	compress   bool
+	keepAlive  time.Duration
 	hc         *http.Client
 	own        *h1.Transport // nil when the caller supplied a RoundTripper
 
@@ -98,11 +102,15 @@ type Client struct {
 // New returns a Client for the given options.
 func New(o Options) *Client {
 	c := &Client{
-		base:     strings.TrimRight(o.BaseURL, "/"),
-		codec:    o.Codec,
-		timeout:  o.Timeout,
-		maxResp:  o.MaxResponseSize,
-		compress: o.Compress,
+		base:      strings.TrimRight(o.BaseURL, "/"),
+		codec:     o.Codec,
+		timeout:   o.Timeout,
+		maxResp:   o.MaxResponseSize,
+		compress:  o.Compress,
+		keepAlive: o.CursorKeepAlive,
+	}
+	if c.keepAlive <= 0 {
+		c.keepAlive = KeepAliveInterval
 	}
 	if c.maxResp <= 0 {
 		c.maxResp = DefaultMaxResponseSize

@@ -266,7 +266,7 @@ func (cur *Cursor) Close() error {
 // disturb the rows still being produced.
 func (cur *Cursor) keepAlive() {
 	defer close(cur.stopped)
-	t := time.NewTicker(KeepAliveInterval)
+	t := time.NewTicker(cur.s.c.keepAlive)
 	defer t.Stop()
 	var resp codec.PipelineResponse
 	for {
