@@ -1,0 +1,212 @@
+package session_test
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"testing"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/session"
+)
+
+// fakeStream answers each Send with the next scripted response.
+type fakeStream struct {
+	t       *testing.T
+	answers []func(reqs []codec.StreamRequest, res *session.Result) error
+	ends    []bool
+	version int
+	open    bool
+	resets  int
+}
+
+func (f *fakeStream) Send(_ context.Context, reqs []codec.StreamRequest, end bool, res *session.Result) error {
+	if len(f.answers) == 0 {
+		f.t.Fatalf("unexpected Send of %v", reqs)
+	}
+	a := f.answers[0]
+	f.answers = f.answers[1:]
+	f.ends = append(f.ends, end)
+	return a(reqs, res)
+}
+
+func (f *fakeStream) OpenCursor(context.Context, *codec.Batch, bool) (session.Cursor, error) {
+	return nil, &session.Error{Message: "request failed", Safe: true, BadConn: true}
+}
+func (f *fakeStream) Open() bool                           { return f.open }
+func (f *fakeStream) Reset()                               { f.resets++; f.open = false }
+func (f *fakeStream) Version(context.Context) (int, error) { return f.version, nil }
+
+// ok answers with one OK result per request, of the request's type, after
+// fill adjusts them.
+func ok(fill func(rs []codec.StreamResult)) func([]codec.StreamRequest, *session.Result) error {
+	return func(reqs []codec.StreamRequest, res *session.Result) error {
+		resp := res.Response()
+		resp.Results = resp.Results[:0]
+		for _, r := range reqs {
+			resp.Results = append(resp.Results, codec.StreamResult{OK: true, Response: codec.StreamResponse{Type: r.Type}})
+		}
+		if fill != nil {
+			fill(resp.Results)
+		}
+		return nil
+	}
+}
+
+func fail(err error) func([]codec.StreamRequest, *session.Result) error {
+	return func([]codec.StreamRequest, *session.Result) error { return err }
+}
+
+func newConn(t *testing.T, answers ...func([]codec.StreamRequest, *session.Result) error) (*session.Conn, *fakeStream) {
+	f := &fakeStream{t: t, answers: answers, version: 3}
+	return session.NewConn(f), f
+}
+
+func TestExecute(t *testing.T) {
+	c, f := newConn(t, ok(func(rs []codec.StreamResult) { rs[0].Response.Result.AffectedRowCount = 3 }))
+	res, err := c.Execute(context.Background(), &codec.Stmt{SQL: "UPDATE t SET a = 1"})
+	if err != nil || res.Stmt().AffectedRowCount != 3 {
+		t.Fatalf("%v", err)
+	}
+	res.Release()
+	if !f.ends[0] {
+		t.Fatal("an operation outside Hold must end its unit of work")
+	}
+}
+
+func TestOperationErrors(t *testing.T) {
+	stmtErr := func(reqs []codec.StreamRequest, res *session.Result) error {
+		res.Response().Results = append(res.Response().Results[:0], codec.StreamResult{Error: codec.Error{Code: "SQLITE_CONSTRAINT", Message: "UNIQUE constraint failed: t.a"}})
+		return nil
+	}
+	wrongType := func(reqs []codec.StreamRequest, res *session.Result) error {
+		res.Response().Results = append(res.Response().Results[:0], codec.StreamResult{OK: true, Response: codec.StreamResponse{Type: codec.RequestClose}})
+		return nil
+	}
+	none := func(reqs []codec.StreamRequest, res *session.Result) error {
+		res.Response().Results = res.Response().Results[:0]
+		return nil
+	}
+	ops := map[string]func(c *session.Conn) error{
+		"execute": func(c *session.Conn) error {
+			_, err := c.Execute(context.Background(), &codec.Stmt{SQL: "x"})
+			return err
+		},
+		"batch": func(c *session.Conn) error {
+			_, err := c.Batch(context.Background(), []codec.BatchStep{{}})
+			return err
+		},
+		"sequence": func(c *session.Conn) error { return c.Sequence(context.Background(), "x; y") },
+		"describe": func(c *session.Conn) error { _, err := c.Describe(context.Background(), "x"); return err },
+		"autocommit": func(c *session.Conn) error {
+			_, err := c.GetAutocommit(context.Background())
+			return err
+		},
+	}
+	for name, op := range ops {
+		t.Run(name, func(t *testing.T) {
+			c, _ := newConn(t, stmtErr, wrongType, none)
+			err := op(c)
+			if !errors.Is(err, session.ErrConstraint) || !session.IsStatementError(err) {
+				t.Fatalf("statement error: %v", err)
+			}
+			if err := op(c); err == nil || session.IsStatementError(err) {
+				t.Fatalf("wrong response type: %v", err)
+			}
+			if err := op(c); err == nil || session.IsStatementError(err) {
+				t.Fatalf("missing result: %v", err)
+			}
+		})
+	}
+}
+
+func TestBatchStepCount(t *testing.T) {
+	c, _ := newConn(t, ok(func(rs []codec.StreamResult) {
+		rs[0].Response.Batch.Steps = make([]codec.StepOutcome, 1)
+	}), ok(func(rs []codec.StreamResult) {
+		rs[0].Response.Batch.Steps = []codec.StepOutcome{{Status: codec.StepOK}, {Status: codec.StepOK, Result: codec.StmtResult{LastInsertRowID: 9}}}
+	}))
+	steps := make([]codec.BatchStep, 2)
+	if _, err := c.Batch(context.Background(), steps); err == nil {
+		t.Fatal("a batch answered with the wrong number of steps")
+	}
+	res, err := c.Batch(context.Background(), steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.UseStep(1)
+	if res.Stmt().LastInsertRowID != 9 {
+		t.Fatal("UseStep does not select the step")
+	}
+	res.Release()
+}
+
+// TestHoldClearsBadConn: a request that never left is BadConn outside
+// Hold, and not inside it, where the stream holds a transaction.
+func TestHoldClearsBadConn(t *testing.T) {
+	unsent := &session.Error{Message: "request failed", Safe: true, BadConn: true}
+	c, f := newConn(t, fail(unsent), fail(unsent), ok(nil))
+	if err := c.Ping(context.Background()); !errors.Is(err, driver.ErrBadConn) {
+		t.Fatalf("outside Hold: %v", err)
+	}
+	c.Hold()
+	if !c.Held() {
+		t.Fatal("Held")
+	}
+	err := c.Ping(context.Background())
+	if errors.Is(err, driver.ErrBadConn) || !session.IsSafe(err) {
+		t.Fatalf("inside Hold: %v", err)
+	}
+	if unsent.BadConn != true {
+		t.Fatal("the transport's error was changed in place")
+	}
+	if _, err := c.OpenCursor(context.Background(), nil); errors.Is(err, driver.ErrBadConn) {
+		t.Fatalf("cursor inside Hold: %v", err)
+	}
+	c.Release()
+	if _, err := c.OpenCursor(context.Background(), nil); !errors.Is(err, driver.ErrBadConn) {
+		t.Fatalf("cursor outside Hold: %v", err)
+	}
+	if err := c.Ping(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if f.ends[1] || !f.ends[2] {
+		t.Fatalf("ends %v", f.ends)
+	}
+	f.open = true
+	if !c.StreamOpen() {
+		t.Fatal("StreamOpen")
+	}
+	c.Reset()
+	if f.resets != 1 || c.StreamOpen() {
+		t.Fatal("Reset")
+	}
+}
+
+func TestDescribeCopies(t *testing.T) {
+	c, _ := newConn(t, ok(func(rs []codec.StreamResult) {
+		rs[0].Response.Describe = codec.DescribeResult{IsReadonly: true, Cols: []codec.Col{{Name: "a"}}}
+	}))
+	d, err := c.Describe(context.Background(), "SELECT a FROM t")
+	if err != nil || !d.IsReadonly || len(d.Cols) != 1 {
+		t.Fatalf("%+v %v", d, err)
+	}
+}
+
+func TestGetAutocommit(t *testing.T) {
+	c, f := newConn(t, ok(func(rs []codec.StreamResult) { rs[0].Response.IsAutocommit = true }))
+	if auto, err := c.GetAutocommit(context.Background()); err != nil || !auto {
+		t.Fatalf("%v %v", auto, err)
+	}
+	f.version = 2
+	if _, err := c.GetAutocommit(context.Background()); err == nil || !session.IsSafe(err) {
+		t.Fatalf("Hrana 2: %v", err)
+	}
+}
+
+func TestSequence(t *testing.T) {
+	c, _ := newConn(t, ok(nil))
+	if err := c.Sequence(context.Background(), "CREATE TABLE a(x); CREATE TABLE b(y)"); err != nil {
+		t.Fatal(err)
+	}
+}
