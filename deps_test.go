@@ -1,0 +1,25 @@
+package libsql
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestDriverLinksNoBaselineCodec: a program that imports only the driver
+// must not link the gojson codec or goccy/go-json (they are for
+// codec=gojson, once its package is imported).
+func TestDriverLinksNoBaselineCodec(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.Contains(p, "goccy") || strings.HasSuffix(p, "/codec/gojson") {
+			t.Errorf("the driver package depends on %s", p)
+		}
+	}
+}
