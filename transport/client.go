@@ -13,9 +13,9 @@
 //
 // Nothing here retries. Every failure is a *session.Error that says whether
 // the request certainly never left this process (Safe and BadConn), as
-// observed, not guessed: by internal/h1, which knows whether it wrote a
-// byte, or for another http.RoundTripper by whether it obtained a
-// connection (net/http/httptrace).
+// observed, not guessed from error types: a request for which the
+// RoundTripper never obtained a connection (net/http/httptrace's GotConn,
+// which internal/h1 calls as soon as it has a TCP connection) never left.
 package transport
 
 import (
@@ -177,7 +177,7 @@ func (c *Client) Version(ctx context.Context) (int, error) {
 	resp, sent, err := c.do(req)
 	if err != nil {
 		// The pipeline request itself never left either way.
-		return 0, &session.Error{Message: "probe failed", Safe: true, BadConn: !sent, Err: err}
+		return 0, &session.Error{Message: "probe failed", Safe: true, BadConn: !sent && !isContextErr(err), Err: err}
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))

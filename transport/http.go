@@ -13,24 +13,16 @@ import (
 	"sync/atomic"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/internal/h1"
 	"github.com/gohrana/libsql/session"
 )
 
 // ErrResponseTooLarge is returned (wrapped) for a body over the limit.
 var ErrResponseTooLarge = errors.New("response body too large")
 
-// do sends req and reports whether it may have left this process: with
-// h1, unless h1 says nothing was written; with another RoundTripper, once
-// it obtained a connection.
+// do sends req and reports whether it may have left this process: once
+// the RoundTripper obtained a connection for it (httptrace's GotConn,
+// which internal/h1 calls as soon as a TCP connection exists).
 func (c *Client) do(req *http.Request) (resp *http.Response, sent bool, err error) {
-	if c.own != nil {
-		resp, err = c.hc.Do(req)
-		if err != nil {
-			return nil, !h1.NotSent(err), unwrapURLError(err)
-		}
-		return resp, true, nil
-	}
 	var gotConn atomic.Bool
 	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { gotConn.Store(true) }}
 	resp, err = c.hc.Do(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
@@ -40,9 +32,15 @@ func (c *Client) do(req *http.Request) (resp *http.Response, sent bool, err erro
 	return resp, true, nil
 }
 
-// sendFailed is the error for a request that got no response.
+// sendFailed is the error for a request that got no response. One that
+// never left is safe to repeat, and database/sql may repeat it on another
+// connection (BadConn) unless the caller's context is what stopped it.
 func sendFailed(sent bool, err error) *session.Error {
-	return &session.Error{Message: "request failed", Safe: !sent, BadConn: !sent, Err: err}
+	return &session.Error{Message: "request failed", Safe: !sent, BadConn: !sent && !isContextErr(err), Err: err}
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // readFailed is the error for a response that could not be read.

@@ -24,8 +24,9 @@
 // with a Content-Length, chunked or close-delimited body, transparent gzip
 // like http.Transport's (when Options.Compress is set and the caller did not
 // set Accept-Encoding), cancellation through the request's context at every
-// step, and one retry on a fresh connection when writing to a reused idle
-// connection failed before a single byte was written.
+// step, one retry on a fresh connection when writing to a reused idle
+// connection failed before a single byte was written, and the GotConn hook
+// of net/http/httptrace (see dialConn for when it is called).
 //
 // What it does not do: proxies (the environment's proxy settings are
 // ignored, as the driver wants), HTTP/2, redirects (http.Client handles
@@ -43,6 +44,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strings"
 	"sync"
@@ -176,55 +178,54 @@ func malformed(detail string) error { return &ProtocolError{Err: ErrMalformed, D
 
 // RoundTrip sends the request and reads the response's status and headers;
 // the body is read through resp.Body. See the package documentation for
-// what is supported. A failure before any byte of the request was written
-// is a *NotSentError.
+// what is supported.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	key, err := requestKey(req)
 	if err != nil {
 		closeReqBody(req)
-		return nil, &NotSentError{Err: err}
+		return nil, err
 	}
 	ctx := req.Context()
 	if err := ctx.Err(); err != nil {
 		closeReqBody(req)
-		return nil, &NotSentError{Err: err}
+		return nil, err
 	}
+	trace := httptrace.ContextClientTrace(ctx)
 	pc := t.getIdle(key)
 	if pc == nil {
-		if pc, err = t.dialConn(ctx, key, req.URL.Hostname()); err != nil {
+		if pc, err = t.dialConn(ctx, key, req.URL.Hostname(), trace); err != nil {
 			closeReqBody(req)
-			return nil, &NotSentError{Err: err}
+			return nil, err
 		}
+	} else if trace != nil && trace.GotConn != nil {
+		trace.GotConn(httptrace.GotConnInfo{Conn: pc.c, Reused: true, WasIdle: true, IdleTime: time.Since(pc.idleAt)})
 	}
 	gz, closeAfter, err := pc.encodeRequest(req, t.opts.Compress)
 	if err != nil {
 		t.putIdle(pc) // nothing was written
-		return nil, &NotSentError{Err: err}
+		return nil, err
 	}
 	pc.watch(ctx)
 	n, err := pc.c.Write(pc.wbuf)
 	if err != nil && n == 0 && pc.reused && ctx.Err() == nil {
 		// A reused connection the server had already closed (or reset):
 		// nothing reached it, so the request may go on a fresh one.
-		fresh, derr := t.dialConn(ctx, key, req.URL.Hostname())
+		fresh, derr := t.dialConn(ctx, key, req.URL.Hostname(), trace)
 		if derr != nil {
 			pc.shut()
-			return nil, &NotSentError{Err: derr}
+			return nil, derr
 		}
 		fresh.wbuf, pc.wbuf = pc.wbuf, nil
 		pc.shut()
 		pc = fresh
 		pc.watch(ctx)
-		n, err = pc.c.Write(pc.wbuf)
+		_, err = pc.c.Write(pc.wbuf)
 	}
 	if cap(pc.wbuf) > maxKeptWriteBuf {
 		pc.wbuf = nil
 	}
 	if err != nil {
 		pc.shut()
-		if n == 0 {
-			return nil, &NotSentError{Err: ctxErr(ctx, err)}
-		}
 		return nil, ctxErr(ctx, err)
 	}
 	resp, err := pc.readResponse(req, gz, closeAfter)
@@ -233,22 +234,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, ctxErr(ctx, err)
 	}
 	return resp, nil
-}
-
-// NotSentError is a failure that happened before any byte of the request
-// was written to a connection: the server cannot have seen the request, so
-// sending it again cannot apply it twice. Its text is Err's.
-type NotSentError struct{ Err error }
-
-func (e *NotSentError) Error() string { return e.Err.Error() }
-
-// Unwrap returns the failure.
-func (e *NotSentError) Unwrap() error { return e.Err }
-
-// NotSent reports whether err, or an error it wraps, is a *NotSentError.
-func NotSent(err error) bool {
-	var e *NotSentError
-	return errors.As(err, &e)
 }
 
 // ctxErr reports a failure caused by the context's end as the context's
@@ -293,8 +278,13 @@ func requestKey(req *http.Request) (poolKey, error) {
 	return key, nil
 }
 
-// dialConn opens a new connection for key, with TLS for https.
-func (t *Transport) dialConn(ctx context.Context, key poolKey, host string) (*conn, error) {
+// dialConn opens a new connection for key, with TLS for https. Of trace it
+// calls GotConn as soon as the TCP connection exists, before the TLS
+// handshake (unlike net/http, which calls it after): a caller that takes
+// GotConn to mean "the request may have left" is then never told a request
+// certainly stayed home when it reached a server, even one that is not
+// what it seems.
+func (t *Transport) dialConn(ctx context.Context, key poolKey, host string, trace *httptrace.ClientTrace) (*conn, error) {
 	raw, err := t.dial(ctx, "tcp", key.addr)
 	if err != nil {
 		// A dial cut short by the context's deadline fails as an i/o
@@ -315,6 +305,9 @@ func (t *Transport) dialConn(ctx context.Context, key poolKey, host string) (*co
 		return nil, err
 	}
 	pc := &conn{t: t, key: key, raw: raw, c: raw}
+	if trace != nil && trace.GotConn != nil {
+		trace.GotConn(httptrace.GotConnInfo{Conn: raw})
+	}
 	if key.https {
 		tc := tls.Client(raw, t.tlsConfig(key, host))
 		hctx, cancel := context.WithTimeout(ctx, t.opts.DialTimeout)
