@@ -48,49 +48,6 @@ func (jsonCodec) DecodeCursorHeader(line []byte, h *codec.CursorHeader) error {
 
 // ---- cursor entries ----
 
-// The members of a cursor entry, as bit positions.
-const (
-	fStep = iota
-	fCols
-	fRow
-	fAffected
-	fLastID
-	fError
-	fRepl
-	numEntryFields
-)
-
-// entryFields[t] has bit f set when member f belongs to entries of type t.
-var entryFields = [...]uint8{
-	codec.EntryUnknown:          0,
-	codec.EntryStepBegin:        1<<fStep | 1<<fCols,
-	codec.EntryStepEnd:          1<<fAffected | 1<<fLastID,
-	codec.EntryStepError:        1<<fStep | 1<<fError,
-	codec.EntryRow:              1 << fRow,
-	codec.EntryError:            1 << fError,
-	codec.EntryReplicationIndex: 1 << fRepl,
-}
-
-func entryField(key []byte) int {
-	switch string(key) {
-	case "step":
-		return fStep
-	case "cols":
-		return fCols
-	case "row":
-		return fRow
-	case "affected_row_count":
-		return fAffected
-	case "last_insert_rowid":
-		return fLastID
-	case "error":
-		return fError
-	case "replication_index":
-		return fRepl
-	}
-	return -1
-}
-
 // DecodeCursorEntry decodes one line of a cursor response after the header.
 // Entries of an unknown type, or without a type, decode as EntryUnknown.
 func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) error {
@@ -108,8 +65,8 @@ func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) error {
 		return err
 	}
 	typ := codec.EntryUnknown
-	var spans [numEntryFields]span
-	var done [numEntryFields]bool
+	var spans [codec.NumEntryMembers]span
+	var done [codec.NumEntryMembers]bool
 	for n := 0; ; {
 		key, ok, err := d.nextKey(&n)
 		if err != nil {
@@ -126,86 +83,88 @@ func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) error {
 			typ = codec.ParseEntryType(b)
 			continue
 		}
-		f := entryField(key)
+		m, known := codec.ParseEntryMember(key)
 		switch {
-		case f < 0:
+		case !known:
 			_, err = d.skipValue()
-		case entryFields[typ]&(1<<f) != 0:
-			spans[f] = span{start: d.pos, depth: d.depth, kind: kindObject}
-			done[f] = true
-			err = d.entryMember(e, f, oldErr)
+		case typ.Members().Has(m):
+			spans[m] = span{start: d.pos, depth: d.depth, kind: kindObject}
+			done[m] = true
+			err = d.entryMember(e, m, oldErr)
 		default:
-			done[f] = false
-			spans[f], err = d.skipValue()
+			done[m] = false
+			spans[m], err = d.skipValue()
 		}
 		if err != nil {
 			return err
 		}
 	}
-	mask := entryFields[typ]
-	for f := 0; f < numEntryFields; f++ {
+	members := typ.Members()
+	for m := range codec.NumEntryMembers {
 		switch {
-		case mask&(1<<f) != 0:
-			if !done[f] && spans[f].kind != kindNone {
-				p, dp := d.seek(spans[f])
-				err := d.entryMember(e, f, oldErr)
+		case members.Has(m):
+			if !done[m] && spans[m].kind != kindNone {
+				p, dp := d.seek(spans[m])
+				err := d.entryMember(e, m, oldErr)
 				d.restore(p, dp)
 				if err != nil {
 					return err
 				}
 			}
-		case done[f]:
-			clearEntryMember(e, f)
+		case done[m]:
+			clearEntryMember(e, m)
 		}
 	}
 	e.Type = typ
 	return d.finish()
 }
 
-// entryMember decodes member f of a cursor entry at d.pos.
-func (d *decoder) entryMember(e *codec.CursorEntry, f int, oldErr codec.Error) error {
+// entryMember decodes member m of a cursor entry at d.pos.
+func (d *decoder) entryMember(e *codec.CursorEntry, m codec.EntryMember, oldErr codec.Error) error {
 	var err error
-	switch f {
-	case fStep:
+	switch m {
+	case codec.MemberStep:
 		var v uint64
 		v, _, err = d.readUint("step", math.MaxUint32)
 		e.Step = uint32(v)
-	case fCols:
+	case codec.MemberCols:
 		err = d.cols(&e.Cols, "cols")
-	case fRow:
+	case codec.MemberRow:
 		err = d.row(&e.Row, "row")
-	case fAffected:
+	case codec.MemberAffectedRowCount:
 		e.AffectedRowCount, _, err = d.readUint("affected_row_count", math.MaxUint64)
-	case fLastID:
+	case codec.MemberLastInsertRowID:
 		e.LastInsertRowID, e.HasLastInsertRowID, err = d.readInt("last_insert_rowid")
-	case fError:
+	case codec.MemberError:
 		e.Error = codec.Error{}
 		if d.data[d.pos] == 'n' {
 			err = d.literal("null")
 		} else {
 			err = d.errorObj(&e.Error, oldErr, "error")
 		}
-	case fRepl:
+	case codec.MemberReplicationIndex:
 		e.ReplicationIndex, e.HasReplicationIndex, err = d.readUint("replication_index", math.MaxUint64)
 	}
 	return err
 }
 
-func clearEntryMember(e *codec.CursorEntry, f int) {
-	switch f {
-	case fStep:
+// clearEntryMember zeroes member m of e, decoded in place under an earlier
+// "type" that the final one overrode.
+func clearEntryMember(e *codec.CursorEntry, m codec.EntryMember) {
+	switch m {
+	case codec.MemberStep:
 		e.Step = 0
-	case fCols:
+	case codec.MemberCols:
 		e.Cols = e.Cols[:0]
-	case fRow:
+	case codec.MemberRow:
 		e.Row = e.Row[:0]
-	case fAffected:
+	case codec.MemberAffectedRowCount:
 		e.AffectedRowCount = 0
-	case fLastID:
+	case codec.MemberLastInsertRowID:
 		e.LastInsertRowID, e.HasLastInsertRowID = 0, false
-	case fError:
+	case codec.MemberError:
 		e.Error = codec.Error{}
-	case fRepl:
+	case codec.MemberReplicationIndex:
 		e.ReplicationIndex, e.HasReplicationIndex = 0, false
 	}
 }

@@ -406,7 +406,7 @@ func (d *decoder) streamResponse(r *codec.StreamResponse) error {
 			b, typPresent, err = d.readString("type")
 			typ = codec.ParseRequestType(b)
 		case "result":
-			if hasResult(typ) && d.data[d.pos] == '{' {
+			if typ.HasResult() && d.data[d.pos] == '{' {
 				res = span{start: d.pos, depth: d.depth, kind: kindObject}
 				resAs = typ
 				err = d.resultAs(r, typ)
@@ -429,7 +429,7 @@ func (d *decoder) streamResponse(r *codec.StreamResponse) error {
 	if typ == codec.RequestUnknown {
 		return errAt(objStart, "unknown response type")
 	}
-	if hasResult(typ) {
+	if typ.HasResult() {
 		switch res.kind {
 		case kindObject:
 			if resAs != typ {
@@ -468,10 +468,6 @@ func (d *decoder) streamResponse(r *codec.StreamResponse) error {
 	}
 	r.Type = typ
 	return nil
-}
-
-func hasResult(t codec.RequestType) bool {
-	return t == codec.RequestExecute || t == codec.RequestBatch || t == codec.RequestDescribe
 }
 
 // resultAs decodes the "result" object at d.pos as the result of a request

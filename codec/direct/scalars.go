@@ -4,15 +4,11 @@ package direct
 // floats, booleans) and base64 blob payloads, read at d.pos.
 
 import (
-	"bytes"
-	"encoding/base64"
 	"math"
 	"strconv"
 
 	"github.com/gohrana/libsql/codec"
 )
-
-var rawStrict = base64.RawStdEncoding.Strict()
 
 // readString reads a string or null at d.pos. The bytes point into the
 // input or, for strings with escapes, into scratch memory valid until the
@@ -182,22 +178,13 @@ func (d *decoder) blob(sp span) ([]byte, error) {
 	if len(src) == 0 {
 		return d.data[sp.start+1 : sp.start+1 : sp.start+1], nil
 	}
-	if n := len(src); src[n-1] == '=' {
-		pad := 1
-		if n >= 2 && src[n-2] == '=' {
-			pad = 2
-		}
-		if n%4 != 0 || n > pad && src[n-pad-1] == '=' {
-			return nil, errAt(sp.start, "blob value: invalid base64 padding")
-		}
-		src = src[:n-pad]
+	src, err := codec.TrimBase64(src)
+	if err != nil {
+		return nil, errAt(sp.start, "blob value: "+err.Error())
 	}
-	if bytes.IndexByte(src, '\n') >= 0 || bytes.IndexByte(src, '\r') >= 0 {
-		return nil, errAt(sp.start, "blob value: line break in base64")
-	}
-	n := rawStrict.DecodedLen(len(src))
+	n := codec.Base64.DecodedLen(len(src))
 	buf := d.alloc(n, sp.start)[:n]
-	m, err := rawStrict.Decode(buf, src)
+	m, err := codec.Base64.Decode(buf, src)
 	if err != nil {
 		return nil, &codec.DecodeError{Codec: Name, Offset: sp.start, Msg: "blob value: invalid base64", Err: err}
 	}
