@@ -1,6 +1,8 @@
 # make test   everything CI runs (.ci/run), from a fresh machine: formatting,
-#             vet, unit tests, then the integration tests against a real sqld
-#             in a container (installs and starts Docker if needed).
+#             build + vet + staticcheck of every module, a build + vet of the
+#             root module with the oldest Go it supports (compat), unit tests,
+#             then the integration tests against a real sqld in a container
+#             (installs and starts Docker if needed).
 # make demo   runs examples/quickstart against a throwaway local sqld.
 
 SHELL := bash
@@ -14,17 +16,73 @@ ITEST_TIMEOUT ?= 15m
 ITEST_ENV := LIBSQL_ITEST_IMAGE=$(IMAGE) LIBSQL_ITEST_NETWORK=host \
 	TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
 
-.PHONY: test fmt-check vet unit itest docker image demo
+.PHONY: test fmt-check build vet lint compat unit itest docker image demo
 
-test: fmt-check vet unit itest
+test: fmt-check build vet lint compat unit itest
+
+# Every module of the repository: the driver (root) and the ones with their
+# own go.mod, which the root's ./... does not reach.
+MODULES := . itest bench bench/e2e
 
 fmt-check:
 	@files=$$(gofmt -l .); \
 	if [ -n "$$files" ]; then echo "gofmt needed on:"; echo "$$files"; exit 1; fi
 
+# -o /dev/null: compile and link every package, commands included, but leave
+# no binary behind in the tree (a lone main package would otherwise be
+# written next to its go.mod).
+build:
+	@for m in $(MODULES); do echo "== go build ($$m)"; (cd $$m && go build -o /dev/null ./...); done
+
+# vet also type-checks the _test.go files, so test code that no longer
+# compiles fails here even in modules whose tests CI does not run.
 vet:
-	go vet ./...
-	cd itest && go vet ./...
+	@for m in $(MODULES); do echo "== go vet ($$m)"; (cd $$m && go vet ./...); done
+
+# staticcheck, pinned. `go run pkg@version` needs nothing but the Go module
+# proxy on a fresh machine, resolves the same dependency versions everywhere
+# (the tool's own go.mod, checked against the checksum database), leaves no
+# tools go.mod in this repository to keep in step, and from Go 1.24 on caches
+# the linked binary in the build cache, so a rerun starts it in under a second;
+# its analysis results are cached too (~/.cache/staticcheck). The build cache
+# is per user, not per clone, so CI's fresh clones reuse it as well.
+# Every module is checked before failing, so one run lists all findings.
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK := go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+lint:
+	@failed=; \
+	for m in $(MODULES); do \
+		echo "== staticcheck $(STATICCHECK_VERSION) ($$m)"; \
+		(cd $$m && $(STATICCHECK) ./...) || failed="$$failed $$m"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "staticcheck findings in:$$failed" >&2; exit 1; fi
+
+# The oldest Go the root module (the driver users import) is checked to
+# build and vet with, so that raising the floor by accident fails CI.
+# GOTOOLCHAIN=goX.Y.Z fetches that toolchain from the Go module proxy once
+# (into the module cache) and reuses it after. The check reads a copy of
+# go.mod whose go line is lowered to COMPAT_GO's language version (through
+# -modfile, so the tree is not copied and go.mod is not touched); a go.mod
+# that already says that version or less is checked as it is. Raise
+# COMPAT_GO only together with the go line users are promised.
+COMPAT_GO ?= 1.24.13
+COMPAT_LANG := $(word 1,$(subst ., ,$(COMPAT_GO))).$(word 2,$(subst ., ,$(COMPAT_GO)))
+COMPAT_MOD := .cache/compat/go.mod
+
+compat:
+	@mkdir -p $(dir $(COMPAT_MOD)); \
+	cur=$$(sed -n 's/^go //p' go.mod); \
+	if [ "$$(printf '%s\n' "$$cur" $(COMPAT_LANG) | sort -V | head -n1)" = "$$cur" ]; then \
+		cp go.mod $(COMPAT_MOD); \
+	else \
+		echo "note: go.mod says go $$cur; checking with go $(COMPAT_LANG) in a copy"; \
+		sed -e 's/^go .*/go $(COMPAT_LANG)/' -e '/^toolchain /d' go.mod > $(COMPAT_MOD); \
+	fi; \
+	cp go.sum $(COMPAT_MOD:.mod=.sum)
+	@echo "== go build + go vet (root) with go$(COMPAT_GO)"
+	GOTOOLCHAIN=go$(COMPAT_GO) go build -modfile=$(COMPAT_MOD) -o /dev/null ./...
+	GOTOOLCHAIN=go$(COMPAT_GO) go vet -modfile=$(COMPAT_MOD) ./...
 
 unit:
 	go test -race -timeout 10m ./...

@@ -59,6 +59,15 @@
 // round-trips. NaN and ±Inf floats, and text that is not valid UTF-8, are
 // rejected with an *EncodeError: JSON cannot carry them. Empty args and
 // named_args are omitted (the server refuses null there).
+//
+// # Shared tables
+//
+// The protocol facts that every codec applies the same way are written once
+// here, for codec implementations: EntryType.Members and ParseEntryMember
+// (which members each cursor entry type carries), RequestType.HasResult,
+// TrimBase64 and Base64 (blob payloads) and AppendFloat. Each codec still
+// scans JSON and parses numbers its own way, so that one codec remains an
+// independent check on another.
 package codec
 
 import (

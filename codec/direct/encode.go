@@ -1,8 +1,6 @@
 package direct
 
 import (
-	"encoding/base64"
-	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -248,12 +246,12 @@ func appendValue(dst []byte, v *codec.Value) ([]byte, error) {
 		dst = strconv.AppendInt(dst, v.Int, 10)
 		dst = append(dst, `"}`...)
 	case codec.Float:
-		f := v.Float
-		if math.IsNaN(f) || math.IsInf(f, 0) {
-			return dst, encErr("float "+strconv.FormatFloat(f, 'g', -1, 64)+" cannot be sent as JSON", nil)
-		}
+		n := len(dst)
 		dst = append(dst, `{"type":"float","value":`...)
-		dst = appendFloat(dst, f)
+		var ok bool
+		if dst, ok = codec.AppendFloat(dst, v.Float); !ok {
+			return dst[:n], encErr("float "+strconv.FormatFloat(v.Float, 'g', -1, 64)+" cannot be sent as JSON", nil)
+		}
 		dst = append(dst, '}')
 	case codec.Text:
 		if !utf8.Valid(v.Bytes) {
@@ -264,26 +262,12 @@ func appendValue(dst []byte, v *codec.Value) ([]byte, error) {
 		dst = append(dst, '}')
 	case codec.Blob:
 		dst = append(dst, `{"type":"blob","base64":"`...)
-		dst = base64.RawStdEncoding.AppendEncode(dst, v.Bytes)
+		dst = codec.Base64.AppendEncode(dst, v.Bytes)
 		dst = append(dst, `"}`...)
 	default:
 		return dst, encErr("unknown value type "+strconv.Itoa(int(v.Type)), nil)
 	}
 	return dst, nil
-}
-
-// appendFloat appends the shortest decimal form of the finite f that parses
-// back to f, as a JSON number. Integral values get a ".0" suffix, so that
-// the server sees a float literal (and -0 keeps its sign).
-func appendFloat(dst []byte, f float64) []byte {
-	n := len(dst)
-	dst = strconv.AppendFloat(dst, f, 'g', -1, 64)
-	for _, c := range dst[n:] {
-		if c == '.' || c == 'e' {
-			return dst
-		}
-	}
-	return append(dst, ".0"...)
 }
 
 // appendString appends s as a JSON string, or fails if s is not valid UTF-8.

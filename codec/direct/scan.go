@@ -10,7 +10,7 @@ import (
 
 // This file holds the JSON scanner: whitespace, strings, numbers, literals,
 // object and array iteration, and a validating skip of any value. Message
-// decoding is in decode.go.
+// decoding is in pipeline.go, cursor.go, values.go and scalars.go.
 
 // kind is the JSON type of a scanned value.
 type kind uint8

@@ -1,8 +1,6 @@
 package gojson
 
 import (
-	"bytes"
-	"encoding/base64"
 	"errors"
 	"math"
 	"strconv"
@@ -158,26 +156,25 @@ func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) (err error
 		return err
 	}
 	typ := codec.EntryUnknown
-	var last [numEntryMembers][]byte
-	var done [numEntryMembers]bool // the last occurrence is decoded into e
+	var last [codec.NumEntryMembers][]byte
+	var done [codec.NumEntryMembers]bool // the last occurrence is decoded into e
 	err = members(line, func(name string, value []byte) error {
 		if name == "type" {
 			s, _, _ := stringOrNull(value)
 			typ = codec.ParseEntryType(s)
 			return nil
 		}
-		for m, n := range entryMemberNames {
-			if n != name {
-				continue
+		m, ok := codec.ParseEntryMember(name)
+		if !ok {
+			return nil
+		}
+		if typ.Members().Has(m) {
+			if err := entryMember(e, m, value); err != nil {
+				return err
 			}
-			if entryMembers[typ]&(1<<m) != 0 {
-				if err := entryMember(e, m, value); err != nil {
-					return err
-				}
-				last[m], done[m] = value, true // decoded into e
-			} else {
-				last[m], done[m] = value, false
-			}
+			last[m], done[m] = value, true // decoded into e
+		} else {
+			last[m], done[m] = value, false
 		}
 		return nil
 	})
@@ -187,8 +184,9 @@ func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) (err error
 	// Keep the members of the final type, from their last occurrence.
 	keepCols, keepRow := e.Cols[:0], e.Row[:0]
 	final := codec.CursorEntry{Type: typ, Cols: keepCols, Row: keepRow}
-	for m := range numEntryMembers {
-		if entryMembers[typ]&(1<<m) == 0 || last[m] == nil {
+	members := typ.Members()
+	for m := range codec.NumEntryMembers {
+		if !members.Has(m) || last[m] == nil {
 			continue
 		}
 		if done[m] {
@@ -204,21 +202,21 @@ func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) (err error
 }
 
 // copyEntryMember copies member m from src to dst.
-func copyEntryMember(dst, src *codec.CursorEntry, m int) {
+func copyEntryMember(dst, src *codec.CursorEntry, m codec.EntryMember) {
 	switch m {
-	case entryStep:
+	case codec.MemberStep:
 		dst.Step = src.Step
-	case entryCols:
+	case codec.MemberCols:
 		dst.Cols = src.Cols
-	case entryRow:
+	case codec.MemberRow:
 		dst.Row = src.Row
-	case entryAffectedRowCount:
+	case codec.MemberAffectedRowCount:
 		dst.AffectedRowCount = src.AffectedRowCount
-	case entryLastInsertRowID:
+	case codec.MemberLastInsertRowID:
 		dst.LastInsertRowID, dst.HasLastInsertRowID = src.LastInsertRowID, src.HasLastInsertRowID
-	case entryError:
+	case codec.MemberError:
 		dst.Error = src.Error
-	case entryReplicationIndex:
+	case codec.MemberReplicationIndex:
 		dst.ReplicationIndex, dst.HasReplicationIndex = src.ReplicationIndex, src.HasReplicationIndex
 	}
 }
@@ -392,26 +390,15 @@ func convertValue(typ string, value, b64 []byte) (codec.Value, error) {
 	return codec.Value{}, errors.New("unknown value type " + strconv.Quote(typ))
 }
 
-var rawStdStrict = base64.RawStdEncoding.Strict()
-
-// decodeBase64 decodes standard-alphabet base64, padded or not. Padding, if
-// any, must be exact; trailing bits must be zero; line breaks (which
-// encoding/base64 would skip) are rejected.
+// decodeBase64 decodes a blob payload under the codec package's base64
+// rules (codec.TrimBase64, codec.Base64).
 func decodeBase64(s []byte) ([]byte, error) {
-	if i := bytes.IndexAny(s, "\r\n"); i >= 0 {
-		return nil, base64.CorruptInputError(i)
+	s, err := codec.TrimBase64(s)
+	if err != nil {
+		return nil, err
 	}
-	if n := len(s); n > 0 && s[n-1] == '=' {
-		if n%4 != 0 {
-			return nil, base64.CorruptInputError(n - 1)
-		}
-		s = s[:n-1]
-		if n := len(s); n > 0 && s[n-1] == '=' {
-			s = s[:n-1]
-		}
-	}
-	out := make([]byte, rawStdStrict.DecodedLen(len(s)))
-	n, err := rawStdStrict.Decode(out, s)
+	out := make([]byte, codec.Base64.DecodedLen(len(s)))
+	n, err := codec.Base64.Decode(out, s)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,6 @@
 package gojson
 
 import (
-	"encoding/base64"
-	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -68,28 +66,14 @@ type condW struct {
 	Conds *[]condW `json:"conds,omitempty"`
 }
 
-// floatOut is a finite float, written in the shortest form that round-trips
-// with ".0" added to integral values (the server parses an integer literal
-// as an integer, which would lose the sign of -0).
-type floatOut float64
+// floatOut is a float already written as a JSON number by codec.AppendFloat
+// (shortest round-trip form, ".0" on integral values), which is also where
+// NaN and infinities are refused.
+type floatOut []byte
 
 // MarshalJSON implements json.Marshaler.
 func (f floatOut) MarshalJSON() ([]byte, error) {
-	return appendFloat(nil, float64(f)), nil
-}
-
-// appendFloat formats f in the shortest form that round-trips
-// (strconv's 'g' format), plus ".0" for a result with neither fraction nor
-// exponent. codec/direct writes floats the same way.
-func appendFloat(b []byte, f float64) []byte {
-	start := len(b)
-	b = strconv.AppendFloat(b, f, 'g', -1, 64)
-	for _, c := range b[start:] {
-		if c == '.' || c == 'e' {
-			return b
-		}
-	}
-	return append(b, '.', '0')
+	return f, nil
 }
 
 var marshalOptions = []json.EncodeOptionFunc{json.DisableHTMLEscape()}
@@ -231,17 +215,18 @@ func convertValueOut(v codec.Value) (valueOutW, error) {
 	case codec.Integer:
 		return valueOutW{Type: "integer", Value: strconv.FormatInt(v.Int, 10)}, nil
 	case codec.Float:
-		if math.IsNaN(v.Float) || math.IsInf(v.Float, 0) {
+		b, ok := codec.AppendFloat(nil, v.Float)
+		if !ok {
 			return valueOutW{}, encodeErr("float argument "+strconv.FormatFloat(v.Float, 'g', -1, 64)+" cannot be sent as JSON", nil)
 		}
-		return valueOutW{Type: "float", Value: floatOut(v.Float)}, nil
+		return valueOutW{Type: "float", Value: floatOut(b)}, nil
 	case codec.Text:
 		if !utf8.Valid(v.Bytes) {
 			return valueOutW{}, encodeErr("text argument is not valid UTF-8", codec.ErrInvalidUTF8)
 		}
 		return valueOutW{Type: "text", Value: string(v.Bytes)}, nil
 	case codec.Blob:
-		s := base64.RawStdEncoding.EncodeToString(v.Bytes)
+		s := codec.Base64.EncodeToString(v.Bytes)
 		return valueOutW{Type: "blob", Base64: &s}, nil
 	}
 	return valueOutW{}, encodeErr("unknown value type "+v.Type.String(), nil)

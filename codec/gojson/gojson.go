@@ -49,8 +49,10 @@
 //     occurrence of each member and are interpreted once complete.
 //   - Leaves with rules of their own (Value payloads, unsigned integers
 //     given as numbers or strings, last_insert_rowid, query_duration_ms) are
-//     parsed by this package from the raw JSON with strconv and
-//     encoding/base64.
+//     parsed by this package from the raw JSON with strconv; blob payloads
+//     follow the base64 rules of package codec (codec.TrimBase64,
+//     codec.Base64), and the members of each cursor entry type and the
+//     response types with a result come from its tables too.
 //
 // Decoded values never point into the caller's input: Value.Bytes refers to
 // memory owned by the result.
@@ -82,9 +84,9 @@
 //   - The result of an execute, batch or describe response is optional.
 //   - DecodeError takes "message" when it is present and "error" otherwise.
 //
-// Encoding writes floats in the shortest form that round-trips (strconv's
-// 'g' format), with ".0" added to integral values so that the server keeps
-// -0 as a float, as codec/direct does. Strings that are not valid UTF-8
+// Encoding writes floats with codec.AppendFloat, as codec/direct does: the
+// shortest form that round-trips (strconv's 'g' format), with ".0" added to
+// integral values so that the server keeps -0 as a float. Strings that are not valid UTF-8
 // (text values, SQL, argument names, the baton) are rejected with an
 // *codec.EncodeError wrapping codec.ErrInvalidUTF8.
 package gojson

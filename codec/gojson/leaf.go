@@ -125,7 +125,7 @@ func members(raw []byte, f func(name string, value []byte) error) error {
 
 // isIntLiteral reports whether a JSON number has no fraction or exponent.
 func isIntLiteral(raw []byte) bool {
-	return bytes.IndexAny(raw, ".eE") < 0
+	return !bytes.ContainsAny(raw, ".eE")
 }
 
 // jsonKind names the kind of the raw JSON value, for error messages.

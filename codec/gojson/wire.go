@@ -314,10 +314,6 @@ type streamResponseD struct {
 	auto     bool         // RequestGetAutocommit
 }
 
-func hasResult(t codec.RequestType) bool {
-	return t == codec.RequestExecute || t == codec.RequestBatch || t == codec.RequestDescribe
-}
-
 // decodeResult decodes raw as the result of a response of type t.
 func (r *streamResponseD) decodeResult(t codec.RequestType, raw []byte) error {
 	switch t {
@@ -350,7 +346,7 @@ func (r *streamResponseD) UnmarshalJSON(raw []byte) error {
 			typ, typPresent = codec.ParseRequestType([]byte(s)), present
 		case "result":
 			result, resultAs = nil, codec.RequestUnknown
-			if hasResult(typ) && isObject(value) {
+			if typ.HasResult() && isObject(value) {
 				if err := r.decodeResult(typ, value); err != nil {
 					return fmt.Errorf("result: %w", err)
 				}
@@ -372,7 +368,7 @@ func (r *streamResponseD) UnmarshalJSON(raw []byte) error {
 	case typ == codec.RequestUnknown:
 		return errors.New("unknown response type")
 	}
-	if hasResult(typ) && !isNull(result) {
+	if typ.HasResult() && !isNull(result) {
 		if !isObject(result) {
 			return errWrongType("a result object", result)
 		}
@@ -488,45 +484,13 @@ func (r *streamResultD) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
-// The members of a cursor entry, and those each entry type uses.
-const (
-	entryStep = iota
-	entryCols
-	entryRow
-	entryAffectedRowCount
-	entryLastInsertRowID
-	entryError
-	entryReplicationIndex
-	numEntryMembers
-)
-
-var entryMemberNames = [numEntryMembers]string{
-	entryStep:             "step",
-	entryCols:             "cols",
-	entryRow:              "row",
-	entryAffectedRowCount: "affected_row_count",
-	entryLastInsertRowID:  "last_insert_rowid",
-	entryError:            "error",
-	entryReplicationIndex: "replication_index",
-}
-
-var entryMembers = [...]uint{
-	codec.EntryUnknown:          0,
-	codec.EntryStepBegin:        1<<entryStep | 1<<entryCols,
-	codec.EntryStepEnd:          1<<entryAffectedRowCount | 1<<entryLastInsertRowID,
-	codec.EntryStepError:        1<<entryStep | 1<<entryError,
-	codec.EntryRow:              1 << entryRow,
-	codec.EntryError:            1 << entryError,
-	codec.EntryReplicationIndex: 1 << entryReplicationIndex,
-}
-
 // entryMember decodes member m of a cursor entry into e.
-func entryMember(e *codec.CursorEntry, m int, raw []byte) error {
+func entryMember(e *codec.CursorEntry, m codec.EntryMember, raw []byte) error {
 	var err error
 	switch m {
-	case entryStep:
+	case codec.MemberStep:
 		e.Step, err = parseUint32(raw)
-	case entryCols:
+	case codec.MemberCols:
 		e.Cols = e.Cols[:0]
 		if !isNull(raw) {
 			var cols []colD
@@ -536,7 +500,7 @@ func entryMember(e *codec.CursorEntry, m int, raw []byte) error {
 				}
 			}
 		}
-	case entryRow:
+	case codec.MemberRow:
 		e.Row = e.Row[:0]
 		if !isNull(raw) {
 			var row rowD
@@ -544,20 +508,20 @@ func entryMember(e *codec.CursorEntry, m int, raw []byte) error {
 				e.Row = append(e.Row, row...)
 			}
 		}
-	case entryAffectedRowCount:
+	case codec.MemberAffectedRowCount:
 		e.AffectedRowCount, _, err = parseUint(raw)
-	case entryLastInsertRowID:
+	case codec.MemberLastInsertRowID:
 		e.LastInsertRowID, e.HasLastInsertRowID, err = parseInt(raw)
-	case entryError:
+	case codec.MemberError:
 		e.Error = codec.Error{}
 		if !isNull(raw) {
 			err = (*errorD)(&e.Error).UnmarshalJSON(raw)
 		}
-	case entryReplicationIndex:
+	case codec.MemberReplicationIndex:
 		e.ReplicationIndex, e.HasReplicationIndex, err = parseUint(raw)
 	}
 	if err != nil {
-		return decodeErr(entryMemberNames[m], err)
+		return decodeErr(m.String(), err)
 	}
 	return nil
 }

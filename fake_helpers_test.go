@@ -1,0 +1,110 @@
+package libsql_test
+
+// Helpers for the fake_*_test.go files: black-box tests of the driver's
+// wire behaviour against internal/fakesqld, a scripted fake sqld.
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/gohrana/libsql"
+	fs "github.com/gohrana/libsql/internal/fakesqld"
+)
+
+// openDB opens a database on the fake server with DSN parameters (for
+// example "deferredExec=1"); it is closed when the test ends, before the
+// server checks its script.
+func openDB(t *testing.T, srv *fs.Server, params string) *sql.DB {
+	t.Helper()
+	return openURL(t, srv.URL, params)
+}
+
+func openURL(t *testing.T, url, params string) *sql.DB {
+	t.Helper()
+	dsn := url
+	if params != "" {
+		dsn += "?" + params
+	}
+	db, err := sql.Open("libsql", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// begin is the first statement of a transaction: BEGIN and the statement
+// in one batch, the statement guarded by BEGIN's success, on a new stream.
+func begin(baton string, st fs.Stmt, res fs.StmtResult) fs.Exchange {
+	return fs.Pipeline("", beginBatch(st)).Respond(baton, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(res)))
+}
+
+func beginBatch(st fs.Stmt) fs.Req {
+	return fs.Batch(fs.Step(fs.SQL("BEGIN")), fs.Step(st).If(fs.OK(0)))
+}
+
+// inTx is a later statement of a transaction.
+func inTx(baton, next string, st fs.Stmt, res fs.StmtResult) fs.Exchange {
+	return fs.Pipeline(baton, fs.Execute(st)).Respond(next, fs.ExecuteOK(res))
+}
+
+// finish is COMMIT or ROLLBACK with the stream's close.
+func finish(baton, sql string) fs.Exchange {
+	return fs.Pipeline(baton, fs.Execute(fs.SQL(sql)), fs.Close()).Respond("", fs.ExecuteOK(fs.Empty()), fs.CloseOK())
+}
+
+// auto is an autocommit statement: execute and close on a new stream.
+func auto(st fs.Stmt, res fs.StmtResult) fs.Exchange {
+	return fs.Pipeline("", fs.Execute(st), fs.Close()).Respond("", fs.ExecuteOK(res), fs.CloseOK())
+}
+
+// closeStream is the close of a stream the driver gives up.
+func closeStream(baton string) fs.Exchange {
+	return fs.Pipeline(baton, fs.Close()).Respond("", fs.CloseOK())
+}
+
+// describe is the driver's describe of a statement, on a stream of its own.
+func describe(sql string, readOnly bool) fs.Exchange {
+	return fs.Pipeline("", fs.Describe(sql), fs.Close()).Respond("", fs.DescribeOK(readOnly), fs.CloseOK())
+}
+
+// asError returns err as a *libsql.Error, failing the test if it is not one.
+func asError(t *testing.T, err error) *libsql.Error {
+	t.Helper()
+	var e *libsql.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error %v (%T) is not a *libsql.Error", err, err)
+	}
+	return e
+}
+
+// wantErr checks that err matches every class in is, none in isNot, and
+// mentions every string in has.
+func wantErr(t *testing.T, err error, is, isNot []error, has ...string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("no error; want one matching %v", is)
+	}
+	for _, c := range is {
+		if !errors.Is(err, c) {
+			t.Errorf("error %q does not match %v", err, c)
+		}
+	}
+	for _, c := range isNot {
+		if errors.Is(err, c) {
+			t.Errorf("error %q matches %v", err, c)
+		}
+	}
+	for _, s := range has {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not mention %q", err, s)
+		}
+	}
+}
+
+func errs(e ...error) []error { return e }
+
+var bg = context.Background()
