@@ -1,5 +1,5 @@
 module github.com/gohrana/libsql
 
-go 1.26
+go 1.24
 
 require github.com/goccy/go-json v0.12.0
