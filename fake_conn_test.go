@@ -499,7 +499,8 @@ func TestFakeConnDriverLevel(t *testing.T) {
 		t.Errorf("CheckNamedValue: %v, %#v", err, nv.Value)
 	}
 	for _, v := range []int64{1, 2} {
-		if _, err := st.Exec([]driver.Value{v}); err != nil { //lint:ignore SA1019 the legacy entry point is part of the driver
+		//lint:ignore SA1019 the legacy entry point is part of the driver
+		if _, err := st.Exec([]driver.Value{v}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -513,7 +514,8 @@ func TestFakeConnDriverLevel(t *testing.T) {
 		t.Error("a closed statement ran")
 	}
 	q, _ := c.Prepare("SELECT a FROM t")
-	rows, err := q.Query(nil) //lint:ignore SA1019 the legacy entry point is part of the driver
+	//lint:ignore SA1019 the legacy entry point is part of the driver
+	rows, err := q.Query(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +527,8 @@ func TestFakeConnDriverLevel(t *testing.T) {
 	if !c.(driver.Validator).IsValid() || c.(driver.SessionResetter).ResetSession(bg) != nil {
 		t.Error("an idle connection is not valid")
 	}
-	tx, err := c.Begin() //lint:ignore SA1019 the legacy entry point is part of the driver
+	//lint:ignore SA1019 the legacy entry point is part of the driver
+	tx, err := c.Begin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,9 +541,11 @@ func TestFakeConnDriverLevel(t *testing.T) {
 	if c.(driver.Validator).IsValid() || !errors.Is(c.(driver.SessionResetter).ResetSession(bg), driver.ErrBadConn) {
 		t.Error("a connection with a transaction open may go back to the pool")
 	}
-	_ = tx
 	if err := c.Close(); err != nil { // rolls the transaction back
 		t.Fatal(err)
+	}
+	if err := tx.Commit(); !errors.Is(err, libsql.ErrTxDone) {
+		t.Errorf("Commit after the connection closed: %v", err)
 	}
 }
 
