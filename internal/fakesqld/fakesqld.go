@@ -230,10 +230,16 @@ func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
+// brief describes the request on one line, with its body compacted and cut
+// short.
 func (r Request) brief() string {
+	var buf bytes.Buffer
 	b := showBody(r.Body)
-	if len(b) > 200 {
-		b = b[:200] + "..."
+	if json.Compact(&buf, r.Body) == nil {
+		b = buf.String()
+	}
+	if len(b) > 300 {
+		b = b[:297] + "..."
 	}
 	return fmt.Sprintf("#%d %s %s %s", r.N, r.Method, r.Path, b)
 }
