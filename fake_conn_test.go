@@ -298,6 +298,39 @@ func TestFakeConnMultiStatement(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	t.Run("BEGIN for a sequence fails", func(t *testing.T) {
+		t.Parallel()
+		b1 := fs.Baton(1)
+		srv := fs.New(t, fs.Probe(),
+			fs.Pipeline("", beginBatch(fs.SQL(script))).Respond(b1, many),
+			closeStream(b1),
+			fs.Pipeline("", beginBatch(fs.SQL("SELECT 1"))).Reply(fs.HTTPError(503, "Replicator exited")))
+		db := openDB(t, srv, "")
+		tx, _ := db.Begin()
+		_, err := tx.Exec(script)
+		wantErr(t, err, errs(libsql.ErrTooManyRequests), nil, "Replicator exited")
+		if err := tx.Rollback(); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("sequence request fails", func(t *testing.T) {
+		t.Parallel()
+		b1, b2 := fs.Baton(1), fs.Baton(2)
+		srv := fs.New(t, fs.Probe(),
+			begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
+			fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many),
+			fs.Pipeline(b2, fs.Sequence(script)).Reply(fs.StreamExpired()))
+		db := openDB(t, srv, "")
+		tx, _ := db.Begin()
+		if _, err := tx.Exec("DELETE FROM t"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := tx.Exec(script)
+		wantErr(t, err, errs(libsql.ErrTxLost), nil, "STREAM_EXPIRED")
+		if err := tx.Rollback(); err != nil {
+			t.Error(err)
+		}
+	})
 	t.Run("transaction lost in a sequence", func(t *testing.T) {
 		t.Parallel()
 		b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
@@ -461,7 +494,10 @@ func TestFakeConnValuesAndArgs(t *testing.T) {
 		{"SELECT ?", []any{"\xff"}},
 	} {
 		if _, err := db.Exec(bad.sql, bad.args...); err == nil {
-			t.Errorf("%s %v: no error", bad.sql, bad.args)
+			t.Errorf("Exec %s %v: no error", bad.sql, bad.args)
+		}
+		if _, err := db.Query(bad.sql, bad.args...); err == nil {
+			t.Errorf("Query %s %v: no error", bad.sql, bad.args)
 		}
 	}
 	if srv.Count() != n {
@@ -499,7 +535,8 @@ func TestFakeConnDriverLevel(t *testing.T) {
 		t.Errorf("CheckNamedValue: %v, %#v", err, nv.Value)
 	}
 	for _, v := range []int64{1, 2} {
-		if _, err := st.Exec([]driver.Value{v}); err != nil { //lint:ignore SA1019 the legacy entry point is part of the driver
+		//lint:ignore SA1019 the legacy entry point is part of the driver
+		if _, err := st.Exec([]driver.Value{v}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -513,7 +550,8 @@ func TestFakeConnDriverLevel(t *testing.T) {
 		t.Error("a closed statement ran")
 	}
 	q, _ := c.Prepare("SELECT a FROM t")
-	rows, err := q.Query(nil) //lint:ignore SA1019 the legacy entry point is part of the driver
+	//lint:ignore SA1019 the legacy entry point is part of the driver
+	rows, err := q.Query(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,7 +563,8 @@ func TestFakeConnDriverLevel(t *testing.T) {
 	if !c.(driver.Validator).IsValid() || c.(driver.SessionResetter).ResetSession(bg) != nil {
 		t.Error("an idle connection is not valid")
 	}
-	tx, err := c.Begin() //lint:ignore SA1019 the legacy entry point is part of the driver
+	//lint:ignore SA1019 the legacy entry point is part of the driver
+	tx, err := c.Begin()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,9 +577,11 @@ func TestFakeConnDriverLevel(t *testing.T) {
 	if c.(driver.Validator).IsValid() || !errors.Is(c.(driver.SessionResetter).ResetSession(bg), driver.ErrBadConn) {
 		t.Error("a connection with a transaction open may go back to the pool")
 	}
-	_ = tx
 	if err := c.Close(); err != nil { // rolls the transaction back
 		t.Fatal(err)
+	}
+	if err := tx.Commit(); !errors.Is(err, libsql.ErrTxDone) {
+		t.Errorf("Commit after the connection closed: %v", err)
 	}
 }
 

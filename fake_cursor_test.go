@@ -355,6 +355,15 @@ func TestFakeCursorKeepAlive(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
+	// The keep-alive came from the interval, not at once.
+	reqs := srv.Requests()
+	if len(reqs) == 7 {
+		d := reqs[5].Time.Sub(reqs[4].Time)
+		t.Logf("keep-alive %v after the cursor request", d)
+		if d < 3*time.Second {
+			t.Errorf("keep-alive %v after the cursor request, want about 4 s", d)
+		}
+	}
 }
 
 // A server without Hrana 3 (GET /v3 is 404) gets /v2/pipeline, and a too

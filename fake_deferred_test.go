@@ -216,6 +216,48 @@ func TestFakeDeferredFlush(t *testing.T) {
 	})
 }
 
+// A flush that fails loses the transaction: the Exec that filled the
+// queue reports it, and so does a Query whose flush the server refuses as
+// a whole. Named arguments are queued as they are.
+func TestFakeDeferredFlushFails(t *testing.T) {
+	t.Parallel()
+	b1 := fs.Baton(1)
+	t.Run("128th statement", func(t *testing.T) {
+		t.Parallel()
+		srv := fs.New(t, fs.Probe(), fs.Pipeline("", guarded(true, inserts(1, 128), "")).Reply(fs.HTTPError(503, "Replicator exited")))
+		db := openDB(t, srv, "deferredExec=1")
+		tx, _ := db.Begin()
+		for i := 1; i < 128; i++ {
+			if _, err := tx.Exec("INSERT INTO t VALUES (?)", i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := tx.Exec("INSERT INTO t VALUES (?)", 128)
+		wantErr(t, err, errs(libsql.ErrTxLost, libsql.ErrTooManyRequests), nil, "Replicator exited")
+		if err := tx.Rollback(); err != nil {
+			t.Errorf("Rollback: %v", err)
+		}
+	})
+	t.Run("refused batch", func(t *testing.T) {
+		t.Parallel()
+		st := fs.SQL("INSERT INTO t VALUES (:a, :b)").Named("a", fs.Int(1)).Named("b", fs.Text("x")).WantRows(false)
+		srv := fs.New(t, fs.Probe(),
+			fs.Pipeline("", guarded(true, []fs.Stmt{st}, "")).
+				Respond(b1, fs.Fail("ARGS_BOTH_POSITIONAL_AND_NAMED", "Arguments do not match SQL parameters: both positional and named")),
+			closeStream(b1))
+		db := openDB(t, srv, "deferredExec=1")
+		tx, _ := db.Begin()
+		if _, err := tx.Exec("INSERT INTO t VALUES (:a, :b)", sql.Named("a", 1), sql.Named("b", "x")); err != nil {
+			t.Fatal(err)
+		}
+		_, err := tx.Query("SELECT 1")
+		wantErr(t, err, errs(libsql.ErrTxLost), nil, "deferred statements refused", "ARGS_BOTH_POSITIONAL_AND_NAMED")
+		if err := tx.Rollback(); err != nil {
+			t.Errorf("Rollback: %v", err)
+		}
+	})
+}
+
 // The queue holds its own copy of []byte arguments: the caller may reuse
 // its buffer as soon as Exec returns.
 func TestFakeDeferredCopiesBlobs(t *testing.T) {

@@ -141,13 +141,19 @@ func TrimBase64(s []byte) ([]byte, error) {
 	return s, nil
 }
 
-// AppendFloat appends the finite f as a JSON number in the shortest form
-// that parses back to f, adding ".0" when that form has neither fraction
-// nor exponent: the server reads an integer literal as an integer, which
-// would lose the sign of -0. For NaN and ±Inf, which JSON cannot carry, it
-// returns dst unchanged and false.
+// EncodableFloat reports whether f can be sent: JSON has no NaN or
+// infinities.
+func EncodableFloat(f float64) bool {
+	return !math.IsNaN(f) && !math.IsInf(f, 0)
+}
+
+// AppendFloat appends f as a JSON number in the shortest form that parses
+// back to f, adding ".0" when that form has neither fraction nor exponent:
+// the server reads an integer literal as an integer, which would lose the
+// sign of -0. For f that is not EncodableFloat it returns dst unchanged and
+// false.
 func AppendFloat(dst []byte, f float64) ([]byte, bool) {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
+	if !EncodableFloat(f) {
 		return dst, false
 	}
 	n := len(dst)

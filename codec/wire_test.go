@@ -108,6 +108,9 @@ func TestAppendFloat(t *testing.T) {
 		}
 	}
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if EncodableFloat(f) {
+			t.Errorf("EncodableFloat(%v) = true", f)
+		}
 		if got, ok := AppendFloat([]byte("x"), f); ok || string(got) != "x" {
 			t.Errorf("AppendFloat(%v) = %q, %v; want x, false", f, got, ok)
 		}

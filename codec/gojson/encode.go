@@ -66,14 +66,16 @@ type condW struct {
 	Conds *[]condW `json:"conds,omitempty"`
 }
 
-// floatOut is a float already written as a JSON number by codec.AppendFloat
-// (shortest round-trip form, ".0" on integral values), which is also where
-// NaN and infinities are refused.
-type floatOut []byte
+// floatOut is a float that codec.EncodableFloat accepts, written by
+// codec.AppendFloat (shortest round-trip form, ".0" on integral values).
+// It stays a float64 until marshalled: boxed in valueOutW.Value, that is
+// cheaper than the formatted bytes.
+type floatOut float64
 
 // MarshalJSON implements json.Marshaler.
 func (f floatOut) MarshalJSON() ([]byte, error) {
-	return f, nil
+	b, _ := codec.AppendFloat(nil, float64(f))
+	return b, nil
 }
 
 var marshalOptions = []json.EncodeOptionFunc{json.DisableHTMLEscape()}
@@ -215,11 +217,10 @@ func convertValueOut(v codec.Value) (valueOutW, error) {
 	case codec.Integer:
 		return valueOutW{Type: "integer", Value: strconv.FormatInt(v.Int, 10)}, nil
 	case codec.Float:
-		b, ok := codec.AppendFloat(nil, v.Float)
-		if !ok {
+		if !codec.EncodableFloat(v.Float) {
 			return valueOutW{}, encodeErr("float argument "+strconv.FormatFloat(v.Float, 'g', -1, 64)+" cannot be sent as JSON", nil)
 		}
-		return valueOutW{Type: "float", Value: floatOut(b)}, nil
+		return valueOutW{Type: "float", Value: floatOut(v.Float)}, nil
 	case codec.Text:
 		if !utf8.Valid(v.Bytes) {
 			return valueOutW{}, encodeErr("text argument is not valid UTF-8", codec.ErrInvalidUTF8)

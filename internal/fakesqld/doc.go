@@ -26,12 +26,35 @@
 //	db, _ := sql.Open("libsql", srv.URL)
 //	// ... run the code under test; srv.Count() says how many requests came.
 //
+// The pieces:
+//
+//   - Exchanges (expected requests): Probe (GET /v3), Pipeline (POST
+//     /v3/pipeline with a baton and stream requests), Cursor (POST
+//     /v3/cursor with a baton and batch steps), Expect (any method and
+//     path); At, WithHeader, WithBody and WithJSON refine them.
+//   - Stream requests: Execute, Batch, Sequence, Describe, Close,
+//     GetAutocommit, StoreSQL, CloseSQL; statements SQL(text, args...) with
+//     Named and WantRows; batch steps Step(stmt).If(cond) with the
+//     conditions OK, Failed, Not, And, Or, IsAutocommit; values Int, Float,
+//     Text, Blob, Null.
+//   - Replies: Exchange.Respond (a pipeline answer of Results: ExecuteOK,
+//     BatchOK of StepOK/StepFailed/StepSkipped, SequenceOK, DescribeOK,
+//     CloseOK, GetAutocommitOK, Fail...; StmtResults Empty, Inserted,
+//     Updated, Query), Exchange.Stream (a cursor body of Lines: StepBegin,
+//     Row, StepEnd, StepEndInsert, StepError, BatchError, ReplicationIndex,
+//     RawLine, Pause, Cut), and Exchange.Reply with any Reply: the HTTP
+//     errors ProtocolError, StreamExpired, HTTPError, NotFound, JSON,
+//     PlainText, Raw, and the faults Drop, Delay and Hang.
+//   - Inspection: Server.Requests, Count, CountPath, Remaining, Await and
+//     Verify. Helpers: Baton (a realistic baton), RefusedURL (a port that
+//     refuses connections).
+//
 // A baton of "" stands for JSON null, on both sides: a pipeline that opens a
 // new stream sends "baton": null, and a response whose baton is "" says the
 // stream is closed.
 //
 // Comparing requests. Bodies are decoded and compared as JSON trees, so
-// field order and spacing do not matter, and so do not the Hrana defaults:
+// field order and spacing do not matter, and neither do the Hrana defaults:
 // a null field equals an absent one, "args": [] and "named_args": [] equal
 // absent ones, "want_rows": true equals an absent one, and blob base64 may be
 // padded or not. A statement built with SQL ignores want_rows altogether

@@ -39,7 +39,9 @@ type Server struct {
 // Request is one request the server received.
 type Request struct {
 	// N is the request's position in arrival order, from 1.
-	N      int
+	N int
+	// Time is when the request's body had been read.
+	Time   time.Time
 	Method string
 	Path   string
 	Header http.Header
@@ -176,7 +178,7 @@ func (s *Server) Close() {
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	body, rerr := io.ReadAll(r.Body)
 	s.mu.Lock()
-	rec := Request{N: len(s.reqs) + 1, Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Exchange: -1}
+	rec := Request{N: len(s.reqs) + 1, Time: time.Now(), Method: r.Method, Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Exchange: -1}
 	var ex Exchange
 	switch {
 	case s.next < len(s.script):
@@ -228,10 +230,16 @@ func (s *Server) wait(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
+// brief describes the request on one line, with its body compacted and cut
+// short.
 func (r Request) brief() string {
+	var buf bytes.Buffer
 	b := showBody(r.Body)
-	if len(b) > 200 {
-		b = b[:200] + "..."
+	if json.Compact(&buf, r.Body) == nil {
+		b = buf.String()
+	}
+	if len(b) > 300 {
+		b = b[:297] + "..."
 	}
 	return fmt.Sprintf("#%d %s %s %s", r.N, r.Method, r.Path, b)
 }
