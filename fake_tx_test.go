@@ -196,7 +196,7 @@ func TestFakeTxBeginFails(t *testing.T) {
 			errs(libsql.ErrBusy), errs(libsql.ErrTxLost), "database is locked", false},
 		{"BEGIN skipped", fs.BatchOK(fs.StepSkipped(), fs.StepSkipped()), nil, errs(libsql.ErrTxLost), "BEGIN failed", false},
 		{"three results", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty())),
-			errs(libsql.ErrTxLost), nil, "different number of results", false},
+			errs(libsql.ErrTxLost), nil, "2-step batch with 3 results", false},
 		{"statement skipped", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepSkipped()), nil, errs(libsql.ErrTxLost),
 			"skipped the statement after BEGIN", true},
 		{"statement failed", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.a")),

@@ -43,10 +43,13 @@ func (c *Conn) StreamOpen() bool { return c.s.Open() }
 // new stream.
 func (c *Conn) Reset() { c.s.Reset() }
 
-// send sends c.reqs into a new Result, released on failure.
-func (c *Conn) send(ctx context.Context) (*Result, error) {
+// send sends c.reqs on the Conn's stream into a new Result, released on
+// failure.
+func (c *Conn) send(ctx context.Context) (*Result, error) { return c.sendOn(ctx, c.s, !c.held) }
+
+func (c *Conn) sendOn(ctx context.Context, s Stream, end bool) (*Result, error) {
 	res := NewResult()
-	if err := c.s.Send(ctx, c.reqs, !c.held, res); err != nil {
+	if err := s.Send(ctx, c.reqs, end, res); err != nil {
 		res.Release()
 		return nil, c.failed(err)
 	}
@@ -136,10 +139,13 @@ func (c *Conn) Sequence(ctx context.Context, sql string) error {
 	return nil
 }
 
-// Describe asks the server about a statement without running it.
+// Describe asks the server about a statement without running it. It needs
+// no state of the Conn's stream and leaves it alone (it runs on the
+// Stream's Apart), so that inside Hold its failure cannot lose the
+// transaction, and a transaction not begun yet opens nothing for it.
 func (c *Conn) Describe(ctx context.Context, sql string) (codec.DescribeResult, error) {
 	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestDescribe, SQL: sql})
-	res, err := c.send(ctx)
+	res, err := c.sendOn(ctx, c.s.Apart(), true)
 	if err != nil {
 		return codec.DescribeResult{}, err
 	}

@@ -33,6 +33,7 @@ func (f *fakeStream) Send(_ context.Context, reqs []codec.StreamRequest, end boo
 func (f *fakeStream) OpenCursor(context.Context, *codec.Batch, bool) (session.Cursor, error) {
 	return nil, &session.Error{Message: "request failed", Safe: true, BadConn: true}
 }
+func (f *fakeStream) Apart() session.Stream                { return f }
 func (f *fakeStream) Open() bool                           { return f.open }
 func (f *fakeStream) Reset()                               { f.resets++; f.open = false }
 func (f *fakeStream) Version(context.Context) (int, error) { return f.version, nil }

@@ -33,6 +33,11 @@ type Stream interface {
 	// server has started answering. With end, the stream may be closed
 	// when the Cursor is.
 	OpenCursor(ctx context.Context, batch *codec.Batch, end bool) (Cursor, error)
+	// Apart returns a Stream for a request that needs none of this
+	// stream's state and must not disturb it (describe): over HTTP a fresh
+	// stream, closed with the request; over WebSocket, whose streams are
+	// not at risk, the stream itself will do.
+	Apart() Stream
 	// Open reports whether the server currently holds a stream for this
 	// Stream (over HTTP: it has a baton).
 	Open() bool

@@ -25,6 +25,10 @@ type Stream struct {
 // closeRequest ends a stream.
 var closeRequest = codec.StreamRequest{Type: codec.RequestClose}
 
+// Apart returns a new Stream: requests on it, sent with end, open and
+// close a server stream of their own.
+func (s *Stream) Apart() session.Stream { return s.c.newStream() }
+
 // Open reports whether the server holds a stream for s (it has a baton).
 func (s *Stream) Open() bool { return s.baton != "" }
 
