@@ -197,10 +197,15 @@ func (c *conn) query(ctx context.Context, query string, params sqlParams, args [
 	if !session.HasCode(err, session.CodeResponseTooLarge) {
 		return nil, err
 	}
-	if ro, derr := c.readOnly.check(ctx, r, query); derr != nil || !ro {
+	ro, derr := c.readOnly.check(ctx, r, query)
+	if derr != nil || !ro {
 		var e *Error
 		if errors.As(err, &e) {
-			e.Message += " (the statement ran; it writes, so it is not run again to stream its rows)"
+			if derr != nil {
+				e.Message += " (the statement ran; it is not run again to stream its rows, since asking whether it writes failed: " + derr.Error() + ")"
+			} else {
+				e.Message += " (the statement ran; it writes, so it is not run again to stream its rows)"
+			}
 		}
 		return nil, err
 	}

@@ -39,7 +39,9 @@ func TestFakeCommitOutcome(t *testing.T) {
 		{"HTTP 401", fs.HTTPError(401, "Unauthorized: `The JWT has expired`"), "", false, false, errs(libsql.ErrAuth), "JWT has expired"},
 		{"HTTP 403", fs.HTTPError(403, "Authorization forbidden: Current session doesn't not have Write permission to namespace default"), "",
 			false, false, errs(libsql.ErrPermission), "Write permission"},
-		{"HTTP 429", fs.HTTPError(429, "Too many concurrent requests"), "", false, false, errs(libsql.ErrTooManyRequests), "Too many concurrent requests"},
+		// sqld refuses with 429 before it touches the stream, which lives
+		// on with the transaction's lock: the driver closes it.
+		{"HTTP 429", fs.HTTPError(429, "Too many concurrent requests"), "", false, true, errs(libsql.ErrTooManyRequests), "Too many concurrent requests"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -107,9 +107,11 @@ func TestFakeCursorLargeWrite(t *testing.T) {
 	tests := []struct {
 		name     string
 		describe fs.Exchange
+		says     string
 	}{
-		{"writes", describe(upd, false)},
-		{"describe fails", fs.Pipeline("", fs.Describe(upd), fs.Close()).Reply(fs.HTTPError(500, "Internal Error"))},
+		{"writes", describe(upd, false), "it writes, so it is not run again"},
+		{"describe fails", fs.Pipeline("", fs.Describe(upd), fs.Close()).Reply(fs.HTTPError(500, "Internal Error")),
+			"asking whether it writes failed: libsql: HTTP Internal Server Error: Internal Error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +119,7 @@ func TestFakeCursorLargeWrite(t *testing.T) {
 			srv := fs.New(t, fs.Probe(), tooLargeAuto(upd), tt.describe)
 			db := openDB(t, srv, "")
 			_, err := db.Query(upd)
-			wantErr(t, err, nil, nil, "RESPONSE_TOO_LARGE", "it writes, so it is not run again")
+			wantErr(t, err, nil, nil, "RESPONSE_TOO_LARGE", tt.says)
 			if e := asError(t, err); e.Code != "RESPONSE_TOO_LARGE" || e.SafeToRetry() {
 				t.Errorf("error %+v", e)
 			}
@@ -381,4 +383,39 @@ func TestFakeCursorHrana2(t *testing.T) {
 	}
 	_, err := db.Query(bigSQL)
 	wantErr(t, err, nil, nil, "does not support Hrana 3 cursors")
+}
+
+// A transaction whose first statement is a query too large to answer: the
+// batch [BEGIN, query] fails as a whole and its stream is closed (undoing
+// the BEGIN), so the driver begins again on its own and streams the rows
+// through a cursor inside the transaction.
+func TestFakeCursorFirstInTx(t *testing.T) {
+	t.Parallel()
+	b1, b2, c3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
+	srv := fs.New(t, fs.Probe(),
+		fs.Pipeline("", beginBatch(fs.SQL(bigSQL))).Respond(b1, fs.Fail("RESPONSE_TOO_LARGE", tooLarge)),
+		closeStream(b1),
+		describe(bigSQL, true),
+		begin(b2, fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
+		fs.Cursor(b2, fs.Step(fs.SQL(bigSQL))).Stream(c3, fs.StepBegin(0, bigCols...), bigRow(1, "a"), bigRow(2, "b"), fs.StepEnd(), fs.ReplicationIndex(1)),
+		finish(c3, "COMMIT"))
+	db := openDB(t, srv, "")
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := tx.Query(bigSQL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	if rows.Err() != nil || n != 2 {
+		t.Fatalf("%d rows, %v", n, rows.Err())
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
 }

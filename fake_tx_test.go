@@ -570,3 +570,29 @@ func TestFakeTxStatementContextEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// sqld refuses with 429 before it touches the stream, so the transaction
+// and its write lock live on there: the transaction is lost to the caller,
+// and Rollback closes the stream rather than leave the lock until the
+// stream expires.
+func TestFakeTx429ClosesStream(t *testing.T) {
+	t.Parallel()
+	b1 := fs.Baton(1)
+	srv := fs.New(t, fs.Probe(),
+		begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
+		fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (2)"))).Reply(fs.HTTPError(429, "Too many concurrent requests")),
+		closeStream(b1))
+	db := openDB(t, srv, "")
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec("INSERT INTO t VALUES (2)")
+	wantErr(t, err, errs(libsql.ErrTooManyRequests, libsql.ErrTxLost), nil, "Too many concurrent requests")
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+}

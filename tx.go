@@ -188,9 +188,14 @@ func (t *tx) cursor(ctx context.Context, st *codec.Stmt) (*rows, error) {
 		return nil, err
 	}
 	if t.state == txPending {
-		// Cannot happen after a pipeline attempt, which began the
-		// transaction; keep the invariant anyway.
-		return nil, &Error{Message: "transaction not begun"}
+		// The first statement's batch [BEGIN, statement] was too large to
+		// answer, and closing its stream undid the BEGIN: begin again, on
+		// its own, as a cursor cannot be made conditional on it.
+		res, err := t.beginWith(ctx, &codec.Stmt{SQL: "SELECT 1"})
+		if err != nil {
+			return nil, err
+		}
+		res.Release()
 	}
 	cur, err := t.s.OpenCursor(ctx, []codec.BatchStep{{Stmt: *st}})
 	if err != nil {

@@ -83,7 +83,11 @@ func (s *Stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *
 		endpoint = s.endpoint("/v2/pipeline")
 	}
 	if answered, err := c.post(ctx, endpoint, s.reqBuf, res.Body()); err != nil {
-		if answered {
+		// sqld drops the stream on an HTTP error, except when it refused
+		// the request before touching the stream (429, the only answered
+		// error that is Safe): then the stream, and any transaction and
+		// lock it holds, lives on until Reset closes it.
+		if answered && !session.IsSafe(err) {
 			s.forget()
 		}
 		return err
