@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"net/url"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// urlEnv names the sqld the tests run against, e.g. http://127.0.0.1:8080;
+// scripts/examples.sh (make examples) starts one and sets it.
+const urlEnv = "LIBSQL_EXAMPLE_URL"
+
+// forEachCodec runs f once per codec against the server in
+// $LIBSQL_EXAMPLE_URL, with that codec's DSN. The subtests run one after
+// the other, since they share the example's tables.
+func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Helper()
+	base := os.Getenv(urlEnv)
+	if base == "" {
+		t.Skipf("%s is not set: set it to a running sqld (e.g. http://127.0.0.1:8080), or run make examples", urlEnv)
+	}
+	for _, codec := range []string{"direct", "gojson"} {
+		t.Run(codec, func(t *testing.T) {
+			u, err := url.Parse(base)
+			if err != nil {
+				t.Fatalf("%s: %v", urlEnv, err)
+			}
+			q := u.Query()
+			q.Set("codec", codec)
+			u.RawQuery = q.Encode()
+			f(t, u.String())
+		})
+	}
+}
+
+// forEachCodecDB is forEachCodec with the database opened and its tables
+// freshly created.
+func forEachCodecDB(t *testing.T, f func(t *testing.T, db *gorm.DB)) {
+	t.Helper()
+	forEachCodec(t, func(t *testing.T, dsn string) {
+		db, err := Open(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sqlDB, err := db.DB()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sqlDB.Close() })
+		if err := Reset(db); err != nil {
+			t.Fatal("reset: ", err)
+		}
+		f(t, db)
+	})
+}
+
+// TestRun runs the command's code and checks all it prints.
+func TestRun(t *testing.T) {
+	const want = `rolled back: book "Untitled": a book needs pages
+Stanisław Lem
+  His Master's Voice (199 pages)
+  Solaris (204 pages)
+Ursula K. Le Guin
+  A Wizard of Earthsea (183 pages)
+  The Left Hand of Darkness (304 pages)
+`
+	forEachCodec(t, func(t *testing.T, dsn string) {
+		var out bytes.Buffer
+		if err := run(dsn, &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Errorf("output:\n%s\nwant:\n%s", &out, want)
+		}
+	})
+}
+
+func TestAutoMigrate(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
+		m := db.Migrator()
+		for _, model := range []any{&Author{}, &Book{}} {
+			if !m.HasTable(model) {
+				t.Errorf("no table for %T", model)
+			}
+		}
+		if !m.HasIndex(&Author{}, "Name") {
+			t.Error("no unique index on gorm_authors.name")
+		}
+		if !m.HasConstraint(&Author{}, "Books") {
+			t.Error("no foreign key from gorm_books to gorm_authors")
+		}
+		// AutoMigrate on tables that are already up to date changes nothing.
+		if err := db.AutoMigrate(&Author{}, &Book{}); err != nil {
+			t.Fatal("second AutoMigrate: ", err)
+		}
+	})
+}
+
+func TestPreload(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
+		before := time.Now().Add(-time.Minute)
+		if err := Seed(db); err != nil {
+			t.Fatal(err)
+		}
+		authors, err := AuthorsWithBooks(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string][]string{
+			"Stanisław Lem":     {"Solaris"},
+			"Ursula K. Le Guin": {"A Wizard of Earthsea", "The Left Hand of Darkness"},
+		}
+		if len(authors) != len(want) || authors[0].Name != "Stanisław Lem" {
+			t.Fatalf("authors = %+v, want Lem then Le Guin", authors)
+		}
+		for _, a := range authors {
+			var titles []string
+			for _, b := range a.Books {
+				if b.AuthorID != a.ID {
+					t.Errorf("%q: author_id %d, want %d", b.Title, b.AuthorID, a.ID)
+				}
+				titles = append(titles, b.Title)
+			}
+			if !slices.Equal(titles, want[a.Name]) {
+				t.Errorf("%s: books %q, want %q", a.Name, titles, want[a.Name])
+			}
+			if a.CreatedAt.Before(before) || a.CreatedAt.After(time.Now().Add(time.Minute)) {
+				t.Errorf("%s: created_at %v, want about now", a.Name, a.CreatedAt)
+			}
+		}
+	})
+}
+
+func TestTransaction(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
+		if err := Seed(db); err != nil {
+			t.Fatal(err)
+		}
+		var lem Author
+		if err := db.Where("name = ?", "Stanisław Lem").First(&lem).Error; err != nil {
+			t.Fatal(err)
+		}
+		countBooks := func() int64 {
+			t.Helper()
+			var n int64
+			if err := db.Model(&Book{}).Where("author_id = ?", lem.ID).Count(&n).Error; err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+
+		tests := []struct {
+			name    string
+			books   []Book
+			wantErr error
+			added   int64
+		}{
+			{"commit", []Book{{Title: "The Cyberiad", Pages: 295}, {Title: "Fiasco", Pages: 322}}, nil, 2},
+			// The first book was inserted before the second was
+			// rejected; the rollback takes it away again.
+			{"rollback", []Book{{Title: "Eden", Pages: 262}, {Title: "Untitled"}}, ErrNoPages, 0},
+		}
+		for _, tt := range tests {
+			before := countBooks()
+			err := AddBooks(db, lem.ID, tt.books)
+			if !errors.Is(err, tt.wantErr) {
+				t.Errorf("%s: AddBooks error %v, want %v", tt.name, err, tt.wantErr)
+			}
+			if got := countBooks() - before; got != tt.added {
+				t.Errorf("%s: %d books added, want %d", tt.name, got, tt.added)
+			}
+		}
+		var eden int64
+		if err := db.Model(&Book{}).Where("title = ?", "Eden").Count(&eden).Error; err != nil {
+			t.Fatal(err)
+		}
+		if eden != 0 {
+			t.Error("the rolled-back book is in the table")
+		}
+	})
+}
