@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/gohrana/libsql"
+	"github.com/jmoiron/sqlx"
+)
+
+// urlEnv names the sqld the tests run against, e.g. http://127.0.0.1:8080;
+// scripts/examples.sh (make examples) starts one and sets it.
+const urlEnv = "LIBSQL_EXAMPLE_URL"
+
+// forEachCodec runs f once per codec against the server in
+// $LIBSQL_EXAMPLE_URL, with that codec's DSN. The subtests run one after
+// the other, since they share the example's table.
+func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Helper()
+	base := os.Getenv(urlEnv)
+	if base == "" {
+		t.Skipf("%s is not set: set it to a running sqld (e.g. http://127.0.0.1:8080), or run make examples", urlEnv)
+	}
+	for _, codec := range []string{"direct", "gojson"} {
+		t.Run(codec, func(t *testing.T) {
+			u, err := url.Parse(base)
+			if err != nil {
+				t.Fatalf("%s: %v", urlEnv, err)
+			}
+			q := u.Query()
+			q.Set("codec", codec)
+			u.RawQuery = q.Encode()
+			f(t, u.String())
+		})
+	}
+}
+
+// people is what the tests insert.
+var people = []Person{
+	{Name: "Ada Lovelace", Email: "ada@example.com", Age: 36},
+	{Name: "Grace Hopper", Email: "grace@example.com", Age: 85},
+	{Name: "Alan Turing", Email: "alan@example.com", Age: 41},
+}
+
+// forEachCodecDB is forEachCodec with the database opened and the people
+// inserted into a fresh table.
+func forEachCodecDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *sqlx.DB)) {
+	t.Helper()
+	forEachCodec(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, err := sqlx.Open("libsql", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if err := Reset(ctx, db); err != nil {
+			t.Fatal("reset: ", err)
+		}
+		if err := AddPeople(ctx, db, people); err != nil {
+			t.Fatal("AddPeople: ", err)
+		}
+		f(t, ctx, db)
+	})
+}
+
+// names lists the people's names in order.
+func names(people []Person) []string {
+	var s []string
+	for _, p := range people {
+		s = append(s, p.Name)
+	}
+	return s
+}
+
+// TestRun runs the command's code and checks all it prints.
+func TestRun(t *testing.T) {
+	const want = `older than 40: Alan Turing (41)
+older than 40: Grace Hopper (85)
+by email: Ada Lovelace
+by email: Alan Turing
+grace@example.com is Grace Hopper, id 2
+`
+	forEachCodec(t, func(t *testing.T, dsn string) {
+		var out bytes.Buffer
+		if err := run(dsn, &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Errorf("output:\n%s\nwant:\n%s", &out, want)
+		}
+	})
+}
+
+func TestNamedExec(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
+		var got []Person
+		if err := db.SelectContext(ctx, &got, `SELECT * FROM sqlx_people ORDER BY id`); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(people) {
+			t.Fatalf("%d rows, want %d", len(got), len(people))
+		}
+		for i, p := range got {
+			want := people[i]
+			want.ID = int64(i + 1)
+			if p != want {
+				t.Errorf("row %d = %+v, want %+v", i, p, want)
+			}
+		}
+
+		// A single struct binds the same way; the driver's error classes
+		// come through sqlx unchanged.
+		dup := Person{Name: "Ada again", Email: "ada@example.com", Age: 1}
+		_, err := db.NamedExecContext(ctx, `INSERT INTO sqlx_people (name, email, age) VALUES (:name, :email, :age)`, dup)
+		if !errors.Is(err, libsql.ErrConstraint) {
+			t.Errorf("duplicate email: error %v, want libsql.ErrConstraint", err)
+		}
+	})
+}
+
+func TestNamedQuery(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
+		tests := []struct {
+			age  int
+			want []string
+		}{
+			{0, []string{"Ada Lovelace", "Alan Turing", "Grace Hopper"}},
+			{40, []string{"Alan Turing", "Grace Hopper"}},
+			{85, nil},
+		}
+		for _, tt := range tests {
+			got, err := OlderThan(ctx, db, tt.age)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(names(got), tt.want) {
+				t.Errorf("OlderThan(%d) = %q, want %q", tt.age, names(got), tt.want)
+			}
+		}
+	})
+}
+
+func TestIn(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
+		tests := []struct {
+			emails []string
+			want   []string
+		}{
+			{[]string{"grace@example.com"}, []string{"Grace Hopper"}},
+			{[]string{"grace@example.com", "ada@example.com", "nobody@example.com"}, []string{"Ada Lovelace", "Grace Hopper"}},
+			{[]string{"nobody@example.com"}, nil},
+		}
+		for _, tt := range tests {
+			got, err := ByEmails(ctx, db, tt.emails)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(names(got), tt.want) {
+				t.Errorf("ByEmails(%q) = %q, want %q", tt.emails, names(got), tt.want)
+			}
+		}
+	})
+}
+
+func TestGet(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
+		got, err := ByEmail(ctx, db, "alan@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := (Person{ID: 3, Name: "Alan Turing", Email: "alan@example.com", Age: 41}); got != want {
+			t.Errorf("ByEmail = %+v, want %+v", got, want)
+		}
+		if _, err := ByEmail(ctx, db, "nobody@example.com"); !errors.Is(err, sql.ErrNoRows) {
+			t.Errorf("ByEmail(nobody): error %v, want sql.ErrNoRows", err)
+		}
+	})
+}
