@@ -1,0 +1,5 @@
+CREATE TABLE migrate_tasks (
+	id    INTEGER PRIMARY KEY,
+	title TEXT NOT NULL,
+	done  INTEGER NOT NULL DEFAULT 0
+);

@@ -1,0 +1,1 @@
+DELETE FROM migrate_tasks;
