@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/url"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/uptrace/bun"
+)
+
+// urlEnv names the sqld the tests run against, e.g. http://127.0.0.1:8080;
+// scripts/examples.sh (make examples) starts one and sets it.
+const urlEnv = "LIBSQL_EXAMPLE_URL"
+
+// forEachCodec runs f once per codec against the server in
+// $LIBSQL_EXAMPLE_URL, with that codec's DSN. The subtests run one after
+// the other, since they share the example's tables.
+func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
+	t.Helper()
+	base := os.Getenv(urlEnv)
+	if base == "" {
+		t.Skipf("%s is not set: set it to a running sqld (e.g. http://127.0.0.1:8080), or run make examples", urlEnv)
+	}
+	for _, codec := range []string{"direct", "gojson"} {
+		t.Run(codec, func(t *testing.T) {
+			u, err := url.Parse(base)
+			if err != nil {
+				t.Fatalf("%s: %v", urlEnv, err)
+			}
+			q := u.Query()
+			q.Set("codec", codec)
+			u.RawQuery = q.Encode()
+			f(t, u.String())
+		})
+	}
+}
+
+// forEachCodecDB is forEachCodec with the database opened and the products
+// inserted into fresh tables, with their IDs set.
+func forEachCodecDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *bun.DB, products []Product)) {
+	t.Helper()
+	forEachCodec(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, err := Open(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if err := Reset(ctx, db); err != nil {
+			t.Fatal("reset: ", err)
+		}
+		products := []Product{
+			{Name: "pencil", Cents: 120, Stock: 40},
+			{Name: "notebook", Cents: 450, Stock: 3},
+			{Name: "fountain pen", Cents: 2900, Stock: 0},
+		}
+		if err := AddProducts(ctx, db, products); err != nil {
+			t.Fatal("AddProducts: ", err)
+		}
+		f(t, ctx, db, products)
+	})
+}
+
+// TestRun runs the command's code and checks all it prints.
+func TestRun(t *testing.T) {
+	const want = `under 10.00: pencil at 1.20, 40 in stock
+under 10.00: notebook at 3.99, 3 in stock
+sell 2 notebooks: <nil>
+sell 2 more: out of stock
+deleted 1 sold-out product(s)
+`
+	forEachCodec(t, func(t *testing.T, dsn string) {
+		var out bytes.Buffer
+		if err := run(dsn, &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.String() != want {
+			t.Errorf("output:\n%s\nwant:\n%s", &out, want)
+		}
+	})
+}
+
+func TestInsert(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, products []Product) {
+		for i, p := range products {
+			if p.ID != int64(i+1) {
+				t.Errorf("%s: ID %d after insert, want %d", p.Name, p.ID, i+1)
+			}
+			var got Product
+			if err := db.NewSelect().Model(&got).Where("id = ?", p.ID).Scan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if got != p {
+				t.Errorf("row %d = %+v, want %+v", p.ID, got, p)
+			}
+		}
+	})
+}
+
+func TestSelectWhere(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, _ []Product) {
+		tests := []struct {
+			cents int64
+			want  []string
+		}{
+			{100, nil},
+			{1000, []string{"pencil", "notebook"}},
+			{3000, []string{"pencil", "notebook", "fountain pen"}},
+		}
+		for _, tt := range tests {
+			got, err := CheaperThan(ctx, db, tt.cents)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, p := range got {
+				names = append(names, p.Name)
+			}
+			if !slices.Equal(names, tt.want) {
+				t.Errorf("CheaperThan(%d) = %q, want %q", tt.cents, names, tt.want)
+			}
+		}
+	})
+}
+
+func TestUpdateDelete(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, _ []Product) {
+		if ok, err := Reprice(ctx, db, "pencil", 99); err != nil || !ok {
+			t.Fatalf("Reprice(pencil) = %v, %v; want true, nil", ok, err)
+		}
+		if ok, err := Reprice(ctx, db, "eraser", 50); err != nil || ok {
+			t.Fatalf("Reprice(eraser) = %v, %v; want false, nil", ok, err)
+		}
+		var cents int64
+		if err := db.NewSelect().Model((*Product)(nil)).Column("cents").Where("name = ?", "pencil").Scan(ctx, &cents); err != nil {
+			t.Fatal(err)
+		}
+		if cents != 99 {
+			t.Errorf("pencil costs %d cents after Reprice, want 99", cents)
+		}
+
+		if n, err := DeleteSoldOut(ctx, db); err != nil || n != 1 {
+			t.Fatalf("DeleteSoldOut = %d, %v; want 1, nil", n, err)
+		}
+		exists, err := db.NewSelect().Model((*Product)(nil)).Where("name = ?", "fountain pen").Exists(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if exists {
+			t.Error("the sold-out product is still there")
+		}
+		if n, err := db.NewSelect().Model((*Product)(nil)).Count(ctx); err != nil || n != 2 {
+			t.Errorf("%d products left (%v), want 2", n, err)
+		}
+	})
+}
+
+func TestRunInTx(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, products []Product) {
+		notebook := products[1] // 3 in stock
+		start := time.Now().Add(-time.Minute)
+		steps := []struct {
+			quantity int
+			wantErr  error
+			stock    int // after
+			sales    int // after
+		}{
+			{2, nil, 1, 1},
+			{2, ErrOutOfStock, 1, 1}, // the sale was inserted, then rolled back
+			{1, nil, 0, 2},
+		}
+		for _, step := range steps {
+			if err := Sell(ctx, db, notebook.ID, step.quantity); !errors.Is(err, step.wantErr) {
+				t.Errorf("Sell(%d): error %v, want %v", step.quantity, err, step.wantErr)
+			}
+			var p Product
+			if err := db.NewSelect().Model(&p).Where("id = ?", notebook.ID).Scan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			var sales []Sale
+			if err := db.NewSelect().Model(&sales).Order("id").Scan(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if p.Stock != step.stock || len(sales) != step.sales {
+				t.Errorf("after Sell(%d): stock %d, %d sales; want %d, %d", step.quantity, p.Stock, len(sales), step.stock, step.sales)
+			}
+			for _, s := range sales {
+				if s.ProductID != notebook.ID || s.SoldAt.Before(start) || s.SoldAt.After(time.Now()) {
+					t.Errorf("sale %+v: want product %d, sold at about now", s, notebook.ID)
+				}
+			}
+		}
+	})
+}
