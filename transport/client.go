@@ -151,7 +151,7 @@ func New(o Options) *Client {
 // its first request opens it.
 func (c *Client) NewStream() session.Stream { return c.newStream() }
 
-func (c *Client) newStream() *Stream { return &Stream{c: c} }
+func (c *Client) newStream() *Stream { return &Stream{c: c, trace: newSendTrace()} }
 
 // CloseIdle closes idle HTTP connections of the client's own transport.
 func (c *Client) CloseIdle() {
@@ -170,11 +170,12 @@ func (c *Client) Version(ctx context.Context) (int, error) {
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v3", nil)
+	tr := newSendTrace()
+	req, err := http.NewRequestWithContext(tr.attach(ctx), http.MethodGet, c.base+"/v3", nil)
 	if err != nil {
 		return 0, &session.Error{Message: "probe failed", Safe: true, Err: err}
 	}
-	resp, sent, err := c.do(req)
+	resp, sent, err := c.do(req, tr)
 	if err != nil {
 		// The pipeline request itself never left either way.
 		return 0, &session.Error{Message: "probe failed", Safe: true, BadConn: !sent && !isContextErr(err), Err: err}

@@ -98,14 +98,14 @@ func (s *Stream) openCursor(ctx context.Context, batch *codec.Batch) (*Cursor, e
 		}
 		return nil, err
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint("/v3/cursor"), bytes.NewReader(s.reqBuf))
+	hreq, err := http.NewRequestWithContext(s.trace.attach(ctx), http.MethodPost, s.endpoint("/v3/cursor"), bytes.NewReader(s.reqBuf))
 	if err != nil {
 		return fail(false, sendFailed(false, err))
 	}
 	c.setHeaders(hreq)
 	// Rows must flow as the server produces them; gzip would batch them.
 	hreq.Header.Set("Accept-Encoding", "identity")
-	resp, sent, err := c.do(hreq)
+	resp, sent, err := c.do(hreq, s.trace)
 	if err != nil {
 		return fail(false, sendFailed(sent, timeoutCause(ctx, err)))
 	}
@@ -290,7 +290,7 @@ func (cur *Cursor) touch(resp *codec.PipelineResponse) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), KeepAliveInterval)
 	defer cancel()
-	if _, err := c.post(ctx, s.endpoint("/v3/pipeline"), payload, &cur.keepBody); err != nil {
+	if _, err := c.post(ctx, s.trace, s.endpoint("/v3/pipeline"), payload, &cur.keepBody); err != nil {
 		// The stream is gone; the next request on it will say so.
 		return false
 	}
