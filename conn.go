@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/session"
@@ -50,9 +51,29 @@ type describer interface {
 	describe(ctx context.Context, sql string) (codec.DescribeResult, error)
 }
 
-func newConn(s session.Stream, deferExec bool) *conn {
+func newConn(s session.Stream, cfg *Config) *conn {
 	sc := session.NewConn(s)
-	return &conn{s: sc, auto: autocommit{s: sc}, deferExec: deferExec}
+	for _, p := range cfg.Pragmas {
+		sql, _ := pragmaSQL(p) // checked by Config.validate
+		name, _ := identPrefix(p)
+		key := strings.ToLower(name)
+		if k, ok := pragmaSetting(sql); ok {
+			key = k
+		}
+		sc.Persist(key, codec.Stmt{SQL: sql})
+	}
+	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout}, deferExec: cfg.DeferredExec}
+}
+
+// remember makes a connection setting that sql just made outlive the
+// server stream it was made on (see pragma.go).
+func (c *conn) remember(sql string, params sqlParams, args []driver.NamedValue) {
+	if params.multi || len(args) > 0 {
+		return
+	}
+	if key, ok := pragmaSetting(sql); ok {
+		c.s.Persist(key, codec.Stmt{SQL: sql})
+	}
 }
 
 // openTx returns the open transaction, or nil.
@@ -197,6 +218,7 @@ func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []
 	}
 	out := newResult(res.Stmt())
 	res.Release()
+	c.remember(query, params, args)
 	return out, nil
 }
 
@@ -213,6 +235,7 @@ func (c *conn) query(ctx context.Context, query string, params sqlParams, args [
 	}
 	res, err := c.execute(ctx, &st)
 	if err == nil {
+		c.remember(query, params, args)
 		return newRows(res), nil
 	}
 	if !session.HasCode(err, session.CodeResponseTooLarge) {

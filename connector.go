@@ -73,7 +73,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return newConn(c.transport.NewStream(), c.cfg.DeferredExec), nil
+	return newConn(c.transport.NewStream(), c.cfg), nil
 }
 
 // Driver returns the libsql Driver.

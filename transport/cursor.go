@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,10 +56,20 @@ type Cursor struct {
 // context allows. Entries are then read with Next.
 //
 // With end and no open stream, the cursor runs on a stream of its own,
-// closed with the cursor, so that s stays free for other requests.
-func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool) (session.Cursor, error) {
+// closed with the cursor, so that s stays free for other requests. setup
+// goes first, as a pipeline of its own: a cursor request carries one batch
+// and nothing else.
+func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool, setup []codec.StreamRequest) (session.Cursor, error) {
 	if end && !s.Open() {
 		s = s.c.newStream()
+	}
+	if len(setup) > 0 {
+		if err := s.runSetup(ctx, setup); err != nil {
+			if end {
+				s.Reset()
+			}
+			return nil, err
+		}
 	}
 	cur, err := s.openCursor(ctx, batch)
 	if err != nil {
@@ -69,6 +80,23 @@ func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool) (
 	}
 	cur.closeOn = end
 	return cur, nil
+}
+
+// runSetup sends setup as one pipeline, keeping the stream open.
+func (s *Stream) runSetup(ctx context.Context, setup []codec.StreamRequest) error {
+	res := session.NewResult()
+	defer res.Release()
+	if err := s.pipeline(ctx, setup, res); err != nil {
+		return err
+	}
+	for i, r := range res.Results() {
+		if !r.OK {
+			err := session.StmtError(&r.Error)
+			err.Message = "connection setting " + strconv.Quote(setup[i].Stmt.SQL) + " failed: " + err.Message
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Stream) openCursor(ctx context.Context, batch *codec.Batch) (*Cursor, error) {
