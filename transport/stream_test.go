@@ -523,3 +523,52 @@ func TestCursorSetup(t *testing.T) {
 		cur.Close()
 	}
 }
+
+// TestHeaders: custom headers go with the probe, pipelines and cursors;
+// the client's own headers win; their values are redacted from echoed
+// error text.
+func TestHeaders(t *testing.T) {
+	const key = "c2VjcmV0LWtleS0xMjM0NQ=="
+	var seen []http.Header
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		_, _ = io.Copy(io.Discard, r.Body)
+		switch {
+		case r.Method == http.MethodGet:
+		case r.URL.Path == "/v3/cursor":
+			_, _ = io.WriteString(w, cursorLines[0]+"\n"+cursorLines[6]+"\n")
+		default:
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, "bad request with key "+key)
+		}
+	}))
+	defer srv.Close()
+	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, AuthToken: "tok",
+		Headers: http.Header{"X-Turso-Encryption-Key": {key}, "X-App": {"demo"}, "Authorization": {"mine"}}})
+	err := sendClose(context.Background(), c.NewStream())
+	if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[REDACTED]") {
+		t.Fatalf("got %v", err)
+	}
+	cur, err := c.NewStream().OpenCursor(context.Background(), &codec.Batch{}, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) < 3 {
+		t.Fatalf("%d requests", len(seen))
+	}
+	for i, h := range seen {
+		if h.Get("X-Turso-Encryption-Key") != key || h.Get("X-App") != "demo" {
+			t.Errorf("request %d lacks the custom headers: %v", i, h)
+		}
+		if i > 0 && h.Get("Authorization") != "Bearer tok" {
+			t.Errorf("request %d: Authorization %q", i, h.Get("Authorization"))
+		}
+	}
+}
