@@ -13,18 +13,32 @@ import (
 	"github.com/gohrana/libsql/internal/arena"
 )
 
-// TimeFormat is how time.Time arguments are stored: UTC, SQLite's own
-// "YYYY-MM-DD HH:MM:SS" with fractional seconds and a "Z", which SQLite's
-// date functions understand.
-const TimeFormat = "2006-01-02 15:04:05.999999999Z07:00"
+// TimeFormat is how time.Time arguments are stored: in UTC, as SQLite's own
+// "YYYY-MM-DD HH:MM:SS", followed by the fraction of a second with its
+// trailing zeros trimmed (none at all for a whole second), and no zone.
+//
+// SQLite compares text byte by byte, so this form is chosen for its order:
+// every stored time (of the years 0000 to 9999 that SQLite's date
+// functions handle) is the same length up to the seconds, a fraction sorts
+// after the bare second it belongs to and before the next second, and
+// trimmed fractions compare as numbers do (".5" < ".55" < ".6"). ORDER BY,
+// <, > and BETWEEN on such a column therefore follow time order, also
+// against what SQLite writes itself: a whole second is exactly the text of
+// datetime() and CURRENT_TIMESTAMP, and strftime('%Y-%m-%d %H:%M:%f') text
+// orders correctly against it (though ".5" and ".500" are not equal text).
+// SQLite's date functions read text without a zone as UTC. The form written
+// before, with a trailing "Z", sorted after every fraction of its second;
+// it is still read (see parseTime).
+const TimeFormat = "2006-01-02 15:04:05.999999999"
 
 // timeFormats are the text layouts a DATE, DATETIME or TIMESTAMP column is
-// parsed with: what TimeFormat writes, what SQLite's date functions write,
-// and the ISO 8601 variants of those.
+// parsed with: what TimeFormat writes (which is also what SQLite's date
+// functions write), what earlier versions wrote (with "Z"), and the ISO 8601
+// variants of those.
 var timeFormats = []string{
+	"2006-01-02 15:04:05.999999999",
 	"2006-01-02 15:04:05.999999999Z07:00",
 	"2006-01-02T15:04:05.999999999Z07:00",
-	"2006-01-02 15:04:05.999999999",
 	"2006-01-02T15:04:05.999999999",
 	"2006-01-02 15:04",
 	"2006-01-02T15:04",

@@ -3,6 +3,7 @@ package libsql
 import (
 	"database/sql/driver"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -44,7 +45,10 @@ func TestCheckNamedValue(t *testing.T) {
 		{&s, codec.StringValue("ptr")},
 		{valuer{int64(9)}, codec.IntValue(9)},
 		{valuer{nil}, codec.NullValue()},
-		{ts, codec.StringValue("2024-02-29 22:59:59.123456789Z")},
+		{ts, codec.StringValue("2024-02-29 22:59:59.123456789")},
+		{time.Date(2024, 2, 29, 23, 59, 59, 0, time.UTC), codec.StringValue("2024-02-29 23:59:59")},
+		{time.Date(2024, 2, 29, 23, 59, 59, 500000000, time.UTC), codec.StringValue("2024-02-29 23:59:59.5")},
+		{time.Date(2024, 2, 29, 23, 59, 59, 1000, time.UTC), codec.StringValue("2024-02-29 23:59:59.000001")},
 	}
 	for _, tt := range ok {
 		nv := driver.NamedValue{Ordinal: 1, Value: tt.in}
@@ -102,6 +106,14 @@ func TestFromValue(t *testing.T) {
 		{codec.StringValue("2024-01-02 03:04"), "DATETIME", utc("2024-01-02T03:04:00Z")},
 		{codec.StringValue("2024-01-02"), "DATE", utc("2024-01-02T00:00:00Z")},
 		{codec.StringValue("2024-01-02 22:59:59.123456789Z"), "DATE", utc("2024-01-02T22:59:59.123456789Z")},
+		// What TimeFormat writes now, and what it wrote before (with "Z").
+		{codec.StringValue("2024-01-02 22:59:59.123456789"), "DATETIME", utc("2024-01-02T22:59:59.123456789Z")},
+		{codec.StringValue("2024-01-02 22:59:59.5"), "DATETIME", utc("2024-01-02T22:59:59.5Z")},
+		{codec.StringValue("2024-01-02 22:59:59.5Z"), "DATETIME", utc("2024-01-02T22:59:59.5Z")},
+		{codec.StringValue("2024-01-02 22:59:59Z"), "DATETIME", utc("2024-01-02T22:59:59Z")},
+		{codec.StringValue("0001-01-01 00:00:00Z"), "DATETIME", utc("0001-01-01T00:00:00Z")},
+		// strftime('%Y-%m-%d %H:%M:%f'): milliseconds, zeros kept.
+		{codec.StringValue("2024-01-02 22:59:59.500"), "TIMESTAMP", utc("2024-01-02T22:59:59.5Z")},
 		{codec.StringValue("not a time"), "DATE", "not a time"},
 		{codec.StringValue("2024-01-02"), "TEXT", "2024-01-02"},
 		{codec.IntValue(1700000000), "DATETIME", int64(1700000000)},
@@ -136,6 +148,71 @@ func TestTimeRoundTrip(t *testing.T) {
 		got, ok := fromValue(&v, kindTime, new(arena.Boxer)).(time.Time)
 		if !ok || !got.Equal(tm) {
 			t.Errorf("%v: got %v", tm, got)
+		}
+	}
+}
+
+// TestTimeFormatOrder: SQLite compares text byte by byte, so stored times
+// must sort as text in time order, at any spacing and across boundaries,
+// and against the text SQLite's own date functions write.
+func TestTimeFormatOrder(t *testing.T) {
+	base := time.Date(2024, 3, 10, 12, 0, 0, 0, time.UTC)
+	east := time.FixedZone("", 5*3600+30*60)
+	var times []time.Time
+	for _, d := range []time.Duration{
+		-time.Second, -time.Millisecond, -time.Microsecond, -1, 0, 1, 2, 10, 999, time.Microsecond,
+		time.Microsecond + 1, 10 * time.Microsecond, time.Millisecond, time.Millisecond + time.Microsecond,
+		100 * time.Millisecond, 500 * time.Millisecond, 500*time.Millisecond + 1, 550 * time.Millisecond,
+		555555555, 600 * time.Millisecond, time.Second - 1, time.Second, time.Second + 1, time.Minute, time.Hour,
+	} {
+		times = append(times, base.Add(d), base.Add(d).In(east))
+	}
+	times = append(times,
+		time.Time{},
+		time.Date(1969, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Unix(0, 0),
+		time.Date(2023, 12, 31, 23, 59, 59, 900000000, time.UTC),
+		time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC),
+	)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200 {
+		// Random instants a few seconds apart, most of them sharing a second.
+		times = append(times, base.Add(time.Duration(rng.Int64N(int64(3*time.Second)))))
+	}
+	stored := func(tm time.Time) string {
+		v := toValue(tm)
+		return string(v.Bytes)
+	}
+	for _, a := range times {
+		for _, b := range times {
+			if got, want := strings.Compare(stored(a), stored(b)), a.Compare(b); got != want {
+				t.Fatalf("%v vs %v: stored %q vs %q compare %d, want %d", a, b, stored(a), stored(b), got, want)
+			}
+		}
+		// datetime() and CURRENT_TIMESTAMP write whole seconds; strftime's
+		// %f writes milliseconds, trailing zeros included.
+		sec := a.UTC().Truncate(time.Second)
+		if a.Equal(sec) && stored(a) != sec.Format(time.DateTime) {
+			t.Errorf("whole second %v stored as %q, SQLite writes %q", a, stored(a), sec.Format(time.DateTime))
+		}
+		for _, u := range []time.Time{sec, sec.Add(time.Second), a.UTC().Truncate(time.Millisecond),
+			a.UTC().Truncate(time.Millisecond).Add(time.Millisecond)} {
+			if u.Year() > 9999 {
+				continue // beyond SQLite's date functions
+			}
+			texts := []string{u.Format("2006-01-02 15:04:05.000")}
+			if u.Nanosecond() == 0 {
+				texts = append(texts, u.Format(time.DateTime))
+			}
+			for _, sqlite := range texts {
+				got := strings.Compare(stored(a), sqlite)
+				if want := a.Compare(u); want != 0 && got != want {
+					t.Errorf("%v stored as %q vs SQLite's %q: compare %d, want %d", a, stored(a), sqlite, got, want)
+				} else if want == 0 && got > 0 {
+					t.Errorf("%v stored as %q sorts after SQLite's %q for the same instant", a, stored(a), sqlite)
+				}
+			}
 		}
 	}
 }

@@ -2,6 +2,8 @@ package itest
 
 import (
 	"database/sql"
+	"fmt"
+	"sort"
 	"testing"
 	"time"
 
@@ -192,5 +194,267 @@ func TestTimeInSQL(t *testing.T) {
 			require.Error(t, db.QueryRowContext(t.Context(), "SELECT datetime('now')").Scan(&tm),
 				"without a declared type the value stays text, which database/sql cannot scan into time.Time")
 		})
+	})
+}
+
+// timeLabels runs a query whose rows are one TEXT label each and returns the
+// labels in row order.
+func timeLabels(t *testing.T, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), query, args...)
+	require.NoError(t, err, "query %q", query)
+	defer rows.Close()
+	labels := []string{}
+	for rows.Next() {
+		var l string
+		require.NoError(t, rows.Scan(&l))
+		labels = append(labels, l)
+	}
+	require.NoError(t, rows.Err())
+	return labels
+}
+
+// TestTimeOrder stores times a nanosecond, a microsecond, a millisecond or
+// a second apart (in shuffled order and in several zones) and checks that
+// SQLite's text comparison of the stored values is time order: ORDER BY, >,
+// <= and BETWEEN with time.Time arguments return exactly the rows Go's
+// time comparison picks. With the earlier "…Z" form, a time with a fraction
+// sorted before the whole second it belongs to, and ".55" before ".5".
+func TestTimeOrder(t *testing.T) {
+	base := time.Date(2024, 3, 10, 12, 0, 0, 0, time.UTC)
+	east := time.FixedZone("UTC+05:30", 5*3600+30*60)
+	west := time.FixedZone("UTC-08:00", -8*3600)
+	// spaced returns base+k*step for each k, in the order given.
+	spaced := func(step time.Duration, ks ...int) []time.Time {
+		out := make([]time.Time, len(ks))
+		for i, k := range ks {
+			out[i] = base.Add(time.Duration(k) * step)
+		}
+		return out
+	}
+	cases := []struct {
+		name  string
+		times []time.Time
+	}{
+		{"nanoseconds", spaced(time.Nanosecond, 3, 0, 10, 1, 100, 2, 999999999, 11)},
+		{"microseconds", spaced(time.Microsecond, 5, 1, 0, 10, 2, 999999, 100)},
+		{"milliseconds", spaced(time.Millisecond, 550, 5, 500, 0, 1, 55, 999, 100)},
+		{"whole_seconds", spaced(time.Second, 3, -1, 0, 59, 1, 2)},
+		{"across_a_second_boundary", []time.Time{
+			base.Add(-time.Nanosecond), base.Add(time.Nanosecond), base, base.Add(-500 * time.Millisecond),
+			base.Add(500 * time.Millisecond), base.Add(-time.Second), base.Add(time.Second - 1), base.Add(time.Second),
+		}},
+		{"across_day_and_year", []time.Time{
+			time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2023, 12, 31, 23, 59, 59, 999999999, time.UTC),
+			time.Date(2024, 1, 1, 0, 0, 0, 1, time.UTC), time.Date(2023, 12, 31, 23, 59, 59, 5e8, time.UTC),
+		}},
+		{"zones_of_one_second", []time.Time{
+			base.Add(500 * time.Millisecond).In(east), base.In(west), base.Add(250 * time.Millisecond).In(east),
+			base.Add(750 * time.Millisecond).In(west), base.Add(time.Second).In(east),
+		}},
+	}
+	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+		table := freshTable(t, db, "time_order", "(id INTEGER PRIMARY KEY, grp TEXT, label TEXT, d DATETIME)")
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				label := func(i int) string { return fmt.Sprintf("t%02d", i) }
+				for i, tm := range tc.times {
+					mustExec(t, db, "INSERT INTO "+table+" (grp, label, d) VALUES (?, ?, ?)", tc.name, label(i), tm)
+				}
+				// want returns the labels of the times keep accepts, in
+				// time order.
+				want := func(keep func(time.Time) bool) []string {
+					idx := []int{}
+					for i, tm := range tc.times {
+						if keep(tm) {
+							idx = append(idx, i)
+						}
+					}
+					sort.SliceStable(idx, func(a, b int) bool { return tc.times[idx[a]].Before(tc.times[idx[b]]) })
+					out := []string{}
+					for _, i := range idx {
+						out = append(out, label(i))
+					}
+					return out
+				}
+				sel := "SELECT label FROM " + table + " WHERE grp = ? "
+				require.Equal(t, want(func(time.Time) bool { return true }),
+					timeLabels(t, db, sel+"ORDER BY d", tc.name), "ORDER BY d")
+				require.Equal(t, want(func(time.Time) bool { return true }),
+					timeLabels(t, db, sel+"ORDER BY julianday(d), d", tc.name), "ORDER BY agrees with julianday")
+				for _, p := range tc.times {
+					require.Equal(t, want(p.Before), timeLabels(t, db, sel+"AND d > ? ORDER BY d", tc.name, p), "d > %v", p)
+					require.Equal(t, want(func(x time.Time) bool { return !x.After(p) }),
+						timeLabels(t, db, sel+"AND d <= ? ORDER BY d", tc.name, p), "d <= %v", p)
+				}
+				for _, lo := range tc.times {
+					for _, hi := range tc.times {
+						require.Equal(t, want(func(x time.Time) bool { return !x.Before(lo) && !x.After(hi) }),
+							timeLabels(t, db, sel+"AND d BETWEEN ? AND ? ORDER BY d", tc.name, lo, hi),
+							"d BETWEEN %v AND %v", lo, hi)
+					}
+				}
+			})
+		}
+	})
+}
+
+// TestTimeOrderWithSQLite mixes the driver's time.Time values with times
+// SQLite writes itself (datetime(), strftime('%f'), CURRENT_TIMESTAMP) in
+// one column: a whole second is the same text as SQLite's, so = finds it,
+// and ORDER BY, > and BETWEEN interleave the two kinds in time order.
+func TestTimeOrderWithSQLite(t *testing.T) {
+	base := time.Date(2024, 3, 10, 12, 0, 0, 0, time.UTC)
+	epoch := base.Unix()
+	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+		t.Run("whole_second_equals_sqlite_text", func(t *testing.T) {
+			var same, sameFn, sameSec int64
+			var sqliteText string
+			require.NoError(t, db.QueryRowContext(t.Context(),
+				"SELECT ? = datetime(?, 'unixepoch'), ? = datetime(?), ? = strftime('%Y-%m-%d %H:%M:%S', ?), datetime(?, 'unixepoch')",
+				base, epoch, base, base, base.Add(2*time.Second).In(time.FixedZone("", 3600)), base.Add(2*time.Second), epoch,
+			).Scan(&same, &sameFn, &sameSec, &sqliteText))
+			require.Equal(t, base.Format("2006-01-02 15:04:05"), sqliteText)
+			require.EqualValues(t, 1, same, "a whole-second time.Time is the text SQLite writes for it")
+			require.EqualValues(t, 1, sameFn, "datetime() of the stored text is the text itself")
+			require.EqualValues(t, 1, sameSec, "a time.Time in another zone is stored in UTC")
+		})
+		t.Run("interleaved", func(t *testing.T) {
+			table := freshTable(t, db, "time_mixed", "(id INTEGER PRIMARY KEY, label TEXT, d DATETIME)")
+			// Each row: a label, and either a time.Time argument or an SQL
+			// expression by which SQLite writes the time itself.
+			rows := []struct {
+				label string
+				arg   any    // a time.Time, or nil when expr is set
+				expr  string // SQL with %d for base's Unix seconds
+			}{
+				{"go_+1s", base.Add(time.Second), ""},
+				{"sqlite_+0.5s_%f", nil, "strftime('%%Y-%%m-%%d %%H:%%M:%%f', %d.5, 'unixepoch')"},
+				{"go_-1ms", base.Add(-time.Millisecond), ""},
+				{"sqlite_+0s_datetime", nil, "datetime(%d, 'unixepoch')"},
+				{"go_+1ns", base.Add(time.Nanosecond), ""},
+				{"go_+499ms", base.Add(499 * time.Millisecond), ""},
+				{"sqlite_-1s_datetime", nil, "datetime(%d - 1, 'unixepoch')"},
+				{"go_+501ms", base.Add(501 * time.Millisecond), ""},
+				{"sqlite_+2s_%f", nil, "strftime('%%Y-%%m-%%d %%H:%%M:%%f', %d + 2, 'unixepoch')"},
+				{"go_+1.999999999s", base.Add(2*time.Second - 1), ""},
+			}
+			for _, r := range rows {
+				if r.arg != nil {
+					mustExec(t, db, "INSERT INTO "+table+" (label, d) VALUES (?, ?)", r.label, r.arg)
+				} else {
+					mustExec(t, db, "INSERT INTO "+table+" (label, d) VALUES (?, "+fmt.Sprintf(r.expr, epoch)+")", r.label)
+				}
+			}
+			require.Equal(t, []string{
+				"sqlite_-1s_datetime", "go_-1ms", "sqlite_+0s_datetime", "go_+1ns", "go_+499ms", "sqlite_+0.5s_%f",
+				"go_+501ms", "go_+1s", "go_+1.999999999s", "sqlite_+2s_%f",
+			}, timeLabels(t, db, "SELECT label FROM "+table+" ORDER BY d"), "ORDER BY d")
+			require.Equal(t, []string{"go_+1ns", "go_+499ms", "sqlite_+0.5s_%f", "go_+501ms"},
+				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d > ? AND d < ? ORDER BY d", base, base.Add(time.Second)),
+				"strictly inside the second after base")
+			require.Equal(t, []string{"sqlite_+0s_datetime", "go_+1ns", "go_+499ms", "sqlite_+0.5s_%f", "go_+501ms", "go_+1s"},
+				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d BETWEEN ? AND ? ORDER BY d", base, base.Add(time.Second)),
+				"BETWEEN takes both whole seconds, SQLite's and the driver's")
+			require.Equal(t, []string{"sqlite_-1s_datetime", "go_-1ms", "sqlite_+0s_datetime"},
+				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d <= datetime(?) ORDER BY d", base),
+				"compared with SQLite's datetime() of a time.Time argument")
+			require.Equal(t, []string{"go_+1.999999999s", "sqlite_+2s_%f"},
+				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d > datetime(?, '+1 second') ORDER BY d", base),
+				"compared with SQLite's date arithmetic")
+		})
+		t.Run("now", func(t *testing.T) {
+			// The server shares this machine's clock; 5 s covers a slow
+			// request and datetime('now') truncating to the second.
+			table := freshTable(t, db, "time_now",
+				"(id INTEGER PRIMARY KEY, label TEXT, d DATETIME DEFAULT CURRENT_TIMESTAMP)")
+			before, after := time.Now().Add(-5*time.Second), time.Now().Add(5*time.Second)
+			mustExec(t, db, "INSERT INTO "+table+" (label, d) VALUES ('go_before', ?), ('go_after', ?)", before, after)
+			mustExec(t, db, "INSERT INTO "+table+" (label) VALUES ('current_timestamp')")
+			mustExec(t, db, "INSERT INTO "+table+" (label, d) VALUES ('datetime_now', datetime('now'))")
+			mustExec(t, db, "INSERT INTO "+table+" (label, d) VALUES ('strftime_now', strftime('%Y-%m-%d %H:%M:%f', 'now'))")
+			sqliteRows := []string{"current_timestamp", "datetime_now", "strftime_now"}
+			require.ElementsMatch(t, sqliteRows,
+				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d > ? AND d < ?", before, after), "> and <")
+			require.ElementsMatch(t, sqliteRows,
+				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d BETWEEN ? AND ?", before.Add(time.Nanosecond), after.Add(-time.Nanosecond)), "BETWEEN")
+			got := timeLabels(t, db, "SELECT label FROM "+table+" ORDER BY d")
+			require.Equal(t, "go_before", got[0], "ORDER BY d: %v", got)
+			require.Equal(t, "go_after", got[len(got)-1], "ORDER BY d: %v", got)
+			require.ElementsMatch(t, []string{"go_before"},
+				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d < datetime('now', '-1 second')"), "against datetime('now')")
+			require.ElementsMatch(t, []string{"go_after"},
+				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d > datetime('now', '+1 second')"), "against datetime('now')")
+		})
+	})
+}
+
+// TestTimeLegacyForm: databases written by earlier versions hold times in
+// the form "2006-01-02 15:04:05.999999999Z"; they still read back as the
+// same time.Time, and the one-statement migration the README gives turns
+// them into the current form, after which they order and compare with new
+// values.
+func TestTimeLegacyForm(t *testing.T) {
+	base := time.Date(2024, 3, 10, 12, 0, 0, 0, time.UTC)
+	legacy := []struct {
+		text string
+		want time.Time
+	}{
+		{"2024-03-10 12:00:00Z", base},
+		{"2024-03-10 12:00:00.5Z", base.Add(500 * time.Millisecond)},
+		{"2024-03-10 12:00:00.55Z", base.Add(550 * time.Millisecond)},
+		{"2024-03-10 12:00:00.000000001Z", base.Add(time.Nanosecond)},
+		{"0001-01-01 00:00:00Z", time.Time{}},
+	}
+	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+		table := freshTable(t, db, "time_legacy", "(id INTEGER PRIMARY KEY, d DATETIME)")
+		for _, l := range legacy {
+			mustExec(t, db, "INSERT INTO "+table+" (d) VALUES (?)", l.text) // text, as the old driver stored it
+		}
+		readAll := func(t *testing.T) ([]time.Time, []string) {
+			t.Helper()
+			rows, err := db.QueryContext(t.Context(), "SELECT d, CAST(d AS TEXT) FROM "+table+" ORDER BY id")
+			require.NoError(t, err)
+			defer rows.Close()
+			var times []time.Time
+			var texts []string
+			for rows.Next() {
+				var tm time.Time
+				var s string
+				require.NoError(t, rows.Scan(&tm, &s))
+				times, texts = append(times, tm), append(texts, s)
+			}
+			require.NoError(t, rows.Err())
+			return times, texts
+		}
+		times, _ := readAll(t)
+		require.Len(t, times, len(legacy))
+		for i, l := range legacy {
+			require.True(t, times[i].Equal(l.want), "%q read as %v, want %v", l.text, times[i], l.want)
+			require.Equal(t, time.UTC, times[i].Location())
+		}
+		// The old form is not the new one's text: equality with a
+		// time.Time argument misses it until the rows are migrated.
+		require.Zero(t, countWhere(t, db, table, "d = ?", base), "a legacy row before migration")
+		mustExec(t, db, "UPDATE "+table+" SET d = substr(d, 1, length(d) - 1) WHERE d GLOB '*Z'")
+		after, texts := readAll(t)
+		for i, l := range legacy {
+			require.True(t, after[i].Equal(l.want), "%q after migration read as %v", l.text, after[i])
+			require.Equal(t, l.want.UTC().Format(libsql.TimeFormat), texts[i], "migrated text")
+		}
+		require.EqualValues(t, 1, countWhere(t, db, table, "d = ?", base), "= after migration")
+		require.EqualValues(t, 3, countWhere(t, db, table, "d > ? AND d < ?", base, base.Add(time.Second)), "a range after migration")
+		mustExec(t, db, "INSERT INTO "+table+" (d) VALUES (?)", base.Add(520*time.Millisecond))
+		var order []int64
+		rows, err := db.QueryContext(t.Context(), "SELECT id FROM "+table+" ORDER BY d")
+		require.NoError(t, err)
+		for rows.Next() {
+			var id int64
+			require.NoError(t, rows.Scan(&id))
+			order = append(order, id)
+		}
+		require.NoError(t, rows.Err())
+		require.NoError(t, rows.Close())
+		require.Equal(t, []int64{5, 1, 4, 2, 6, 3}, order, "migrated and new rows in time order")
 	})
 }
