@@ -2,6 +2,8 @@ package libsql
 
 import (
 	"context"
+	"math/rand/v2"
+	"time"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/session"
@@ -11,11 +13,47 @@ import (
 // operation is a unit of work of its own on the session, so over HTTP
 // nothing stays open on the server between statements.
 type autocommit struct {
-	s *session.Conn
+	s           *session.Conn
+	busyTimeout time.Duration // Config.BusyTimeout
 }
 
+// Backoff between retries of a statement that failed with SQLITE_BUSY.
+const (
+	busyFirstWait = time.Millisecond
+	busyMaxWait   = 100 * time.Millisecond
+)
+
+// execute runs one statement. One that failed with SQLITE_BUSY did not
+// apply (SQLite rolls back the statement's implicit transaction), so it
+// is run again, with backoff, until it gets through, busyTimeout has
+// passed or ctx ends; the last SQLITE_BUSY error is returned then. Scripts
+// (sequence) and statements inside transactions are never retried.
 func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
-	return a.s.Execute(ctx, st)
+	res, err := a.s.Execute(ctx, st)
+	if err == nil || a.busyTimeout <= 0 || !session.HasCode(err, session.CodeSQLiteBusy) {
+		return res, err
+	}
+	deadline := time.Now().Add(a.busyTimeout)
+	wait := busyFirstWait
+	for {
+		// Jitter keeps retrying writers from colliding again in step.
+		d := wait/2 + rand.N(wait/2+1)
+		if time.Until(deadline) < d {
+			return nil, err
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, err
+		case <-t.C:
+		}
+		res, err = a.s.Execute(ctx, st)
+		if err == nil || !session.HasCode(err, session.CodeSQLiteBusy) {
+			return res, err
+		}
+		wait = min(2*wait, busyMaxWait)
+	}
 }
 
 func (a *autocommit) sequence(ctx context.Context, script string) error {

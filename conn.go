@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/session"
@@ -23,7 +24,7 @@ var (
 )
 
 // conn is one database/sql connection: the SQL-level face of one session
-// (session.Conn). Statements run through a runner: the autocommit one, or
+// (session.Conn). Statements run in autocommit mode, or inside
 // the open transaction.
 type conn struct {
 	s    *session.Conn
@@ -34,22 +35,45 @@ type conn struct {
 	readOnly  readOnlyCache
 }
 
-// runner runs statements for a conn, in autocommit mode or inside a
-// transaction.
-type runner interface {
-	// execute runs one statement; release the result when done.
-	execute(ctx context.Context, st *codec.Stmt) (*session.Result, error)
-	// sequence runs a script of several statements.
-	sequence(ctx context.Context, script string) error
-	// cursor runs one statement through a cursor.
-	cursor(ctx context.Context, st *codec.Stmt) (*rows, error)
-	// describe describes a statement without running it.
+// Statements run in autocommit mode (autocommit) or inside the open
+// transaction (tx); both have these methods:
+//
+//	execute(ctx, st) (*session.Result, error)  one statement; release the result
+//	sequence(ctx, script) error                a script of several statements
+//	cursor(ctx, st) (*rows, error)             one statement through a cursor
+//	describe(ctx, sql) (codec.DescribeResult, error)
+//
+// conn picks one per call with concrete calls rather than an interface, so
+// that the statement, built on the caller's stack, stays there.
+
+// describer describes a statement without running it.
+type describer interface {
 	describe(ctx context.Context, sql string) (codec.DescribeResult, error)
 }
 
-func newConn(s session.Stream, deferExec bool) *conn {
+func newConn(s session.Stream, cfg *Config) *conn {
 	sc := session.NewConn(s)
-	return &conn{s: sc, auto: autocommit{s: sc}, deferExec: deferExec}
+	for _, p := range cfg.Pragmas {
+		sql, _ := pragmaSQL(p) // checked by Config.validate
+		name, _ := identPrefix(p)
+		key := strings.ToLower(name)
+		if k, ok := pragmaSetting(sql); ok {
+			key = k
+		}
+		sc.Persist(key, codec.Stmt{SQL: sql})
+	}
+	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout}, deferExec: cfg.DeferredExec}
+}
+
+// remember makes a connection setting that sql just made outlive the
+// server stream it was made on (see pragma.go).
+func (c *conn) remember(sql string, params sqlParams, args []driver.NamedValue) {
+	if params.multi || len(args) > 0 {
+		return
+	}
+	if key, ok := pragmaSetting(sql); ok {
+		c.s.Persist(key, codec.Stmt{SQL: sql})
+	}
 }
 
 // openTx returns the open transaction, or nil.
@@ -60,8 +84,28 @@ func (c *conn) openTx() *tx {
 	return nil
 }
 
-// runner returns what runs the connection's next statement.
-func (c *conn) runner() runner {
+func (c *conn) execute(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
+	if t := c.openTx(); t != nil {
+		return t.execute(ctx, st)
+	}
+	return c.auto.execute(ctx, st)
+}
+
+func (c *conn) sequence(ctx context.Context, script string) error {
+	if t := c.openTx(); t != nil {
+		return t.sequence(ctx, script)
+	}
+	return c.auto.sequence(ctx, script)
+}
+
+func (c *conn) cursor(ctx context.Context, st *codec.Stmt) (*rows, error) {
+	if t := c.openTx(); t != nil {
+		return t.cursor(ctx, st)
+	}
+	return c.auto.cursor(ctx, st)
+}
+
+func (c *conn) describer() describer {
 	if t := c.openTx(); t != nil {
 		return t
 	}
@@ -161,12 +205,11 @@ func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []
 		// batch step cannot hold; they are sent at once instead.
 		return t.queueExec(ctx, &st)
 	}
-	r := c.runner()
-	res, err := r.execute(ctx, &st)
+	res, err := c.execute(ctx, &st)
 	if err != nil {
 		if len(args) == 0 && session.HasCode(err, session.CodeSQLManyStatements) {
 			// Nothing ran: sqld parses the whole text first.
-			if err := r.sequence(ctx, query); err != nil {
+			if err := c.sequence(ctx, query); err != nil {
 				return nil, err
 			}
 			return driver.RowsAffected(0), nil
@@ -175,6 +218,7 @@ func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []
 	}
 	out := newResult(res.Stmt())
 	res.Release()
+	c.remember(query, params, args)
 	return out, nil
 }
 
@@ -189,15 +233,15 @@ func (c *conn) query(ctx context.Context, query string, params sqlParams, args [
 	if err := bindArgs(&st, params, args); err != nil {
 		return nil, err
 	}
-	r := c.runner()
-	res, err := r.execute(ctx, &st)
+	res, err := c.execute(ctx, &st)
 	if err == nil {
+		c.remember(query, params, args)
 		return newRows(res), nil
 	}
 	if !session.HasCode(err, session.CodeResponseTooLarge) {
 		return nil, err
 	}
-	ro, derr := c.readOnly.check(ctx, r, query)
+	ro, derr := c.readOnly.check(ctx, c.describer(), query)
 	if derr != nil || !ro {
 		var e *Error
 		if errors.As(err, &e) {
@@ -209,7 +253,7 @@ func (c *conn) query(ctx context.Context, query string, params sqlParams, args [
 		}
 		return nil, err
 	}
-	return r.cursor(ctx, &st)
+	return c.cursor(ctx, &st)
 }
 
 // readOnlyCache remembers describe's is_readonly per SQL text, for
@@ -222,18 +266,18 @@ type readOnlyCache struct {
 const maxReadOnlyCache = 1000
 
 // check reports whether sql only reads (SQLite's sqlite3_stmt_readonly),
-// asking r's describe once per text.
-func (rc *readOnlyCache) check(ctx context.Context, r runner, sql string) (bool, error) {
+// asking d once per text.
+func (rc *readOnlyCache) check(ctx context.Context, d describer, sql string) (bool, error) {
 	if ro, ok := rc.m[sql]; ok {
 		return ro, nil
 	}
-	d, err := r.describe(ctx, sql)
+	desc, err := d.describe(ctx, sql)
 	if err != nil {
 		return false, err
 	}
 	if rc.m == nil || len(rc.m) >= maxReadOnlyCache {
 		rc.m = map[string]bool{}
 	}
-	rc.m[sql] = d.IsReadonly
-	return d.IsReadonly, nil
+	rc.m[sql] = desc.IsReadonly
+	return desc.IsReadonly, nil
 }

@@ -40,6 +40,35 @@ func WithRoundTripper(rt http.RoundTripper) ConnectorOption {
 	return func(o *transport.Options) { o.RoundTripper = rt }
 }
 
+// WithRequestHeaders adds headers to every request the connector sends
+// (libsql-client-go's WithRequestHeaders). The driver's own Content-Type,
+// Accept-Encoding and Authorization override headers of those names. The
+// values never appear in errors or logs.
+func WithRequestHeaders(h http.Header) ConnectorOption {
+	return func(o *transport.Options) {
+		if o.Headers == nil {
+			o.Headers = http.Header{}
+		}
+		for k, vs := range h {
+			for _, v := range vs {
+				o.Headers.Add(k, v)
+			}
+		}
+	}
+}
+
+// EncryptionKeyHeader is the header that carries the key of a Turso
+// database encrypted at rest.
+const EncryptionKeyHeader = "x-turso-encryption-key"
+
+// WithRemoteEncryptionKey sends key, base64-encoded as Turso issues it, in
+// the x-turso-encryption-key header of every request, for databases
+// encrypted at rest (libsql-client-go's WithRemoteEncryptionKey). It is not
+// a DSN parameter, so that the key stays out of URLs and their logs.
+func WithRemoteEncryptionKey(key string) ConnectorOption {
+	return WithRequestHeaders(http.Header{http.CanonicalHeaderKey(EncryptionKeyHeader): {key}})
+}
+
 // NewConnector validates cfg and returns a Connector. The Config is copied.
 func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 	if cfg == nil {
@@ -73,7 +102,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return newConn(c.transport.NewStream(), c.cfg.DeferredExec), nil
+	return newConn(c.transport.NewStream(), c.cfg), nil
 }
 
 // Driver returns the libsql Driver.

@@ -40,6 +40,8 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"slices"
+	"strings"
 
 	"github.com/gohrana/libsql/codec"
 	_ "github.com/gohrana/libsql/codec/direct" // registers "direct", the default
@@ -69,14 +71,57 @@ func (d *Driver) Open(dsn string) (driver.Conn, error) {
 	return c.Connect(context.Background())
 }
 
-// OpenConnector parses the DSN once and returns a Connector for it.
+// OpenConnector parses the DSN once and returns a Connector for it. A
+// file: DSN is handed to a local SQLite driver, as libsql-client-go does,
+// so that the same code runs on a local file in development and tests: the
+// first of "sqlite3" (mattn/go-sqlite3) and "sqlite" (modernc.org/sqlite)
+// that the program registered.
 func (d *Driver) OpenConnector(dsn string) (driver.Connector, error) {
+	if strings.HasPrefix(dsn, "file:") {
+		return openFile(dsn, sql.Drivers())
+	}
 	cfg, err := ParseDSN(dsn)
 	if err != nil {
 		return nil, err
 	}
 	return NewConnector(cfg)
 }
+
+// fileDrivers are the database/sql drivers a file: DSN may go to, in order
+// of preference, with the import that registers each.
+var fileDrivers = []struct{ name, pkg string }{
+	{"sqlite3", "github.com/mattn/go-sqlite3"},
+	{"sqlite", "modernc.org/sqlite"},
+}
+
+// openFile returns a connector of the first file driver among registered.
+func openFile(dsn string, registered []string) (driver.Connector, error) {
+	for _, fd := range fileDrivers {
+		if !slices.Contains(registered, fd.name) {
+			continue
+		}
+		db, err := sql.Open(fd.name, dsn)
+		if err != nil {
+			return nil, err
+		}
+		drv := db.Driver()
+		_ = db.Close() // it never connected; only its driver is wanted
+		if dc, ok := drv.(driver.DriverContext); ok {
+			return dc.OpenConnector(dsn)
+		}
+		return dsnConnector{drv: drv, dsn: dsn}, nil
+	}
+	return nil, &DSNError{Msg: `file: URLs are opened by a local SQLite driver, and none is registered; import one: _ "github.com/mattn/go-sqlite3" (driver "sqlite3") or _ "modernc.org/sqlite" (driver "sqlite")`}
+}
+
+// dsnConnector opens connections of a driver without OpenConnector.
+type dsnConnector struct {
+	drv driver.Driver
+	dsn string
+}
+
+func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.drv.Open(c.dsn) }
+func (c dsnConnector) Driver() driver.Driver                        { return c.drv }
 
 // optionalCodecs are the codecs that register themselves only when their
 // package is imported, with that package's path.

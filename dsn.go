@@ -43,11 +43,25 @@ type Config struct {
 	// by the next call on the transaction, and rolls the whole transaction
 	// back (see the README). WithDeferredExec overrides it per transaction.
 	DeferredExec bool
+	// Pragmas are connection settings, each "name(value)" as in
+	// "foreign_keys(1)" or "busy_timeout(5000)", applied on every server
+	// stream of every connection (DSN parameter _pragma, repeatable). They
+	// ride in the same request as a stream's first statement.
+	Pragmas []string
+	// BusyTimeout bounds how long an autocommit statement that failed with
+	// SQLITE_BUSY (it did not apply) is retried, with backoff, always within
+	// the caller's context; 0 turns retries off. NewConfig sets
+	// DefaultBusyTimeout.
+	BusyTimeout time.Duration
 }
+
+// DefaultBusyTimeout is NewConfig's BusyTimeout, as mattn/go-sqlite3's
+// default busy timeout.
+const DefaultBusyTimeout = 5 * time.Second
 
 // NewConfig returns a Config with the defaults filled in.
 func NewConfig() *Config {
-	return &Config{Codec: DefaultCodec}
+	return &Config{Codec: DefaultCodec, BusyTimeout: DefaultBusyTimeout}
 }
 
 // ParseDSN parses a data source name:
@@ -84,6 +98,15 @@ func ParseDSN(dsn string) (*Config, error) {
 	useTLS := -1 // unset
 	var unknown []string
 	for key, vals := range q {
+		if key == "_pragma" {
+			for _, v := range vals {
+				if _, err := pragmaSQL(v); err != nil {
+					return nil, &DSNError{Msg: "_pragma: " + err.Error()}
+				}
+			}
+			cfg.Pragmas = append(cfg.Pragmas, vals...)
+			continue
+		}
 		if len(vals) != 1 {
 			return nil, &DSNError{Msg: fmt.Sprintf("parameter %q given %d times", key, len(vals))}
 		}
@@ -126,6 +149,12 @@ func ParseDSN(dsn string) (*Config, error) {
 				return nil, &DSNError{Msg: "timeout: " + err.Error()}
 			}
 			cfg.Timeout = d
+		case "busyTimeout", "_busy_timeout":
+			d, err := parseBusyTimeout(v)
+			if err != nil {
+				return nil, &DSNError{Msg: key + ": " + err.Error()}
+			}
+			cfg.BusyTimeout = d
 		default:
 			unknown = append(unknown, key)
 		}
@@ -178,6 +207,25 @@ func parseTimeout(v string) (time.Duration, error) {
 	return d, nil
 }
 
+// parseBusyTimeout reads a Go duration or, as mattn/go-sqlite3's
+// _busy_timeout, whole milliseconds.
+func parseBusyTimeout(v string) (time.Duration, error) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 || n > int64(1<<62)/int64(time.Millisecond) {
+			return 0, fmt.Errorf("out of range")
+		}
+		return time.Duration(n) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration or a number of milliseconds")
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("negative")
+	}
+	return d, nil
+}
+
 // FormatDSN returns a DSN that ParseDSN turns back into the same Config
 // (TLSConfig, which has no DSN form, aside). It includes the auth token.
 func (c *Config) FormatDSN() string {
@@ -201,6 +249,12 @@ func (c *Config) FormatDSN() string {
 	if c.DeferredExec {
 		q.Set("deferredExec", "true")
 	}
+	if c.BusyTimeout != DefaultBusyTimeout {
+		q.Set("busyTimeout", c.BusyTimeout.String())
+	}
+	for _, p := range c.Pragmas {
+		q.Add("_pragma", p)
+	}
 	u.RawQuery = q.Encode()
 	return u.String()
 }
@@ -220,6 +274,14 @@ func (c *Config) validate() error {
 	if c.Timeout < 0 {
 		return &DSNError{Msg: "Config.Timeout must not be negative"}
 	}
+	if c.BusyTimeout < 0 {
+		return &DSNError{Msg: "Config.BusyTimeout must not be negative"}
+	}
+	for _, p := range c.Pragmas {
+		if _, err := pragmaSQL(p); err != nil {
+			return &DSNError{Msg: "Config.Pragmas: " + err.Error()}
+		}
+	}
 	if _, err := lookupCodec(c.Codec); err != nil {
 		return err
 	}
@@ -232,8 +294,8 @@ func (c Config) String() string {
 	if c.AuthToken != "" {
 		tok = "[REDACTED]"
 	}
-	return fmt.Sprintf("libsql.Config{URL: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t}",
-		c.URL, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec)
+	return fmt.Sprintf("libsql.Config{URL: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t, Pragmas: %q, BusyTimeout: %v}",
+		c.URL, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec, c.Pragmas, c.BusyTimeout)
 }
 
 // GoString is String, so that %#v redacts the token too.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,21 +16,27 @@ func TestParseDSN(t *testing.T) {
 		dsn  string
 		want Config
 	}{
-		{"libsql://db.example.com", Config{URL: "https://db.example.com", Codec: "direct"}},
-		{"libsql://db.example.com:8443?tls=1", Config{URL: "https://db.example.com:8443", Codec: "direct"}},
-		{"libsql://127.0.0.1:8080?tls=0", Config{URL: "http://127.0.0.1:8080", Codec: "direct"}},
-		{"LIBSQL://h?tls=false", Config{URL: "http://h", Codec: "direct"}},
-		{"https://h/prefix/", Config{URL: "https://h/prefix", Codec: "direct"}},
-		{"http://127.0.0.1:8080?codec=gojson", Config{URL: "http://127.0.0.1:8080", Codec: "gojson"}},
-		{"http://h?authToken=abc.def", Config{URL: "http://h", Codec: "direct", AuthToken: "abc.def"}},
-		{"http://h?auth_token=abc", Config{URL: "http://h", Codec: "direct", AuthToken: "abc"}},
-		{"http://h?timeout=5", Config{URL: "http://h", Codec: "direct", Timeout: 5 * time.Second}},
-		{"http://h?timeout=250ms", Config{URL: "http://h", Codec: "direct", Timeout: 250 * time.Millisecond}},
-		{"http://h?compression=gzip", Config{URL: "http://h", Codec: "direct", Compression: "gzip"}},
-		{"http://h?compression=none", Config{URL: "http://h", Codec: "direct", Compression: "none"}},
-		{"http://h?compression=auto", Config{URL: "http://h", Codec: "direct"}},
-		{"http://h?deferredExec=1", Config{URL: "http://h", Codec: "direct", DeferredExec: true}},
-		{"http://h?deferred_exec=false", Config{URL: "http://h", Codec: "direct"}},
+		{"libsql://db.example.com", Config{URL: "https://db.example.com", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"libsql://db.example.com:8443?tls=1", Config{URL: "https://db.example.com:8443", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"libsql://127.0.0.1:8080?tls=0", Config{URL: "http://127.0.0.1:8080", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"LIBSQL://h?tls=false", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"https://h/prefix/", Config{URL: "https://h/prefix", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"http://127.0.0.1:8080?codec=gojson", Config{URL: "http://127.0.0.1:8080", Codec: "gojson", BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?authToken=abc.def", Config{URL: "http://h", Codec: "direct", AuthToken: "abc.def", BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?auth_token=abc", Config{URL: "http://h", Codec: "direct", AuthToken: "abc", BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?timeout=5", Config{URL: "http://h", Codec: "direct", Timeout: 5 * time.Second, BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?timeout=250ms", Config{URL: "http://h", Codec: "direct", Timeout: 250 * time.Millisecond, BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?compression=gzip", Config{URL: "http://h", Codec: "direct", Compression: "gzip", BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?compression=none", Config{URL: "http://h", Codec: "direct", Compression: "none", BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?compression=auto", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?deferredExec=1", Config{URL: "http://h", Codec: "direct", DeferredExec: true, BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?deferred_exec=false", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?busyTimeout=250ms", Config{URL: "http://h", Codec: "direct", BusyTimeout: 250 * time.Millisecond}},
+		{"http://h?_busy_timeout=1500", Config{URL: "http://h", Codec: "direct", BusyTimeout: 1500 * time.Millisecond}},
+		{"http://h?busyTimeout=0", Config{URL: "http://h", Codec: "direct"}},
+		{"http://h?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=main.cache_size(-2000)&_pragma=temp_store('memory')",
+			Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout,
+				Pragmas: []string{"foreign_keys(1)", "busy_timeout(5000)", "main.cache_size(-2000)", "temp_store('memory')"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dsn, func(t *testing.T) {
@@ -37,7 +44,7 @@ func TestParseDSN(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseDSN: %v", err)
 			}
-			if *got != tt.want {
+			if !reflect.DeepEqual(*got, tt.want) {
 				t.Fatalf("got %+v, want %+v", *got, tt.want)
 			}
 		})
@@ -58,6 +65,13 @@ func TestParseDSNErrors(t *testing.T) {
 		{"http://user:secret@h", "user information"},
 		{"http://h?authToken=a&auth_token=b", "twice"},
 		{"http://h?codec=a&codec=b", "given 2 times"},
+		{"http://h?busyTimeout=-1s", "negative"},
+		{"http://h?busyTimeout=later", "not a duration or a number of milliseconds"},
+		{"http://h?_pragma=foreign_keys", "want name(value)"},
+		{"http://h?_pragma=foreign_keys(1)%3BDROP%20TABLE%20t", "want name(value)"},
+		{"http://h?_pragma=foreign_keys(1)%3BDROP%20TABLE%20t%3Bx(1)", "the value must be"},
+		{"http://h?_pragma=temp_store('a'b')", "the value must be"},
+		{"http://h?_pragma=(1)", "want name(value)"},
 		{"http://h#frag", "fragment"},
 		{"::not a url", "not a valid URL"},
 		{"http://h?compression=br", "want gzip, none or auto"},
@@ -123,6 +137,8 @@ func TestFormatDSNRoundTrip(t *testing.T) {
 		"libsql://db.example.com?authToken=x%2By&timeout=3s",
 		"http://127.0.0.1:1/p?codec=gojson",
 		"https://h",
+		"http://h?busyTimeout=0&_pragma=foreign_keys(0)&_pragma=synchronous(NORMAL)",
+		"http://h?_busy_timeout=20",
 	} {
 		cfg, err := ParseDSN(dsn)
 		if err != nil {
@@ -132,7 +148,7 @@ func TestFormatDSNRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ParseDSN(FormatDSN(%q)) = %v", dsn, err)
 		}
-		if *again != *cfg {
+		if !reflect.DeepEqual(*again, *cfg) {
 			t.Fatalf("round trip of %q: got %+v, want %+v", dsn, *again, *cfg)
 		}
 	}
@@ -147,6 +163,7 @@ func FuzzDSN(f *testing.F) {
 		"https://h/p?auth_token=%20x",
 		"libsql://h?tls=0",
 		"http://[::1]:80",
+		"http://h?_pragma=foreign_keys(1)&busyTimeout=1s",
 	} {
 		f.Add(s)
 	}
@@ -159,7 +176,7 @@ func FuzzDSN(f *testing.F) {
 		if err != nil {
 			t.Fatalf("FormatDSN(%q) = %q does not parse: %v", dsn, cfg.FormatDSN(), err)
 		}
-		if *again != *cfg {
+		if !reflect.DeepEqual(*again, *cfg) {
 			t.Fatalf("round trip of %q: got %+v, want %+v", dsn, *again, *cfg)
 		}
 	})

@@ -431,7 +431,7 @@ func TestFakeConnValuesAndArgs(t *testing.T) {
 	srv := fs.New(t, fs.Probe(),
 		auto(fs.SQL("SELECT * FROM v WHERE i = ? AND s = ?", fs.Int(-5), fs.Text("héllo")), fs.Query(cols, row)),
 		auto(fs.SQL("INSERT INTO t VALUES (:a, @b, $c)").Named(":a", fs.Int(1)).Named("@b", fs.Float(0.5)).Named("$c", fs.Null()), fs.Inserted(1, 9)),
-		auto(fs.SQL("INSERT INTO t VALUES (:a, :b)").Named("a", fs.Blob([]byte("x"))).Named("b", fs.Text("2024-01-02 03:04:05.0000006Z")), fs.Inserted(1, 10)),
+		auto(fs.SQL("INSERT INTO t VALUES (:a, :b)").Named("a", fs.Blob([]byte("x"))).Named("b", fs.Text("2024-01-02 03:04:05.0000006")), fs.Inserted(1, 10)),
 		auto(fs.SQL("UPDATE t SET a = ?2 WHERE b = ?1", fs.Int(1), fs.Int(1)), fs.Updated(3)),
 	)
 	db := openDB(t, srv, "")

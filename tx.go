@@ -59,7 +59,7 @@ type tx struct {
 	conds      []codec.BatchCond
 }
 
-var _ runner = (*tx)(nil)
+var _ describer = (*tx)(nil)
 
 func newTx(ctx context.Context, s *session.Conn, ro *readOnlyCache, readOnly, deferExec bool) *tx {
 	s.Hold()

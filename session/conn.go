@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/gohrana/libsql/codec"
 )
@@ -20,7 +21,16 @@ type Conn struct {
 	s    Stream
 	held bool
 	reqs []codec.StreamRequest
+	// setup runs first on every server stream the Conn opens (settings
+	// that must outlive a stream), keyed by setupKeys; all holds setup and
+	// the caller's requests.
+	setup     []codec.StreamRequest
+	setupKeys []string
+	all       []codec.StreamRequest
 }
+
+// MaxSetup bounds the settings a Conn replays on every new stream.
+const MaxSetup = 32
 
 // NewConn returns a Conn on s.
 func NewConn(s Stream) *Conn { return &Conn{s: s} }
@@ -38,6 +48,36 @@ func (c *Conn) Held() bool { return c.held }
 // StreamOpen reports whether the server holds a stream for the Conn.
 func (c *Conn) StreamOpen() bool { return c.s.Open() }
 
+// Persist makes st (a connection setting, such as a PRAGMA assignment) run
+// first on every server stream the Conn opens from now on, so that the
+// setting outlives the stream it was made on. It rides in the same request
+// as the operation that opens the stream: it costs no round trip. A later
+// st under the same key replaces the earlier one; beyond MaxSetup keys the
+// oldest is dropped. The current stream, if open, already has the setting.
+func (c *Conn) Persist(key string, st codec.Stmt) {
+	for i, k := range c.setupKeys {
+		if k == key {
+			c.setupKeys = append(c.setupKeys[:i], c.setupKeys[i+1:]...)
+			c.setup = append(c.setup[:i], c.setup[i+1:]...)
+			break
+		}
+	}
+	if len(c.setup) >= MaxSetup {
+		c.setupKeys, c.setup = c.setupKeys[1:], c.setup[1:]
+	}
+	c.setupKeys = append(c.setupKeys, key)
+	c.setup = append(c.setup, codec.StreamRequest{Type: codec.RequestExecute, Stmt: st})
+}
+
+// setupFor returns the setup the next request on s must start with: all of
+// it on a stream not open yet, none on an open one.
+func (c *Conn) setupFor(s Stream) []codec.StreamRequest {
+	if len(c.setup) == 0 || s.Open() {
+		return nil
+	}
+	return c.setup
+}
+
 // Reset abandons the server stream, closing it if it is open (which rolls
 // back a transaction on it). Hold is unchanged: the next operation opens a
 // new stream.
@@ -45,19 +85,47 @@ func (c *Conn) Reset() { c.s.Reset() }
 
 // send sends c.reqs on the Conn's stream into a new Result, released on
 // failure.
-func (c *Conn) send(ctx context.Context) (*Result, error) { return c.sendOn(ctx, c.s, !c.held) }
+func (c *Conn) send(ctx context.Context) (*Result, error) {
+	setup := c.setupFor(c.s)
+	return c.sendOn(ctx, c.s, setup, !c.held)
+}
 
-func (c *Conn) sendOn(ctx context.Context, s Stream, end bool) (*Result, error) {
+// sendOn sends setup and then c.reqs on s, in one request.
+func (c *Conn) sendOn(ctx context.Context, s Stream, setup []codec.StreamRequest, end bool) (*Result, error) {
+	reqs := c.reqs
+	if len(setup) > 0 {
+		c.all = append(append(c.all[:0], setup...), c.reqs...)
+		reqs = c.all
+	}
 	res := NewResult()
-	if err := s.Send(ctx, c.reqs, end, res); err != nil {
+	err := s.Send(ctx, reqs, end, res)
+	clear(c.all) // drop references to the caller's statements
+	if err != nil {
 		res.Release()
 		return nil, c.failed(err)
 	}
-	if len(res.resp.Results) < len(c.reqs) {
+	if len(res.resp.Results) < len(reqs) {
 		res.Release()
-		return nil, &Error{Message: fmt.Sprintf("server sent %d results for %d requests", len(res.resp.Results), len(c.reqs))}
+		return nil, &Error{Message: fmt.Sprintf("server sent %d results for %d requests", len(res.resp.Results), len(reqs))}
 	}
+	if err := setupFailed(res.resp.Results[:len(setup)], setup); err != nil {
+		res.Release()
+		return nil, err
+	}
+	res.first = len(setup)
 	return res, nil
+}
+
+// setupFailed returns the error of the first setup request that failed.
+func setupFailed(results []codec.StreamResult, setup []codec.StreamRequest) error {
+	for i := range results {
+		if !results[i].OK {
+			err := StmtError(&results[i].Error)
+			err.Message = "connection setting " + strconv.Quote(setup[i].Stmt.SQL) + " failed: " + err.Message
+			return err
+		}
+	}
+	return nil
 }
 
 // failed finishes a transport failure: BadConn (retry on another
@@ -75,7 +143,7 @@ func (c *Conn) failed(err error) error {
 // first returns the first result of res, checked to be an OK response of
 // type t; on failure res is released.
 func first(res *Result, t codec.RequestType) (*codec.StreamResponse, error) {
-	r := &res.resp.Results[0]
+	r := &res.resp.Results[res.first]
 	if !r.OK {
 		err := StmtError(&r.Error)
 		res.Release()
@@ -145,7 +213,7 @@ func (c *Conn) Sequence(ctx context.Context, sql string) error {
 // transaction, and a transaction not begun yet opens nothing for it.
 func (c *Conn) Describe(ctx context.Context, sql string) (codec.DescribeResult, error) {
 	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestDescribe, SQL: sql})
-	res, err := c.sendOn(ctx, c.s.Apart(), true)
+	res, err := c.sendOn(ctx, c.s.Apart(), nil, true)
 	if err != nil {
 		return codec.DescribeResult{}, err
 	}
@@ -184,7 +252,7 @@ func (c *Conn) GetAutocommit(ctx context.Context) (bool, error) {
 // OpenCursor runs the steps through a cursor, whose entries arrive as the
 // server produces them. Outside Hold the cursor's stream ends with it.
 func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (Cursor, error) {
-	cur, err := c.s.OpenCursor(ctx, &codec.Batch{Steps: steps}, !c.held)
+	cur, err := c.s.OpenCursor(ctx, &codec.Batch{Steps: steps}, !c.held, c.setupFor(c.s))
 	if err != nil {
 		return nil, c.failed(err)
 	}

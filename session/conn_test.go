@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql/driver"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/gohrana/libsql/codec"
@@ -30,7 +32,7 @@ func (f *fakeStream) Send(_ context.Context, reqs []codec.StreamRequest, end boo
 	return a(reqs, res)
 }
 
-func (f *fakeStream) OpenCursor(context.Context, *codec.Batch, bool) (session.Cursor, error) {
+func (f *fakeStream) OpenCursor(context.Context, *codec.Batch, bool, []codec.StreamRequest) (session.Cursor, error) {
 	return nil, &session.Error{Message: "request failed", Safe: true, BadConn: true}
 }
 func (f *fakeStream) Apart() session.Stream                { return f }
@@ -209,5 +211,57 @@ func TestSequence(t *testing.T) {
 	c, _ := newConn(t, ok(nil))
 	if err := c.Sequence(context.Background(), "CREATE TABLE a(x); CREATE TABLE b(y)"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPersist: settings go first on a stream not open yet, in order, the
+// latest per key, at most MaxSetup; never on an open stream; the caller
+// sees only its own results.
+func TestPersist(t *testing.T) {
+	var sent [][]codec.StreamRequest
+	record := func(reqs []codec.StreamRequest, res *session.Result) error {
+		sent = append(sent, append([]codec.StreamRequest(nil), reqs...))
+		return ok(func(rs []codec.StreamResult) { rs[len(rs)-1].Response.Result.LastInsertRowID = 5 })(reqs, res)
+	}
+	c, f := newConn(t, record, record, record)
+	c.Persist("a", codec.Stmt{SQL: "PRAGMA a = 1"})
+	c.Persist("b", codec.Stmt{SQL: "PRAGMA b = 1"})
+	c.Persist("a", codec.Stmt{SQL: "PRAGMA a = 2"})
+	res, err := c.Execute(context.Background(), &codec.Stmt{SQL: "INSERT"})
+	if err != nil || res.Stmt().LastInsertRowID != 5 || len(res.Results()) != 1 {
+		t.Fatalf("%v", err)
+	}
+	res.Release()
+	var got []string
+	for _, r := range sent[0] {
+		got = append(got, r.Stmt.SQL)
+	}
+	if want := []string{"PRAGMA b = 1", "PRAGMA a = 2", "INSERT"}; !slices.Equal(got, want) {
+		t.Fatalf("sent %q, want %q", got, want)
+	}
+	f.open = true
+	if _, err := c.Execute(context.Background(), &codec.Stmt{SQL: "INSERT"}); err != nil || len(sent[1]) != 1 {
+		t.Fatalf("on an open stream: %v, %d requests", err, len(sent[1]))
+	}
+	f.open = false
+	for i := range session.MaxSetup + 3 {
+		c.Persist(string(rune('c'+i)), codec.Stmt{SQL: "PRAGMA x"})
+	}
+	if _, err := c.Execute(context.Background(), &codec.Stmt{SQL: "INSERT"}); err != nil || len(sent[2]) != session.MaxSetup+1 {
+		t.Fatalf("capped: %v, %d requests", err, len(sent[2]))
+	}
+}
+
+func TestSetupFailure(t *testing.T) {
+	c, _ := newConn(t, func(reqs []codec.StreamRequest, res *session.Result) error {
+		resp := res.Response()
+		resp.Results = append(resp.Results[:0], codec.StreamResult{Error: codec.Error{Code: "SQL_PARSE_ERROR", Message: "no"}},
+			codec.StreamResult{OK: true, Response: codec.StreamResponse{Type: codec.RequestExecute}})
+		return nil
+	})
+	c.Persist("a", codec.Stmt{SQL: "PRAGMA a = 1"})
+	_, err := c.Execute(context.Background(), &codec.Stmt{SQL: "SELECT 1"})
+	if !errors.Is(err, session.ErrSyntax) || !strings.Contains(err.Error(), `connection setting "PRAGMA a = 1" failed: no`) {
+		t.Fatalf("%v", err)
 	}
 }

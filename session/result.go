@@ -10,9 +10,10 @@ import (
 // from the pool with NewResult (operations do), and give it back with
 // Release or ReleaseShared once it is no longer used.
 type Result struct {
-	resp codec.PipelineResponse
-	body []byte
-	step int // Stmt's batch step, plus one; 0: the first request's own
+	resp  codec.PipelineResponse
+	body  []byte
+	first int // results before this one are the Conn's setup, not the caller's
+	step  int // Stmt's batch step, plus one; 0: the first request's own
 }
 
 var resultPool = sync.Pool{New: func() any { return new(Result) }}
@@ -31,7 +32,7 @@ func (r *Result) Release() {
 		r.body = nil
 	}
 	r.resp.Reset()
-	r.step = 0
+	r.first, r.step = 0, 0
 	resultPool.Put(r)
 }
 
@@ -50,16 +51,17 @@ func (r *Result) Response() *codec.PipelineResponse { return &r.resp }
 // the Result; the decoded response may point into it.
 func (r *Result) Body() *[]byte { return &r.body }
 
-// Results returns the results of the requests, one each, in order.
-func (r *Result) Results() []codec.StreamResult { return r.resp.Results }
+// Results returns the results of the caller's requests, one each, in
+// order (after those of any setup the Conn sent first).
+func (r *Result) Results() []codec.StreamResult { return r.resp.Results[r.first:] }
 
 // Stmt returns the statement result the Result stands for: the first
 // request's (an execute), or after UseStep(i) that of step i of its batch.
 func (r *Result) Stmt() *codec.StmtResult {
 	if r.step > 0 {
-		return &r.resp.Results[0].Response.Batch.Steps[r.step-1].Result
+		return &r.resp.Results[r.first].Response.Batch.Steps[r.step-1].Result
 	}
-	return &r.resp.Results[0].Response.Result
+	return &r.resp.Results[r.first].Response.Result
 }
 
 // UseStep makes Stmt return the result of step i of the first request's
@@ -67,4 +69,4 @@ func (r *Result) Stmt() *codec.StmtResult {
 func (r *Result) UseStep(i int) { r.step = i + 1 }
 
 // Batch returns the batch result of the first request (a batch).
-func (r *Result) Batch() *codec.BatchResult { return &r.resp.Results[0].Response.Batch }
+func (r *Result) Batch() *codec.BatchResult { return &r.resp.Results[r.first].Response.Batch }

@@ -31,8 +31,10 @@ type Stream interface {
 	Send(ctx context.Context, reqs []codec.StreamRequest, end bool, res *Result) error
 	// OpenCursor runs the batch through a cursor and returns once the
 	// server has started answering. With end, the stream may be closed
-	// when the Cursor is.
-	OpenCursor(ctx context.Context, batch *codec.Batch, end bool) (Cursor, error)
+	// when the Cursor is. setup, if any, runs first on the cursor's stream
+	// (for a transport that cannot carry it in the cursor request itself,
+	// at the cost of a round trip); its failure is the error.
+	OpenCursor(ctx context.Context, batch *codec.Batch, end bool, setup []codec.StreamRequest) (Cursor, error)
 	// Apart returns a Stream for a request that needs none of this
 	// stream's state and must not disturb it (describe): over HTTP a fresh
 	// stream, closed with the request; over WebSocket, whose streams are

@@ -48,6 +48,11 @@ type Options struct {
 	BaseURL string
 	// AuthToken, if set, is sent as "Authorization: Bearer <token>".
 	AuthToken string
+	// Headers are sent with every request (for instance Turso's
+	// x-turso-encryption-key). Content-Type, Accept-Encoding and
+	// Authorization are the client's own and override them. Their values
+	// are treated as secrets: removed from any text the server echoes.
+	Headers http.Header
 	// Codec encodes requests and decodes responses.
 	Codec codec.Codec
 	// Timeout bounds each HTTP request, including reading its body (for a
@@ -88,6 +93,8 @@ type Client struct {
 	base       string
 	authHeader string // "Bearer <token>" or ""
 	token      string
+	headers    http.Header
+	secrets    []string // the token and header values, redacted from echoed text
 	codec      codec.Codec
 	timeout    time.Duration
 	maxResp    int64
@@ -118,6 +125,18 @@ func New(o Options) *Client {
 	if o.AuthToken != "" {
 		c.token = o.AuthToken
 		c.authHeader = "Bearer " + o.AuthToken
+		c.secrets = append(c.secrets, o.AuthToken)
+	}
+	if len(o.Headers) > 0 {
+		c.headers = o.Headers.Clone()
+		for _, vs := range c.headers {
+			for _, v := range vs {
+				// Short values (a "1" flag) would redact half a message.
+				if len(v) >= 8 {
+					c.secrets = append(c.secrets, v)
+				}
+			}
+		}
 	}
 	rt := o.RoundTripper
 	if rt == nil {
@@ -151,7 +170,7 @@ func New(o Options) *Client {
 // its first request opens it.
 func (c *Client) NewStream() session.Stream { return c.newStream() }
 
-func (c *Client) newStream() *Stream { return &Stream{c: c} }
+func (c *Client) newStream() *Stream { return &Stream{c: c, trace: newSendTrace()} }
 
 // CloseIdle closes idle HTTP connections of the client's own transport.
 func (c *Client) CloseIdle() {
@@ -170,11 +189,15 @@ func (c *Client) Version(ctx context.Context) (int, error) {
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+"/v3", nil)
+	tr := newSendTrace()
+	req, err := http.NewRequestWithContext(tr.attach(ctx), http.MethodGet, c.base+"/v3", nil)
 	if err != nil {
 		return 0, &session.Error{Message: "probe failed", Safe: true, Err: err}
 	}
-	resp, sent, err := c.do(req)
+	for k, vs := range c.headers {
+		req.Header[k] = vs
+	}
+	resp, sent, err := c.do(req, tr)
 	if err != nil {
 		// The pipeline request itself never left either way.
 		return 0, &session.Error{Message: "probe failed", Safe: true, BadConn: !sent && !isContextErr(err), Err: err}
@@ -203,6 +226,9 @@ func (c *Client) withTimeout(ctx context.Context) (context.Context, context.Canc
 }
 
 func (c *Client) setHeaders(req *http.Request) {
+	for k, vs := range c.headers {
+		req.Header[k] = vs
+	}
 	req.Header.Set("Content-Type", "application/json")
 	if !c.compress {
 		// Explicit, so that a caller's RoundTripper does not ask for gzip.
@@ -213,11 +239,14 @@ func (c *Client) setHeaders(req *http.Request) {
 	}
 }
 
-// redact removes the client's own token from text the server or a proxy
-// sent back (some echo request headers in their error pages).
+// redact removes the client's own token and header values from text the
+// server or a proxy sent back (some echo request headers in their error
+// pages).
 func (c *Client) redact(s string) string {
-	if c.token == "" || !strings.Contains(s, c.token) {
-		return s
+	for _, secret := range c.secrets {
+		if strings.Contains(s, secret) {
+			s = strings.ReplaceAll(s, secret, "[REDACTED]")
+		}
 	}
-	return strings.ReplaceAll(s, c.token, "[REDACTED]")
+	return s
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -55,10 +56,20 @@ type Cursor struct {
 // context allows. Entries are then read with Next.
 //
 // With end and no open stream, the cursor runs on a stream of its own,
-// closed with the cursor, so that s stays free for other requests.
-func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool) (session.Cursor, error) {
+// closed with the cursor, so that s stays free for other requests. setup
+// goes first, as a pipeline of its own: a cursor request carries one batch
+// and nothing else.
+func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool, setup []codec.StreamRequest) (session.Cursor, error) {
 	if end && !s.Open() {
 		s = s.c.newStream()
+	}
+	if len(setup) > 0 {
+		if err := s.runSetup(ctx, setup); err != nil {
+			if end {
+				s.Reset()
+			}
+			return nil, err
+		}
 	}
 	cur, err := s.openCursor(ctx, batch)
 	if err != nil {
@@ -69,6 +80,23 @@ func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool) (
 	}
 	cur.closeOn = end
 	return cur, nil
+}
+
+// runSetup sends setup as one pipeline, keeping the stream open.
+func (s *Stream) runSetup(ctx context.Context, setup []codec.StreamRequest) error {
+	res := session.NewResult()
+	defer res.Release()
+	if err := s.pipeline(ctx, setup, res); err != nil {
+		return err
+	}
+	for i, r := range res.Results() {
+		if !r.OK {
+			err := session.StmtError(&r.Error)
+			err.Message = "connection setting " + strconv.Quote(setup[i].Stmt.SQL) + " failed: " + err.Message
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Stream) openCursor(ctx context.Context, batch *codec.Batch) (*Cursor, error) {
@@ -98,14 +126,14 @@ func (s *Stream) openCursor(ctx context.Context, batch *codec.Batch) (*Cursor, e
 		}
 		return nil, err
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, s.endpoint("/v3/cursor"), bytes.NewReader(s.reqBuf))
+	hreq, err := http.NewRequestWithContext(s.trace.attach(ctx), http.MethodPost, s.endpoint("/v3/cursor"), bytes.NewReader(s.reqBuf))
 	if err != nil {
 		return fail(false, sendFailed(false, err))
 	}
 	c.setHeaders(hreq)
 	// Rows must flow as the server produces them; gzip would batch them.
 	hreq.Header.Set("Accept-Encoding", "identity")
-	resp, sent, err := c.do(hreq)
+	resp, sent, err := c.do(hreq, s.trace)
 	if err != nil {
 		return fail(false, sendFailed(sent, timeoutCause(ctx, err)))
 	}
@@ -290,7 +318,7 @@ func (cur *Cursor) touch(resp *codec.PipelineResponse) bool {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), KeepAliveInterval)
 	defer cancel()
-	if _, err := c.post(ctx, s.endpoint("/v3/pipeline"), payload, &cur.keepBody); err != nil {
+	if _, err := c.post(ctx, s.trace, s.endpoint("/v3/pipeline"), payload, &cur.keepBody); err != nil {
 		// The stream is gone; the next request on it will say so.
 		return false
 	}

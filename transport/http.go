@@ -19,15 +19,41 @@ import (
 // ErrResponseTooLarge is returned (wrapped) for a body over the limit.
 var ErrResponseTooLarge = errors.New("response body too large")
 
-// do sends req and reports whether it may have left this process: once
-// the RoundTripper obtained a connection for it (httptrace's GotConn,
-// which internal/h1 calls as soon as a TCP connection exists).
-func (c *Client) do(req *http.Request) (resp *http.Response, sent bool, err error) {
-	var gotConn atomic.Bool
-	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { gotConn.Store(true) }}
-	resp, err = c.hc.Do(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+// sendTrace tells whether a request obtained a connection, through
+// httptrace's GotConn (which internal/h1 calls as soon as it has a TCP
+// connection): one that did not certainly never left this process. A
+// Stream keeps one for its requests, one at a time, so that tracing costs
+// a request one small allocation (the context value).
+type sendTrace struct {
+	got   atomic.Bool
+	trace httptrace.ClientTrace
+}
+
+func newSendTrace() *sendTrace {
+	t := new(sendTrace)
+	t.trace.GotConn = t.gotConn
+	return t
+}
+
+func (t *sendTrace) gotConn(httptrace.GotConnInfo) { t.got.Store(true) }
+
+// attach resets the trace and returns ctx carrying it.
+func (t *sendTrace) attach(ctx context.Context) context.Context {
+	t.got.Store(false)
+	if httptrace.ContextClientTrace(ctx) != nil {
+		// The caller traces too. Composing with its trace changes the
+		// trace given, so give a fresh one.
+		return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: t.gotConn})
+	}
+	return httptrace.WithClientTrace(ctx, &t.trace)
+}
+
+// do sends req, whose context carries tr, and reports whether it may have
+// left this process.
+func (c *Client) do(req *http.Request, tr *sendTrace) (resp *http.Response, sent bool, err error) {
+	resp, err = c.hc.Do(req)
 	if err != nil {
-		return nil, gotConn.Load(), unwrapURLError(err)
+		return nil, tr.got.Load(), unwrapURLError(err)
 	}
 	return resp, true, nil
 }
@@ -51,15 +77,15 @@ func readFailed(err error) *session.Error {
 // post sends one request and reads a 2xx body into *body; anything else
 // becomes a *session.Error. answered reports whether a response arrived
 // (the server then acted on the request and its baton).
-func (c *Client) post(ctx context.Context, endpoint string, payload []byte, body *[]byte) (answered bool, err error) {
+func (c *Client) post(ctx context.Context, tr *sendTrace, endpoint string, payload []byte, body *[]byte) (answered bool, err error) {
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(payload))
+	req, err := http.NewRequestWithContext(tr.attach(ctx), http.MethodPost, endpoint, bytes.NewReader(payload))
 	if err != nil {
 		return false, sendFailed(false, err)
 	}
 	c.setHeaders(req)
-	resp, sent, err := c.do(req)
+	resp, sent, err := c.do(req, tr)
 	if err != nil {
 		return false, sendFailed(sent, err)
 	}

@@ -19,7 +19,9 @@ type Stream struct {
 	baton   string
 	baseURL string
 	reqs    []codec.StreamRequest // the requests plus a close, for Send with end
+	req     codec.PipelineRequest // the request being encoded
 	reqBuf  []byte
+	trace   *sendTrace
 }
 
 // closeRequest ends a stream.
@@ -74,7 +76,9 @@ func (s *Stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *
 	if err != nil {
 		return err
 	}
-	s.reqBuf, err = c.codec.AppendPipelineRequest(s.reqBuf[:0], &codec.PipelineRequest{Baton: s.baton, Requests: reqs})
+	s.req = codec.PipelineRequest{Baton: s.baton, Requests: reqs}
+	s.reqBuf, err = c.codec.AppendPipelineRequest(s.reqBuf[:0], &s.req)
+	s.req.Requests = nil // the caller's
 	if err != nil {
 		return err
 	}
@@ -82,7 +86,7 @@ func (s *Stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *
 	if v == V2 {
 		endpoint = s.endpoint("/v2/pipeline")
 	}
-	if answered, err := c.post(ctx, endpoint, s.reqBuf, res.Body()); err != nil {
+	if answered, err := c.post(ctx, s.trace, endpoint, s.reqBuf, res.Body()); err != nil {
 		// sqld drops the stream on an HTTP error, except when it refused
 		// the request before touching the stream (429, the only answered
 		// error that is Safe): then the stream, and any transaction and

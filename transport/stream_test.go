@@ -322,7 +322,7 @@ func TestCursorOwnStreamKeepAlive(t *testing.T) {
 	srv := fakeServer(t, 200, cs.handler(t))
 	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, CursorKeepAlive: 100 * time.Millisecond})
 	s := c.NewStream()
-	cur, err := s.OpenCursor(context.Background(), &codec.Batch{Steps: []codec.BatchStep{{Stmt: codec.Stmt{SQL: "SELECT x"}}}}, true)
+	cur, err := s.OpenCursor(context.Background(), &codec.Batch{Steps: []codec.BatchStep{{Stmt: codec.Stmt{SQL: "SELECT x"}}}}, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestCursorHeldStream(t *testing.T) {
 	srv := fakeServer(t, 200, cs.handler(t))
 	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
 	s := c.NewStream()
-	cur, err := s.OpenCursor(context.Background(), &codec.Batch{}, false)
+	cur, err := s.OpenCursor(context.Background(), &codec.Batch{}, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestCursorFailures(t *testing.T) {
 				}
 			})
 			c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
-			cur, err := c.NewStream().OpenCursor(context.Background(), &codec.Batch{}, true)
+			cur, err := c.NewStream().OpenCursor(context.Background(), &codec.Batch{}, true, nil)
 			if tt.open != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.open) {
 					t.Fatalf("got %v, want %q", err, tt.open)
@@ -443,7 +443,7 @@ func TestCursorTimeoutBoundsFirstLine(t *testing.T) {
 		}
 	})
 	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, Timeout: 50 * time.Millisecond})
-	_, err := c.NewStream().OpenCursor(context.Background(), &codec.Batch{}, true)
+	_, err := c.NewStream().OpenCursor(context.Background(), &codec.Batch{}, true, nil)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("got %v", err)
 	}
@@ -459,7 +459,7 @@ func TestLongCursorLine(t *testing.T) {
 	srv := fakeServer(t, 200, cs.handler(t))
 	for _, limit := range []int64{0, 100 << 10} {
 		c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, MaxResponseSize: limit})
-		cur, err := c.NewStream().OpenCursor(context.Background(), &codec.Batch{}, true)
+		cur, err := c.NewStream().OpenCursor(context.Background(), &codec.Batch{}, true, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -473,5 +473,102 @@ func TestLongCursorLine(t *testing.T) {
 			t.Fatalf("limit %d: got %v", limit, err)
 		}
 		cur.Close()
+	}
+}
+
+// TestCursorSetup: setup runs as a pipeline of its own on the cursor's new
+// stream, whose baton the cursor request then carries; a setting that
+// fails is the error.
+func TestCursorSetup(t *testing.T) {
+	setup := []codec.StreamRequest{{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: "PRAGMA foreign_keys = OFF"}}}
+	for _, fail := range []bool{false, true} {
+		var rec recorder
+		srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+			body := rec.add(r)
+			switch {
+			case r.URL.Path == "/v3/cursor":
+				if !strings.Contains(body, `"baton":"S1"`) {
+					t.Errorf("cursor without the setup's baton: %s", body)
+				}
+				for _, l := range cursorLines {
+					if l != "PAUSE" {
+						_, _ = io.WriteString(w, l+"\n")
+					}
+				}
+			case strings.Contains(body, "PRAGMA"):
+				if strings.Contains(body, "close") {
+					t.Errorf("the setup closed the stream: %s", body)
+				}
+				result := `{"type":"ok","response":{"type":"execute","result":{"cols":[],"rows":[],"affected_row_count":0,"last_insert_rowid":null,"replication_index":null}}}`
+				if fail {
+					result = `{"type":"error","error":{"message":"no such pragma","code":"SQL_PARSE_ERROR"}}`
+				}
+				_, _ = io.WriteString(w, `{"baton":"S1","base_url":null,"results":[`+result+`]}`)
+			default:
+				_, _ = io.WriteString(w, okClose)
+			}
+		})
+		c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec})
+		cur, err := c.NewStream().OpenCursor(context.Background(), &codec.Batch{}, true, setup)
+		if fail {
+			if err == nil || !strings.Contains(err.Error(), `connection setting "PRAGMA foreign_keys = OFF" failed: no such pragma`) {
+				t.Fatalf("got %v", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		readCursor(t, cur)
+		cur.Close()
+	}
+}
+
+// TestHeaders: custom headers go with the probe, pipelines and cursors;
+// the client's own headers win; their values are redacted from echoed
+// error text.
+func TestHeaders(t *testing.T) {
+	const key = "c2VjcmV0LWtleS0xMjM0NQ=="
+	var seen []http.Header
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Clone())
+		mu.Unlock()
+		_, _ = io.Copy(io.Discard, r.Body)
+		switch {
+		case r.Method == http.MethodGet:
+		case r.URL.Path == "/v3/cursor":
+			_, _ = io.WriteString(w, cursorLines[0]+"\n"+cursorLines[6]+"\n")
+		default:
+			w.Header().Set("Content-Type", "text/plain")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, "bad request with key "+key)
+		}
+	}))
+	defer srv.Close()
+	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, AuthToken: "tok",
+		Headers: http.Header{"X-Turso-Encryption-Key": {key}, "X-App": {"demo"}, "Authorization": {"mine"}}})
+	err := sendClose(context.Background(), c.NewStream())
+	if err == nil || strings.Contains(err.Error(), key) || !strings.Contains(err.Error(), "[REDACTED]") {
+		t.Fatalf("got %v", err)
+	}
+	cur, err := c.NewStream().OpenCursor(context.Background(), &codec.Batch{}, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) < 3 {
+		t.Fatalf("%d requests", len(seen))
+	}
+	for i, h := range seen {
+		if h.Get("X-Turso-Encryption-Key") != key || h.Get("X-App") != "demo" {
+			t.Errorf("request %d lacks the custom headers: %v", i, h)
+		}
+		if i > 0 && h.Get("Authorization") != "Bearer tok" {
+			t.Errorf("request %d: Authorization %q", i, h.Get("Authorization"))
+		}
 	}
 }

@@ -1,0 +1,141 @@
+package libsql_test
+
+import (
+	"database/sql"
+	"testing"
+
+	"github.com/gohrana/libsql"
+	fs "github.com/gohrana/libsql/internal/fakesqld"
+)
+
+const pragmaOff, pragmaOn = "PRAGMA foreign_keys = OFF", "PRAGMA foreign_keys = ON"
+
+// A PRAGMA assignment on a connection is replayed at the head of every
+// server stream the connection opens afterwards, in the same request: the
+// next autocommit statement, a transaction's first request (before BEGIN,
+// where foreign_keys takes effect), and not its later ones. A new
+// assignment of the same setting replaces the old one.
+func TestFakePragmaPersists(t *testing.T) {
+	t.Parallel()
+	b1, b2 := fs.Baton(1), fs.Baton(2)
+	const ins, del = "INSERT INTO t VALUES (1)", "DELETE FROM t"
+	srv := fs.New(t, fs.Probe(),
+		auto(fs.SQL(pragmaOff), fs.Empty()),
+		fs.Pipeline("", fs.Execute(fs.SQL(pragmaOff)), fs.Execute(fs.SQL(ins)), fs.Close()).
+			Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Inserted(1, 1)), fs.CloseOK()),
+		fs.Pipeline("", fs.Execute(fs.SQL(pragmaOff)), beginBatch(fs.SQL(del))).
+			Respond(b1, fs.ExecuteOK(fs.Empty()), fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Updated(1)))),
+		inTx(b1, b2, fs.SQL(ins), fs.Inserted(1, 2)),
+		finish(b2, "COMMIT"),
+		fs.Pipeline("", fs.Execute(fs.SQL(pragmaOff)), fs.Execute(fs.SQL(pragmaOn)), fs.Close()).
+			Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Empty()), fs.CloseOK()),
+		fs.Pipeline("", fs.Execute(fs.SQL(pragmaOn)), fs.Execute(fs.SQL(ins)), fs.Close()).
+			Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Inserted(1, 3)), fs.CloseOK()),
+	)
+	db := openDB(t, srv, "")
+	db.SetMaxOpenConns(1)
+	mustExec(t, db, pragmaOff)
+	mustExec(t, db, ins)
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(del); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ins); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	mustExec(t, db, pragmaOn)
+	mustExec(t, db, ins)
+}
+
+// _pragma settings of the DSN go first on every stream, and a setting that
+// fails to apply is the statement's error, naming the setting.
+func TestFakeDSNPragma(t *testing.T) {
+	t.Parallel()
+	const sel = "SELECT 1"
+	one := fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))
+	srv := fs.New(t, fs.Probe(),
+		fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA foreign_keys(0)")), fs.Execute(fs.SQL("PRAGMA busy_timeout(100)")), fs.Execute(fs.SQL(sel)), fs.Close()).
+			Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
+		fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA foreign_keys(0)")), fs.Execute(fs.SQL("PRAGMA busy_timeout(100)")), fs.Execute(fs.SQL(sel)), fs.Close()).
+			Respond("", fs.Fail("SQL_PARSE_ERROR", "bad pragma"), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
+	)
+	db := openDB(t, srv, "_pragma=foreign_keys(0)&_pragma=busy_timeout(100)")
+	db.SetMaxOpenConns(1)
+	var n int
+	if err := db.QueryRow(sel).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d, %v", n, err)
+	}
+	err := db.QueryRow(sel).Scan(&n)
+	wantErr(t, err, errs(libsql.ErrSyntax), nil, `connection setting "PRAGMA foreign_keys(0)" failed`, "bad pragma")
+}
+
+// An autocommit statement that failed with SQLITE_BUSY did not apply: it
+// is run again until it gets through, within busyTimeout. Never inside a
+// transaction, never a script, never with busyTimeout=0.
+func TestFakeBusyRetry(t *testing.T) {
+	t.Parallel()
+	const ins = "INSERT INTO t VALUES (1)"
+	busy := fs.Pipeline("", fs.Execute(fs.SQL(ins)), fs.Close()).
+		Respond("", fs.Fail("SQLITE_BUSY", "SQLite error: database is locked"), fs.CloseOK())
+	t.Run("retried", func(t *testing.T) {
+		t.Parallel()
+		srv := fs.New(t, fs.Probe(), busy, busy, auto(fs.SQL(ins), fs.Inserted(1, 1)))
+		db := openDB(t, srv, "")
+		res, err := db.Exec(ins)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, _ := res.LastInsertId(); id != 1 {
+			t.Fatalf("id %d", id)
+		}
+	})
+	t.Run("off", func(t *testing.T) {
+		t.Parallel()
+		srv := fs.New(t, fs.Probe(), busy)
+		db := openDB(t, srv, "busyTimeout=0")
+		_, err := db.Exec(ins)
+		wantErr(t, err, errs(libsql.ErrBusy), nil, "database is locked")
+	})
+	t.Run("in a transaction", func(t *testing.T) {
+		t.Parallel()
+		b1 := fs.Baton(1)
+		srv := fs.New(t, fs.Probe(),
+			fs.Pipeline("", beginBatch(fs.SQL(ins))).Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("SQLITE_BUSY", "SQLite error: database is locked"))),
+			finish(b1, "ROLLBACK"))
+		db := openDB(t, srv, "")
+		tx, err := db.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tx.Exec(ins)
+		wantErr(t, err, errs(libsql.ErrBusy), errs(libsql.ErrTxLost), "database is locked")
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("script", func(t *testing.T) {
+		t.Parallel()
+		const script = "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)"
+		srv := fs.New(t, fs.Probe(),
+			fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).
+				Respond("", fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement"), fs.CloseOK()),
+			fs.Pipeline("", fs.Sequence(script), fs.Close()).
+				Respond("", fs.Fail("SQLITE_BUSY", "SQLite error: database is locked"), fs.CloseOK()))
+		db := openDB(t, srv, "")
+		_, err := db.Exec(script)
+		wantErr(t, err, errs(libsql.ErrBusy), nil, "database is locked")
+	})
+}
+
+func mustExec(t *testing.T, db *sql.DB, query string) {
+	t.Helper()
+	if _, err := db.Exec(query); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}

@@ -1,0 +1,56 @@
+package libsql
+
+import "testing"
+
+func TestPragmaSetting(t *testing.T) {
+	tests := []struct {
+		sql string
+		key string // "" when not a remembered setting
+	}{
+		{"PRAGMA foreign_keys = OFF", "foreign_keys"},
+		{"  pragma Foreign_Keys=0;  ", "foreign_keys"},
+		{"PRAGMA\tforeign_keys(1)", "foreign_keys"},
+		{"PRAGMA main.cache_size = -2000", "main.cache_size"},
+		{"PRAGMA busy_timeout = 1000", "busy_timeout"},
+		{"PRAGMA foreign_keys", ""},                 // a query
+		{"PRAGMA table_info(t)", ""},                // a query with an argument
+		{"PRAGMA journal_mode = WAL", ""},           // stored in the database file
+		{"PRAGMA user_version = 3", ""},             // stored in the database file
+		{"PRAGMA optimize", ""},                     // a command
+		{"PRAGMA foreign_keys = OFF; SELECT 1", ""}, // two statements
+		{"PRAGMAforeign_keys = 1", ""},
+		{"PRAGMA = 1", ""},
+		{"PRAGMA main. = 1", ""},
+		{"SELECT 'PRAGMA foreign_keys = 1'", ""},
+		{"PRAG", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		key, ok := pragmaSetting(tt.sql)
+		if ok != (tt.key != "") || key != tt.key && ok {
+			t.Errorf("pragmaSetting(%q) = %q, %v; want %q", tt.sql, key, ok, tt.key)
+		}
+	}
+}
+
+func TestPragmaSQL(t *testing.T) {
+	for _, tt := range []struct{ in, sql string }{
+		{"foreign_keys(1)", "PRAGMA foreign_keys(1)"},
+		{"main.cache_size(-2000)", "PRAGMA main.cache_size(-2000)"},
+		{"temp_store('memory')", "PRAGMA temp_store('memory')"},
+		{"synchronous(NORMAL)", "PRAGMA synchronous(NORMAL)"},
+		{"foreign_keys", ""},
+		{"foreign_keys()", ""},
+		{"foreign_keys(1", ""},
+		{"9lives(1)", ""},
+		{"main.(1)", ""},
+		{"a(1) b(2)", ""},
+		{"a(x y)", ""},
+		{"a('x'y')", ""},
+	} {
+		sql, err := pragmaSQL(tt.in)
+		if sql != tt.sql || (err == nil) != (tt.sql != "") {
+			t.Errorf("pragmaSQL(%q) = %q, %v; want %q", tt.in, sql, err, tt.sql)
+		}
+	}
+}
