@@ -42,6 +42,14 @@
 // ends with it (end is true outside Hold); a Stream uses that to close what
 // it need not keep.
 //
+// # Settings that outlive a stream
+//
+// Persist records a connection setting (a PRAGMA assignment) that the Conn
+// replays first on every server stream it opens afterwards, in the same
+// request as the stream's first operation. Over HTTP that is every
+// autocommit statement and every transaction's first request; over
+// WebSocket only a stream opened again after its socket was lost.
+//
 // # Results
 //
 // Each Result owns its decoded response and the body it points into; Release
