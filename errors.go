@@ -13,6 +13,16 @@ import (
 var (
 	// ErrConstraint: a constraint failed (SQLITE_CONSTRAINT).
 	ErrConstraint = session.ErrConstraint
+	// ErrUniqueViolation: a UNIQUE constraint failed, or a PRIMARY KEY one
+	// (SQLite reports both as "UNIQUE constraint failed: t.c", and sqld
+	// sends no extended code to tell them apart). Also ErrConstraint.
+	ErrUniqueViolation = session.ErrUniqueViolation
+	// ErrForeignKeyViolation: a FOREIGN KEY constraint failed. Also ErrConstraint.
+	ErrForeignKeyViolation = session.ErrForeignKeyViolation
+	// ErrNotNullViolation: a NOT NULL constraint failed. Also ErrConstraint.
+	ErrNotNullViolation = session.ErrNotNullViolation
+	// ErrCheckViolation: a CHECK constraint failed. Also ErrConstraint.
+	ErrCheckViolation = session.ErrCheckViolation
 	// ErrBusy: the database was busy or locked, or the server had too many
 	// transactions (SQLITE_BUSY, SQLITE_LOCKED, TRANSACTION_BUSY).
 	ErrBusy = session.ErrBusy

@@ -3,8 +3,14 @@ package itest
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -23,6 +29,10 @@ type errorClass struct {
 // errorClasses are the errors.Is targets of the driver.
 var errorClasses = []errorClass{
 	{"ErrConstraint", libsql.ErrConstraint},
+	{"ErrUniqueViolation", libsql.ErrUniqueViolation},
+	{"ErrForeignKeyViolation", libsql.ErrForeignKeyViolation},
+	{"ErrNotNullViolation", libsql.ErrNotNullViolation},
+	{"ErrCheckViolation", libsql.ErrCheckViolation},
 	{"ErrBusy", libsql.ErrBusy},
 	{"ErrAuth", libsql.ErrAuth},
 	{"ErrPermission", libsql.ErrPermission},
@@ -35,14 +45,14 @@ var errorClasses = []errorClass{
 }
 
 // requireClass checks that err is a *libsql.Error that matches exactly the
-// class want (or none, when want is nil), and returns it.
-func requireClass(t *testing.T, err error, want error) *libsql.Error {
+// classes want (nil entries, or none, for no class), and returns it.
+func requireClass(t *testing.T, err error, want ...error) *libsql.Error {
 	t.Helper()
 	require.Error(t, err)
 	var le *libsql.Error
 	require.True(t, errors.As(err, &le), "want a *libsql.Error in the chain, got %T: %v", err, err)
 	for _, c := range errorClasses {
-		require.Equal(t, c.err == want, errors.Is(err, c.err),
+		require.Equal(t, slices.Contains(want, c.err), errors.Is(err, c.err),
 			"errors.Is(err, %s) for %v (code %q, HTTP %d)", c.name, err, le.Code, le.HTTPStatus)
 	}
 	return le
@@ -64,39 +74,40 @@ func TestStatementErrors(t *testing.T) {
 			name    string
 			sql     string
 			args    []any
-			class   error  // the one class it matches, nil for none
+			class   error  // the class it matches, nil for none
+			kind    error  // for a constraint, the kind of violation it also matches
 			code    string // exact code; "" to skip
 			message string // substring of the message
 		}{
 			{"unique_violation", "INSERT INTO " + table + " (u) VALUES (?)", []any{"taken"},
-				libsql.ErrConstraint, "SQLITE_CONSTRAINT", "UNIQUE"},
+				libsql.ErrConstraint, libsql.ErrUniqueViolation, "SQLITE_CONSTRAINT", "UNIQUE"},
 			{"primary_key_violation", "INSERT INTO " + table + " (id) VALUES (1)", nil,
-				libsql.ErrConstraint, "SQLITE_CONSTRAINT", "UNIQUE"},
+				libsql.ErrConstraint, libsql.ErrUniqueViolation, "SQLITE_CONSTRAINT", "UNIQUE"},
 			{"not_null_violation", "INSERT INTO " + table + " (nn) VALUES (NULL)", nil,
-				libsql.ErrConstraint, "SQLITE_CONSTRAINT", "NOT NULL"},
+				libsql.ErrConstraint, libsql.ErrNotNullViolation, "SQLITE_CONSTRAINT", "NOT NULL"},
 			{"check_violation", "INSERT INTO " + table + " (ck) VALUES (-1)", nil,
-				libsql.ErrConstraint, "SQLITE_CONSTRAINT", "CHECK"},
+				libsql.ErrConstraint, libsql.ErrCheckViolation, "SQLITE_CONSTRAINT", "CHECK"},
 			{"trigger_raise_abort", "INSERT INTO " + trigTable + " (v) VALUES (-5)", nil,
-				libsql.ErrConstraint, "SQLITE_CONSTRAINT", "negative values are not allowed"},
+				libsql.ErrConstraint, nil, "SQLITE_CONSTRAINT", "negative values are not allowed"},
 			{"syntax_error", "SELEC 1", nil,
-				libsql.ErrSyntax, "SQL_PARSE_ERROR", "syntax"},
+				libsql.ErrSyntax, nil, "SQL_PARSE_ERROR", "syntax"},
 			{"incomplete_statement", "SELECT * FROM", nil,
-				libsql.ErrSyntax, "SQL_PARSE_ERROR", ""},
+				libsql.ErrSyntax, nil, "SQL_PARSE_ERROR", ""},
 			{"empty_statement", "", nil,
-				libsql.ErrSyntax, "SQL_NO_STATEMENT", ""},
+				libsql.ErrSyntax, nil, "SQL_NO_STATEMENT", ""},
 			{"no_such_column", "SELECT nosuchcol FROM " + table, nil,
-				libsql.ErrSyntax, "SQL_INPUT_ERROR", "no such column"},
+				libsql.ErrSyntax, nil, "SQL_INPUT_ERROR", "no such column"},
 			{"no_such_table", "SELECT * FROM no_such_table_anywhere", nil,
-				nil, "", "no such table"},
+				nil, nil, "", "no such table"},
 			{"no_such_table_in_insert", "INSERT INTO no_such_table_anywhere VALUES (1)", nil,
-				nil, "", "no such table"},
+				nil, nil, "", "no such table"},
 			{"runtime_error_in_query", "SELECT abs(?)", []any{int64(-9223372036854775808)},
-				nil, "", "integer overflow"},
+				nil, nil, "", "integer overflow"},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				_, err := db.ExecContext(t.Context(), tc.sql, tc.args...)
-				le := requireClass(t, err, tc.class)
+				le := requireClass(t, err, tc.class, tc.kind)
 				if tc.code != "" {
 					require.Equal(t, tc.code, le.Code, "code of %v", err)
 					require.Contains(t, err.Error(), tc.code, "the message names the code")
@@ -115,7 +126,7 @@ func TestStatementErrors(t *testing.T) {
 				err = rows.Err()
 				rows.Close()
 			}
-			requireClass(t, err, libsql.ErrConstraint)
+			requireClass(t, err, libsql.ErrConstraint, libsql.ErrUniqueViolation)
 		})
 		t.Run("invalid_utf8_text_in_result", func(t *testing.T) {
 			// sqld cannot put invalid UTF-8 into JSON and fails the whole
@@ -194,5 +205,238 @@ func TestConnectionErrors(t *testing.T) {
 				require.Contains(t, err.Error(), "WebSocket")
 			})
 		})
+	}
+}
+
+// gormErrMessage is the shape gorm.io/driver/sqlite v1.6's Translate
+// decodes an error into (its ErrMessage, after mattn/go-sqlite3's
+// sqlite3.Error): it json.Marshals the error, unmarshals that into this
+// struct and looks ExtendedCode up in gormErrCodes.
+type gormErrMessage struct {
+	Code         int `json:"Code"`
+	ExtendedCode int `json:"ExtendedCode"`
+	SystemErrno  int `json:"SystemErrno"`
+}
+
+// gormErrCodes is v1.6's errCodes, with GORM's errors by name.
+var gormErrCodes = map[int]string{1555: "ErrDuplicatedKey", 2067: "ErrDuplicatedKey", 787: "ErrForeignKeyViolated"}
+
+// gormTranslate does what v1.6's Translate does with err, as database/sql
+// returned it: the name of the GORM error it returns, or "" when it
+// returns err unchanged.
+func gormTranslate(err error) string {
+	b, merr := json.Marshal(err)
+	if merr != nil {
+		return ""
+	}
+	var m gormErrMessage
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	return gormErrCodes[m.ExtendedCode]
+}
+
+// requireCodes checks the error's numeric SQLite codes, their JSON form in
+// the shape GORM decodes, and GORM's translation of it (gorm: the GORM
+// error's name, "" for none).
+func requireCodes(t *testing.T, err error, primary, extended int, gorm string) {
+	t.Helper()
+	var le *libsql.Error
+	require.True(t, errors.As(err, &le), "%T: %v", err, err)
+	require.Equal(t, primary, le.SQLiteCode(), "SQLiteCode of %v", err)
+	require.Equal(t, extended, le.SQLiteExtendedCode(), "SQLiteExtendedCode of %v", err)
+	b, merr := json.Marshal(err)
+	require.NoError(t, merr)
+	var m gormErrMessage
+	require.NoError(t, json.Unmarshal(b, &m), "GORM's shape must decode %s", b)
+	require.Equal(t, gormErrMessage{Code: primary, ExtendedCode: extended}, m, "decoded from %s", b)
+	var named struct{ HranaCode, Message, Error string }
+	require.NoError(t, json.Unmarshal(b, &named))
+	require.Equal(t, le.Code, named.HranaCode, "the Hrana code in %s", b)
+	require.Equal(t, le.Message, named.Message)
+	require.Equal(t, err.Error(), named.Error)
+	require.Equal(t, gorm, gormTranslate(err), "GORM's TranslateError of %s", b)
+}
+
+// TestErrorsConstraintKinds provokes each kind of constraint violation on
+// a real server, outside a transaction, inside one, and with deferred
+// execution (where the driver puts the statement's position and SQL before
+// sqld's message), and checks its classes, its numeric SQLite codes and
+// what GORM's TranslateError makes of it. sqld sends SQLITE_CONSTRAINT for
+// all of them; the kind comes from SQLite's message.
+func TestErrorsConstraintKinds(t *testing.T) {
+	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+		parent := freshTable(t, db, "ck_parent", "(id INTEGER PRIMARY KEY)")
+		child := freshTable(t, db, "ck_child", "(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES "+parent+" (id),"+
+			" u TEXT UNIQUE, nn TEXT NOT NULL DEFAULT 'x', ck INTEGER CHECK (ck >= 0), a INTEGER, b INTEGER,"+
+			" CONSTRAINT ck_small CHECK (ck < 100), UNIQUE (a, b))")
+		keyed := freshTable(t, db, "ck_keyed", "(k TEXT PRIMARY KEY) WITHOUT ROWID")
+		strict := freshTable(t, db, "ck_strict", "(n INTEGER) STRICT")
+		mustExec(t, db, "INSERT INTO "+parent+" (id) VALUES (1)")
+		mustExec(t, db, "INSERT INTO "+child+" (id, pid, u, a, b) VALUES (1, 1, 'taken', 1, 1)")
+		mustExec(t, db, "INSERT INTO "+keyed+" (k) VALUES ('k1')")
+
+		cases := []struct {
+			name     string
+			sql      string
+			kind     error // nil: ErrConstraint alone
+			extended int
+			gorm     string
+		}{
+			{"unique_column", "INSERT INTO " + child + " (u) VALUES ('taken')", libsql.ErrUniqueViolation, 2067, "ErrDuplicatedKey"},
+			{"unique_pair", "INSERT INTO " + child + " (a, b) VALUES (1, 1)", libsql.ErrUniqueViolation, 2067, "ErrDuplicatedKey"},
+			// SQLite's own extended code would be 1555 (PRIMARYKEY); its
+			// message is a UNIQUE one, and GORM maps both to a duplicate.
+			{"integer_primary_key", "INSERT INTO " + child + " (id) VALUES (1)", libsql.ErrUniqueViolation, 2067, "ErrDuplicatedKey"},
+			{"text_primary_key", "INSERT INTO " + keyed + " (k) VALUES ('k1')", libsql.ErrUniqueViolation, 2067, "ErrDuplicatedKey"},
+			{"foreign_key_insert", "INSERT INTO " + child + " (pid) VALUES (99)", libsql.ErrForeignKeyViolation, 787, "ErrForeignKeyViolated"},
+			{"foreign_key_delete", "DELETE FROM " + parent + " WHERE id = 1", libsql.ErrForeignKeyViolation, 787, "ErrForeignKeyViolated"},
+			{"not_null", "INSERT INTO " + child + " (nn) VALUES (NULL)", libsql.ErrNotNullViolation, 1299, ""},
+			{"check", "INSERT INTO " + child + " (ck) VALUES (-1)", libsql.ErrCheckViolation, 275, ""},
+			{"named_check", "INSERT INTO " + child + " (ck) VALUES (200)", libsql.ErrCheckViolation, 275, ""},
+			{"strict_type", "INSERT INTO " + strict + " (n) VALUES ('abc')", nil, 3091, ""},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Run("autocommit", func(t *testing.T) {
+					_, err := db.ExecContext(t.Context(), tc.sql)
+					requireClass(t, err, libsql.ErrConstraint, tc.kind)
+					requireCodes(t, err, 19, tc.extended, tc.gorm)
+				})
+				t.Run("transaction", func(t *testing.T) {
+					tx, err := db.BeginTx(t.Context(), nil)
+					require.NoError(t, err)
+					defer func() { _ = tx.Rollback() }()
+					_, err = tx.ExecContext(t.Context(), tc.sql)
+					requireClass(t, err, libsql.ErrConstraint, tc.kind)
+					requireCodes(t, err, 19, tc.extended, tc.gorm)
+				})
+				t.Run("deferred", func(t *testing.T) {
+					tx, err := db.BeginTx(libsql.WithDeferredExec(t.Context(), true), nil)
+					require.NoError(t, err)
+					defer func() { _ = tx.Rollback() }()
+					_, err = tx.ExecContext(t.Context(), tc.sql)
+					require.NoError(t, err, "queued")
+					err = tx.Commit()
+					requireClass(t, err, libsql.ErrConstraint, tc.kind, libsql.ErrTxLost)
+					require.Contains(t, err.Error(), "deferred statement", "the driver's words come first")
+					requireCodes(t, err, 19, tc.extended, tc.gorm)
+				})
+			})
+		}
+		t.Run("deferred_foreign_key_at_commit", func(t *testing.T) {
+			dparent := freshTable(t, db, "ck_dparent", "(id INTEGER PRIMARY KEY)")
+			dchild := freshTable(t, db, "ck_dchild",
+				"(pid INTEGER REFERENCES "+dparent+" (id) DEFERRABLE INITIALLY DEFERRED)")
+			tx, err := db.BeginTx(t.Context(), nil)
+			require.NoError(t, err)
+			defer func() { _ = tx.Rollback() }()
+			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+dchild+" (pid) VALUES (7)")
+			require.NoError(t, err, "a deferred foreign key is checked at COMMIT")
+			err = tx.Commit()
+			// The stream closes with the COMMIT, so the transaction is gone.
+			requireClass(t, err, libsql.ErrConstraint, libsql.ErrForeignKeyViolation, libsql.ErrTxLost)
+			requireCodes(t, err, 19, 787, "ErrForeignKeyViolated")
+			require.Zero(t, countRows(t, db, dchild), "nothing committed")
+		})
+		t.Run("nothing_applied", func(t *testing.T) {
+			require.EqualValues(t, 1, countRows(t, db, parent))
+			require.EqualValues(t, 1, countRows(t, db, child))
+			require.EqualValues(t, 1, countRows(t, db, keyed))
+			require.Zero(t, countRows(t, db, strict))
+		})
+	})
+}
+
+// TestErrorsSQLiteCodes checks the numeric codes of other errors from a
+// real server: SQLite's primary code by sqld's name for it (SQLITE_ERROR is
+// SQLITE_UNKNOWN or SQL_INPUT_ERROR), and none for what SQLite did not
+// report. GORM translates none of them.
+func TestErrorsSQLiteCodes(t *testing.T) {
+	forEachCodec(t, func(t *testing.T, db *sql.DB, codecName string) {
+		table := freshTable(t, db, "codes", "(id INTEGER PRIMARY KEY)")
+		cases := []struct {
+			name             string
+			sql              string
+			code             string
+			primary, extends int
+		}{
+			{"no_such_table", "SELECT * FROM no_such_table_anywhere", "SQLITE_UNKNOWN", 1, 1},
+			{"integer_overflow", "SELECT abs(-9223372036854775807 - 1)", "SQLITE_UNKNOWN", 1, 1},
+			{"no_such_column", "SELECT nosuchcol FROM " + table, "SQL_INPUT_ERROR", 1, 1},
+			{"too_big", "SELECT zeroblob(2000000000)", "SQLITE_TOOBIG", 18, 18},
+			{"datatype_mismatch", "INSERT INTO " + table + " (id) VALUES ('abc')", "SQLITE_MISMATCH", 20, 20},
+			{"sqld_parser", "SELEC 1", "SQL_PARSE_ERROR", 0, 0},
+		}
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				_, err := db.ExecContext(t.Context(), tc.sql)
+				require.Error(t, err)
+				var le *libsql.Error
+				require.True(t, errors.As(err, &le))
+				require.Equal(t, tc.code, le.Code, "%v", err)
+				requireCodes(t, err, tc.primary, tc.extends, "")
+			})
+		}
+		t.Run("http_404", func(t *testing.T) {
+			bad, err := sql.Open("libsql", serverURL+"/no/such/prefix?codec="+codecName)
+			require.NoError(t, err)
+			defer bad.Close()
+			err = bad.PingContext(t.Context())
+			requireClass(t, err, libsql.ErrNotFound)
+			requireCodes(t, err, 0, 0, "")
+			b, merr := json.Marshal(err)
+			require.NoError(t, merr)
+			require.Contains(t, string(b), `"HTTPStatus":404`)
+		})
+	})
+}
+
+// TestErrorsJSONHasNoToken: the JSON form of an error holds the message and
+// text, which never show the auth token, even where a proxy echoes the
+// Authorization header into its error body.
+func TestErrorsJSONHasNoToken(t *testing.T) {
+	const token = "s3cr3t-json-token-0123456789abcdef"
+	bodies := map[string]struct {
+		status      int
+		contentType string
+		body        func(auth string) string
+	}{
+		"json_error_401":  {401, "application/json", func(a string) string { return `{"error":"token not accepted: ` + a + `"}` }},
+		"hrana_error_400": {400, "application/json", func(a string) string { return `{"message":"bad ` + a + `","code":"X_` + a + `"}` }},
+		"text_plain_403":  {403, "text/plain", func(a string) string { return "rejected " + a }},
+		"garbage_200":     {200, "application/json", func(a string) string { return `{"baton":"` + a + `", "results": [` }},
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			return
+		}
+		name := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/"), "/v3/pipeline")
+		b, ok := bodies[name]
+		if !ok {
+			http.NotFound(rw, r)
+			return
+		}
+		rw.Header().Set("Content-Type", b.contentType)
+		rw.WriteHeader(b.status)
+		_, _ = io.WriteString(rw, b.body(r.Header.Get("Authorization")))
+	}))
+	defer srv.Close()
+	for _, codecName := range codecs {
+		for name := range bodies {
+			t.Run(codecName+"/"+name, func(t *testing.T) {
+				db, err := sql.Open("libsql", srv.URL+"/"+name+"?codec="+codecName+"&authToken="+token)
+				require.NoError(t, err)
+				defer db.Close()
+				_, err = db.ExecContext(t.Context(), "SELECT 1")
+				require.Error(t, err)
+				b, merr := json.Marshal(err)
+				require.NoError(t, merr)
+				for _, part := range []string{token, token[:12], token[len(token)-12:]} {
+					require.NotContains(t, string(b), part, "JSON of the error")
+				}
+				require.True(t, json.Valid(b))
+			})
+		}
 	}
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"database/sql/driver"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -22,6 +23,15 @@ var (
 	ErrNotFound        = errors.New("libsql: not found")
 	ErrReadOnly        = errors.New("libsql: read-only")
 	ErrTxLost          = errors.New("libsql: transaction lost")
+
+	// The kinds of constraint violation, each also ErrConstraint. sqld
+	// sends no extended result codes; they are read from SQLite's message
+	// (see SQLiteExtendedCode). ErrUniqueViolation covers PRIMARY KEY and
+	// rowid clashes too, which SQLite reports in the same words.
+	ErrUniqueViolation     = errors.New("libsql: UNIQUE constraint violation")
+	ErrForeignKeyViolation = errors.New("libsql: FOREIGN KEY constraint violation")
+	ErrNotNullViolation    = errors.New("libsql: NOT NULL constraint violation")
+	ErrCheckViolation      = errors.New("libsql: CHECK constraint violation")
 )
 
 // Error is an error reported by the server, or a failed exchange with it.
@@ -91,12 +101,21 @@ func (e *Error) Unwrap() error { return e.Err }
 // SafeToRetry reports whether the failed request certainly had no effect.
 func (e *Error) SafeToRetry() bool { return e.Safe }
 
-// Is matches the error classes (ErrConstraint, ErrBusy, ...) and, for a
-// request that never left outside a transaction, driver.ErrBadConn.
+// Is matches the error classes (ErrConstraint, ErrUniqueViolation, ErrBusy,
+// ...) and, for a request that never left outside a transaction,
+// driver.ErrBadConn.
 func (e *Error) Is(target error) bool {
 	switch target {
 	case ErrConstraint:
 		return e.Code == CodeSQLiteConstraint
+	case ErrUniqueViolation:
+		return e.SQLiteExtendedCode() == sqliteConstraintUnique
+	case ErrForeignKeyViolation:
+		return e.SQLiteExtendedCode() == sqliteConstraintForeignKey
+	case ErrNotNullViolation:
+		return e.SQLiteExtendedCode() == sqliteConstraintNotNull
+	case ErrCheckViolation:
+		return e.SQLiteExtendedCode() == sqliteConstraintCheck
 	case ErrBusy:
 		return e.Code == CodeSQLiteBusy || e.Code == CodeSQLiteLocked || e.Code == CodeTransactionBusy
 	case ErrAuth:
@@ -118,6 +137,43 @@ func (e *Error) Is(target error) bool {
 		return e.BadConn
 	}
 	return false
+}
+
+// errorJSON is the JSON form of an Error. Its first two fields have the
+// names and meaning of mattn/go-sqlite3's sqlite3.Error fields; the names of
+// the others must not equal those case-insensitively (encoding/json matches
+// keys so), or decoding them into that shape would fail.
+type errorJSON struct {
+	Code         int    `json:"Code"`
+	ExtendedCode int    `json:"ExtendedCode"`
+	HranaCode    string `json:"HranaCode,omitempty"`
+	Message      string `json:"Message,omitempty"`
+	HTTPStatus   int    `json:"HTTPStatus,omitempty"`
+	Error        string `json:"Error"`
+}
+
+// MarshalJSON encodes the error in the shape of mattn/go-sqlite3's
+// sqlite3.Error, which is what GORM's SQLite dialector (gorm.io/driver/sqlite
+// v1.6) decodes its errors into to translate them: numeric "Code" and
+// "ExtendedCode" (see SQLiteCode and SQLiteExtendedCode), so that
+// TranslateError turns UNIQUE violations into gorm.ErrDuplicatedKey and
+// FOREIGN KEY ones into gorm.ErrForeignKeyViolated. The Hrana code is
+// "HranaCode"; "Message" and "HTTPStatus" are the fields of those names, and
+// "Error" is the error's text, so that loggers that encode errors as JSON
+// (log/slog's JSONHandler) lose nothing. Like the text, it never contains
+// the auth token.
+func (e *Error) MarshalJSON() ([]byte, error) {
+	if e == nil {
+		return []byte("null"), nil
+	}
+	return json.Marshal(errorJSON{
+		Code:         e.SQLiteCode(),
+		ExtendedCode: e.SQLiteExtendedCode(),
+		HranaCode:    e.Code,
+		Message:      e.Message,
+		HTTPStatus:   e.HTTPStatus,
+		Error:        e.Error(),
+	})
 }
 
 // HasCode reports whether err is an *Error with the Hrana code.

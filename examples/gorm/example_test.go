@@ -185,3 +185,74 @@ func TestTransaction(t *testing.T) {
 		}
 	})
 }
+
+// authorVarchar is Author with its name declared varchar(200) (GORM's
+// SQLite dialector makes every string column text): the model AlterColumn
+// brings gorm_authors to.
+type authorVarchar struct {
+	ID        uint
+	Name      string `gorm:"type:varchar(200);not null;uniqueIndex"`
+	Books     []Book `gorm:"foreignKey:AuthorID"`
+	CreatedAt time.Time
+}
+
+func (authorVarchar) TableName() string { return "gorm_authors" }
+
+// TestAlterColumn alters a column of gorm_authors, which gorm_books
+// references. SQLite cannot change a column in place, so GORM rebuilds the
+// table (create a copy, copy the rows, drop the original, rename the copy)
+// with foreign keys turned off around it; the rows and the references to
+// them must come through unchanged.
+func TestAlterColumn(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
+		if err := Seed(db); err != nil {
+			t.Fatal(err)
+		}
+		before, err := AuthorsWithBooks(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+
+		if err := db.Migrator().AlterColumn(&authorVarchar{}, "Name"); err != nil {
+			t.Fatal("AlterColumn: ", err)
+		}
+
+		types, err := db.Migrator().ColumnTypes(&authorVarchar{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ct := range types {
+			if typ, _ := ct.ColumnType(); ct.Name() == "name" && typ != "varchar(200)" {
+				t.Errorf("name: type %q after AlterColumn, want varchar(200)", typ)
+			}
+		}
+		after, err := AuthorsWithBooks(db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(after) != len(before) {
+			t.Fatalf("%d authors after AlterColumn, want %d", len(after), len(before))
+		}
+		for i := range after {
+			if after[i].ID != before[i].ID || after[i].Name != before[i].Name || len(after[i].Books) != len(before[i].Books) {
+				t.Errorf("author %d: %+v after AlterColumn, want %+v", i, after[i], before[i])
+			}
+		}
+
+		var violations []map[string]any
+		if err := db.Raw("PRAGMA foreign_key_check").Scan(&violations).Error; err != nil {
+			t.Fatal(err)
+		}
+		if len(violations) > 0 {
+			t.Errorf("foreign_key_check: %v", violations)
+		}
+		// GORM turns foreign keys back on afterwards.
+		var fk int
+		if err := db.Raw("PRAGMA foreign_keys").Scan(&fk).Error; err != nil {
+			t.Fatal(err)
+		}
+		if fk != 1 {
+			t.Errorf("PRAGMA foreign_keys = %d after AlterColumn, want 1", fk)
+		}
+	})
+}

@@ -2,7 +2,9 @@
 // dialector (gorm.io/driver/sqlite), as Turso's documentation does: the
 // dialector is given the driver name "libsql" and a libsql DSN, and
 // everything else is plain GORM: AutoMigrate, a has-many association read
-// back with Preload, and a transaction that rolls back.
+// back with Preload, and a transaction that rolls back. Its tests also
+// change a column of a table that other rows reference, with
+// Migrator().AlterColumn.
 //
 //	go run . -dsn http://127.0.0.1:8080
 //	go run . -dsn 'http://127.0.0.1:8080?codec=gojson'
