@@ -108,9 +108,6 @@ func init() {
 	codec.Register(Codec)
 }
 
-// New returns the gojson codec. It is the same value as Codec.
-func New() codec.Codec { return Codec }
-
 // jsonCodec implements codec.Codec. It has no state.
 type jsonCodec struct{}
 

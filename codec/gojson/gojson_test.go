@@ -15,10 +15,7 @@ func TestConformance(t *testing.T) {
 	codectest.Conformance(t, gojson.Codec)
 }
 
-func TestNewAndLookup(t *testing.T) {
-	if gojson.New() != gojson.Codec {
-		t.Fatal("New() is not Codec")
-	}
+func TestLookup(t *testing.T) {
 	c, ok := codec.Lookup("gojson")
 	if !ok || c.Name() != gojson.Name {
 		t.Fatalf("Lookup(gojson) = %v, %v", c, ok)

@@ -415,17 +415,6 @@ func (t *Transport) CloseIdleConnections() {
 	}
 }
 
-// idleCount returns the number of idle connections (for tests).
-func (t *Transport) idleCount() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := 0
-	for _, list := range t.idle {
-		n += len(list)
-	}
-	return n
-}
-
 // hasToken reports whether the comma-separated list v holds token
 // (case-insensitively).
 func hasToken(v, token string) bool {

@@ -284,3 +284,14 @@ func endingContext(how string, d time.Duration) (context.Context, context.Cancel
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	return ctx, cancel, context.DeadlineExceeded
 }
+
+// idleCount returns the number of idle connections, for the tests.
+func (t *Transport) idleCount() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := 0
+	for _, list := range t.idle {
+		n += len(list)
+	}
+	return n
+}
