@@ -62,7 +62,8 @@ func forEachCodecDB(t *testing.T, f func(t *testing.T, db *gorm.DB)) {
 
 // TestRun runs the command's code and checks all it prints.
 func TestRun(t *testing.T) {
-	const want = `rolled back: book "Untitled": a book needs pages
+	const want = `second Stanisław Lem: duplicated key: true
+rolled back: book "Untitled": a book needs pages
 Stanisław Lem
   His Master's Voice (199 pages)
   Solaris (204 pages)
@@ -253,6 +254,38 @@ func TestAlterColumn(t *testing.T) {
 		}
 		if fk != 1 {
 			t.Errorf("PRAGMA foreign_keys = %d after AlterColumn, want 1", fk)
+		}
+	})
+}
+
+// TestTranslateError checks that with gorm.Config.TranslateError, the
+// driver's constraint errors become GORM's own.
+func TestTranslateError(t *testing.T) {
+	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
+		if err := Seed(db); err != nil {
+			t.Fatal(err)
+		}
+		// sqld enforces foreign keys by default.
+		var fk int
+		if err := db.Raw("PRAGMA foreign_keys").Scan(&fk).Error; err != nil {
+			t.Fatal(err)
+		}
+		if fk != 1 {
+			t.Fatalf("PRAGMA foreign_keys = %d, want 1", fk)
+		}
+
+		tests := []struct {
+			name   string
+			create any
+			want   error
+		}{
+			{"unique", &Author{Name: "Stanisław Lem"}, gorm.ErrDuplicatedKey},
+			{"foreign key", &Book{Title: "Orphan", Pages: 1, AuthorID: 9999}, gorm.ErrForeignKeyViolated},
+		}
+		for _, tt := range tests {
+			if err := db.Create(tt.create).Error; !errors.Is(err, tt.want) {
+				t.Errorf("%s: error %v, want %v", tt.name, err, tt.want)
+			}
 		}
 	})
 }

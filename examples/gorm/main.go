@@ -2,9 +2,9 @@
 // dialector (gorm.io/driver/sqlite), as Turso's documentation does: the
 // dialector is given the driver name "libsql" and a libsql DSN, and
 // everything else is plain GORM: AutoMigrate, a has-many association read
-// back with Preload, and a transaction that rolls back. Its tests also
-// change a column of a table that other rows reference, with
-// Migrator().AlterColumn.
+// back with Preload, a transaction that rolls back, and constraint errors
+// as GORM's own (TranslateError). Its tests also change a column of a table
+// that other rows reference, with Migrator().AlterColumn.
 //
 //	go run . -dsn http://127.0.0.1:8080
 //	go run . -dsn 'http://127.0.0.1:8080?codec=gojson'
@@ -58,7 +58,8 @@ var ErrNoPages = errors.New("a book needs pages")
 func Open(dsn string) (*gorm.DB, error) {
 	return gorm.Open(sqlite.New(sqlite.Config{DriverName: "libsql", DSN: dsn}), &gorm.Config{
 		NamingStrategy: schema.NamingStrategy{TablePrefix: "gorm_"},
-		// Turn driver errors into gorm.ErrDuplicatedKey and friends.
+		// Constraint errors become gorm.ErrDuplicatedKey and
+		// gorm.ErrForeignKeyViolated.
 		TranslateError: true,
 		Logger:         logger.Default.LogMode(logger.Silent),
 	})
@@ -148,6 +149,10 @@ func run(dsn string, w io.Writer) error {
 	if err := db.Where("name = ?", "Stanisław Lem").First(&lem).Error; err != nil {
 		return err
 	}
+	// With TranslateError, a unique violation is gorm.ErrDuplicatedKey.
+	err = db.Create(&Author{Name: "Stanisław Lem"}).Error
+	fmt.Fprintf(w, "second Stanisław Lem: duplicated key: %v\n", errors.Is(err, gorm.ErrDuplicatedKey))
+
 	// The second book has no pages: the transaction rolls back, and the
 	// first one is not saved either.
 	err = AddBooks(db, lem.ID, []Book{{Title: "The Cyberiad", Pages: 295}, {Title: "Untitled"}})
