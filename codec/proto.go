@@ -68,6 +68,10 @@ type StreamRequest struct {
 	Batch Batch  // RequestBatch
 	SQL   string // RequestSequence, RequestDescribe, RequestStoreSQL
 	SQLID int32  // RequestStoreSQL, RequestCloseSQL
+	// ReplicationIndex (RequestSequence, RequestDescribe), if not 0, makes
+	// a replica wait until it has applied that frame of its primary's log
+	// before it runs the request (sqld's replication_index extension).
+	ReplicationIndex uint64
 }
 
 // Stmt is one SQL statement with its arguments.
@@ -78,6 +82,10 @@ type Stmt struct {
 	Args      []Value    // positional; omitted from the wire when empty
 	NamedArgs []NamedArg // named; omitted from the wire when empty
 	WantRows  bool
+	// ReplicationIndex, if not 0, makes a replica wait until it has
+	// applied that frame before it runs the statement; omitted when 0.
+	// Only an execute's statement carries it: a batch has its own.
+	ReplicationIndex uint64
 }
 
 // NamedArg is a named statement argument. Name includes its prefix
@@ -90,6 +98,9 @@ type NamedArg struct {
 // Batch is a list of statements with optional conditions.
 type Batch struct {
 	Steps []BatchStep
+	// ReplicationIndex, if not 0, makes a replica wait until it has
+	// applied that frame before it runs the batch; omitted when 0.
+	ReplicationIndex uint64
 }
 
 // BatchStep is one statement of a Batch.

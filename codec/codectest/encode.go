@@ -179,6 +179,17 @@ func EncodeCases() []EncodeCase {
 		cur("cursor", ruleShape, &codec.CursorRequest{Batch: codec.Batch{Steps: []codec.BatchStep{{Stmt: sel}, {Condition: &codec.BatchCond{Type: codec.CondOK}, Stmt: codec.Stmt{SQL: "select ?", Args: []codec.Value{vF(1.5)}}}}}},
 			`{"baton":null,"batch":{"steps":[{"stmt":{"sql":"select 1","want_rows":true}},{"condition":{"type":"ok","step":0},"stmt":{"sql":"select ?","args":[{"type":"float","value":1.5}],"want_rows":false}}]}}`),
 		cur("cursor-baton-empty-batch", ruleShape, &codec.CursorRequest{Baton: "b"}, `{"baton":"b","batch":{"steps":[]}}`),
+		ok("execute-replication-index", ruleShape, pipe("", execReq(codec.Stmt{SQL: "select 1", WantRows: true, ReplicationIndex: 18446744073709551615})),
+			wrapReqs(`{"type":"execute","stmt":{"sql":"select 1","replication_index":"18446744073709551615","want_rows":true}}`)),
+		ok("batch-replication-index", ruleShape, pipe("", codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{
+			Steps: []codec.BatchStep{{Stmt: sel}}, ReplicationIndex: 42}}),
+			wrapReqs(`{"type":"batch","batch":{"steps":[{"stmt":{"sql":"select 1","want_rows":true}}],"replication_index":"42"}}`)),
+		ok("sequence-replication-index", ruleShape, pipe("", codec.StreamRequest{Type: codec.RequestSequence, SQL: "select 1", ReplicationIndex: 7}),
+			wrapReqs(`{"type":"sequence","sql":"select 1","replication_index":"7"}`)),
+		ok("describe-replication-index", ruleShape, pipe("", codec.StreamRequest{Type: codec.RequestDescribe, SQL: "select 1", ReplicationIndex: 1}),
+			wrapReqs(`{"type":"describe","sql":"select 1","replication_index":"1"}`)),
+		cur("cursor-replication-index", ruleShape, &codec.CursorRequest{Batch: codec.Batch{Steps: []codec.BatchStep{{Stmt: sel}}, ReplicationIndex: 3845}},
+			`{"baton":null,"batch":{"steps":[{"stmt":{"sql":"select 1","want_rows":true}}],"replication_index":"3845"}}`),
 
 		fail("nan-arg", inArgs(nan), nil),
 		fail("inf-arg", inArgs(vF(math.Inf(1))), nil),

@@ -89,12 +89,14 @@ func appendStreamRequest(dst []byte, r *codec.StreamRequest) ([]byte, error) {
 		if dst, err = appendString(dst, r.SQL, "sql"); err != nil {
 			return dst, err
 		}
+		dst = appendReplicationIndex(dst, r.ReplicationIndex)
 		dst = append(dst, '}')
 	case codec.RequestDescribe:
 		dst = append(dst, `{"type":"describe","sql":`...)
 		if dst, err = appendString(dst, r.SQL, "sql"); err != nil {
 			return dst, err
 		}
+		dst = appendReplicationIndex(dst, r.ReplicationIndex)
 		dst = append(dst, '}')
 	case codec.RequestStoreSQL:
 		dst = append(dst, `{"type":"store_sql","sql_id":`...)
@@ -156,12 +158,24 @@ func appendStmt(dst []byte, s *codec.Stmt) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
+	dst = appendReplicationIndex(dst, s.ReplicationIndex)
 	if s.WantRows {
 		dst = append(dst, `,"want_rows":true}`...)
 	} else {
 		dst = append(dst, `,"want_rows":false}`...)
 	}
 	return dst, nil
+}
+
+// appendReplicationIndex appends the replication_index member, if any, as
+// a decimal string (sqld's own form; it also takes a number).
+func appendReplicationIndex(dst []byte, idx uint64) []byte {
+	if idx == 0 {
+		return dst
+	}
+	dst = append(dst, `,"replication_index":"`...)
+	dst = strconv.AppendUint(dst, idx, 10)
+	return append(dst, '"')
 }
 
 func appendBatch(dst []byte, b *codec.Batch) ([]byte, error) {
@@ -186,7 +200,9 @@ func appendBatch(dst []byte, b *codec.Batch) ([]byte, error) {
 		}
 		dst = append(dst, '}')
 	}
-	dst = append(dst, "]}"...)
+	dst = append(dst, ']')
+	dst = appendReplicationIndex(dst, b.ReplicationIndex)
+	dst = append(dst, '}')
 	return dst, nil
 }
 

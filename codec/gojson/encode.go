@@ -29,14 +29,17 @@ type streamRequestW struct {
 	Batch *batchW `json:"batch,omitempty"`
 	SQLID *int32  `json:"sql_id,omitempty"`
 	SQL   *string `json:"sql,omitempty"`
+	// ReplicationIndex is sent as a decimal string, as sqld writes it.
+	ReplicationIndex uint64 `json:"replication_index,omitempty,string"`
 }
 
 type stmtW struct {
-	SQL       *string     `json:"sql,omitempty"`
-	SQLID     *int32      `json:"sql_id,omitempty"`
-	Args      []valueOutW `json:"args,omitempty"`
-	NamedArgs []namedArgW `json:"named_args,omitempty"`
-	WantRows  bool        `json:"want_rows"`
+	SQL              *string     `json:"sql,omitempty"`
+	SQLID            *int32      `json:"sql_id,omitempty"`
+	Args             []valueOutW `json:"args,omitempty"`
+	NamedArgs        []namedArgW `json:"named_args,omitempty"`
+	ReplicationIndex uint64      `json:"replication_index,omitempty,string"`
+	WantRows         bool        `json:"want_rows"`
 }
 
 type namedArgW struct {
@@ -51,7 +54,8 @@ type valueOutW struct {
 }
 
 type batchW struct {
-	Steps []batchStepW `json:"steps"`
+	Steps            []batchStepW `json:"steps"`
+	ReplicationIndex uint64       `json:"replication_index,omitempty,string"`
 }
 
 type batchStepW struct {
@@ -163,6 +167,7 @@ func convertRequest(r *codec.StreamRequest) (streamRequestW, error) {
 		if w.SQL, err = sqlText(r.SQL); err != nil {
 			return w, err
 		}
+		w.ReplicationIndex = r.ReplicationIndex
 	case codec.RequestStoreSQL:
 		id := r.SQLID
 		w.SQLID = &id
@@ -179,7 +184,7 @@ func convertRequest(r *codec.StreamRequest) (streamRequestW, error) {
 }
 
 func convertStmt(s *codec.Stmt) (stmtW, error) {
-	w := stmtW{WantRows: s.WantRows}
+	w := stmtW{WantRows: s.WantRows, ReplicationIndex: s.ReplicationIndex}
 	var err error
 	if s.HasSQLID {
 		id := s.SQLID
@@ -234,7 +239,7 @@ func convertValueOut(v codec.Value) (valueOutW, error) {
 }
 
 func convertBatch(b *codec.Batch) (batchW, error) {
-	w := batchW{Steps: make([]batchStepW, 0, len(b.Steps))}
+	w := batchW{Steps: make([]batchStepW, 0, len(b.Steps)), ReplicationIndex: b.ReplicationIndex}
 	for i := range b.Steps {
 		st := &b.Steps[i]
 		var sw batchStepW
