@@ -27,6 +27,7 @@ type Conn struct {
 	setup     []codec.StreamRequest
 	setupKeys []string
 	all       []codec.StreamRequest
+	repl      *Replication // nil: no replication indexes sent or kept
 }
 
 // MaxSetup bounds the settings a Conn replays on every new stream.
@@ -34,6 +35,11 @@ const MaxSetup = 32
 
 // NewConn returns a Conn on s.
 func NewConn(s Stream) *Conn { return &Conn{s: s} }
+
+// SetReplication makes the Conn send r's index with its requests and keep
+// the indexes of their results in r (see Replication); r is typically
+// shared by all the Conns of a pool.
+func (c *Conn) SetReplication(r *Replication) { c.repl = r }
 
 // Hold keeps the server stream open across operations until Release.
 func (c *Conn) Hold() { c.held = true }
@@ -85,24 +91,35 @@ func (c *Conn) Reset() { c.s.Reset() }
 
 // send sends c.reqs on the Conn's stream into a new Result, released on
 // failure.
-func (c *Conn) send(ctx context.Context) (*Result, error) {
+func (c *Conn) send(ctx context.Context, idx uint64) (*Result, error) {
 	setup := c.setupFor(c.s)
-	return c.sendOn(ctx, c.s, setup, !c.held)
+	return c.sendOn(ctx, c.s, setup, !c.held, idx)
 }
 
-// sendOn sends setup and then c.reqs on s, in one request.
-func (c *Conn) sendOn(ctx context.Context, s Stream, setup []codec.StreamRequest, end bool) (*Result, error) {
+// sendOn sends setup and then c.reqs, which carry replication index idx,
+// on s, in one request.
+func (c *Conn) sendOn(ctx context.Context, s Stream, setup []codec.StreamRequest, end bool, idx uint64) (*Result, error) {
 	reqs := c.reqs
 	if len(setup) > 0 {
 		c.all = append(append(c.all[:0], setup...), c.reqs...)
 		reqs = c.all
 	}
 	res := NewResult()
-	err := s.Send(ctx, reqs, end, res)
+	sctx, cancel := c.bound(ctx, idx)
+	err := s.Send(sctx, reqs, end, res)
+	if cancel != nil {
+		cancel()
+	}
 	clear(c.all) // drop references to the caller's statements
 	if err != nil {
 		res.Release()
+		if cancel != nil {
+			err = c.waitFailed(ctx, sctx, idx, err)
+		}
 		return nil, c.failed(err)
+	}
+	if c.repl != nil {
+		c.observe(res.resp.Results, idx)
 	}
 	if len(res.resp.Results) < len(reqs) {
 		res.Release()
@@ -160,8 +177,10 @@ func first(res *Result, t codec.RequestType) (*codec.StreamResponse, error) {
 // Execute runs one statement. The result is res.Stmt(); release it when done.
 // A statement error is an *Error with the server's code.
 func (c *Conn) Execute(ctx context.Context, st *codec.Stmt) (*Result, error) {
+	idx := c.index(ctx)
 	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestExecute, Stmt: *st})
-	res, err := c.send(ctx)
+	c.reqs[0].Stmt.ReplicationIndex = idx
+	res, err := c.send(ctx, idx)
 	if err != nil {
 		return nil, err
 	}
@@ -176,8 +195,9 @@ func (c *Conn) Execute(ctx context.Context, st *codec.Stmt) (*Result, error) {
 // error means the batch was refused as a whole (sqld compiles every step
 // before running any, so then none ran).
 func (c *Conn) Batch(ctx context.Context, steps []codec.BatchStep) (*Result, error) {
-	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{Steps: steps}})
-	res, err := c.send(ctx)
+	idx := c.index(ctx)
+	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{Steps: steps, ReplicationIndex: idx}})
+	res, err := c.send(ctx, idx)
 	if err != nil {
 		return nil, err
 	}
@@ -195,8 +215,9 @@ func (c *Conn) Batch(ctx context.Context, steps []codec.BatchStep) (*Result, err
 // Sequence runs a script of several statements, stopping at the first
 // error.
 func (c *Conn) Sequence(ctx context.Context, sql string) error {
-	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestSequence, SQL: sql})
-	res, err := c.send(ctx)
+	idx := c.index(ctx)
+	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestSequence, SQL: sql, ReplicationIndex: idx})
+	res, err := c.send(ctx, idx)
 	if err != nil {
 		return err
 	}
@@ -212,8 +233,9 @@ func (c *Conn) Sequence(ctx context.Context, sql string) error {
 // Stream's Apart), so that inside Hold its failure cannot lose the
 // transaction, and a transaction not begun yet opens nothing for it.
 func (c *Conn) Describe(ctx context.Context, sql string) (codec.DescribeResult, error) {
-	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestDescribe, SQL: sql})
-	res, err := c.sendOn(ctx, c.s.Apart(), nil, true)
+	idx := c.index(ctx)
+	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestDescribe, SQL: sql, ReplicationIndex: idx})
+	res, err := c.sendOn(ctx, c.s.Apart(), nil, true, idx)
 	if err != nil {
 		return codec.DescribeResult{}, err
 	}
@@ -236,7 +258,7 @@ func (c *Conn) GetAutocommit(ctx context.Context) (bool, error) {
 		return false, &Error{Safe: true, Message: "the server speaks Hrana 2, which has no get_autocommit"}
 	}
 	c.reqs = append(c.reqs[:0], codec.StreamRequest{Type: codec.RequestGetAutocommit})
-	res, err := c.send(ctx)
+	res, err := c.send(ctx, 0)
 	if err != nil {
 		return false, err
 	}
@@ -252,18 +274,27 @@ func (c *Conn) GetAutocommit(ctx context.Context) (bool, error) {
 // OpenCursor runs the steps through a cursor, whose entries arrive as the
 // server produces them. Outside Hold the cursor's stream ends with it.
 func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (Cursor, error) {
-	cur, err := c.s.OpenCursor(ctx, &codec.Batch{Steps: steps}, !c.held, c.setupFor(c.s))
+	// The cursor's context bounds the reading of its rows too, so the
+	// replication wait does not bound it; a cursor only ever follows a
+	// request that carried the index and was answered (the pipeline that
+	// found the result too large, or the transaction's earlier statements).
+	idx := c.index(ctx)
+	batch := codec.Batch{Steps: steps, ReplicationIndex: idx}
+	cur, err := c.s.OpenCursor(ctx, &batch, !c.held, c.setupFor(c.s))
 	if err != nil {
 		return nil, c.failed(err)
 	}
-	return cur, nil
+	if c.repl == nil {
+		return cur, nil
+	}
+	return &indexCursor{Cursor: cur, r: c.repl, sent: idx}, nil
 }
 
 // Ping checks that the server answers and accepts the credentials: an
 // empty request (over HTTP, outside Hold, just a close).
 func (c *Conn) Ping(ctx context.Context) error {
 	c.reqs = c.reqs[:0]
-	res, err := c.send(ctx)
+	res, err := c.send(ctx, 0)
 	if err != nil {
 		return err
 	}
