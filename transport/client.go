@@ -53,6 +53,9 @@ type Options struct {
 	// Authorization are the client's own and override them. Their values
 	// are treated as secrets: removed from any text the server echoes.
 	Headers http.Header
+	// Namespace, if set, is sent as the x-namespace header: the database
+	// of a sqld that serves several (--enable-namespaces).
+	Namespace string
 	// Codec encodes requests and decodes responses.
 	Codec codec.Codec
 	// Timeout bounds each HTTP request, including reading its body (for a
@@ -78,6 +81,10 @@ type Options struct {
 	// Compress it is up to the RoundTripper to ask for gzip.
 	RoundTripper http.RoundTripper
 }
+
+// NamespaceHeader is the header that names the namespace (database) of a
+// request to a sqld that serves several.
+const NamespaceHeader = "X-Namespace"
 
 // The Hrana versions a Client speaks.
 const (
@@ -127,9 +134,19 @@ func New(o Options) *Client {
 		c.authHeader = "Bearer " + o.AuthToken
 		c.secrets = append(c.secrets, o.AuthToken)
 	}
-	if len(o.Headers) > 0 {
+	if len(o.Headers) > 0 || o.Namespace != "" {
 		c.headers = o.Headers.Clone()
-		for _, vs := range c.headers {
+		if c.headers == nil {
+			c.headers = http.Header{}
+		}
+		if o.Namespace != "" {
+			// Not a secret: an error naming the namespace must keep it.
+			c.headers.Set(NamespaceHeader, o.Namespace)
+		}
+		for k, vs := range c.headers {
+			if k == NamespaceHeader {
+				continue
+			}
 			for _, v := range vs {
 				// Short values (a "1" flag) would redact half a message.
 				if len(v) >= 8 {

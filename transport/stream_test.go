@@ -572,3 +572,36 @@ func TestHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestNamespaceHeader: the namespace goes with every request, over a header
+// of the same name given as a custom header, and is not redacted from
+// error text (which names it when the namespace does not exist).
+func TestNamespaceHeader(t *testing.T) {
+	const ns = "tenant-number-one"
+	var seen []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, r.Header.Values("X-Namespace")...)
+		mu.Unlock()
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.Method == http.MethodGet {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"error":"Namespace `+"`"+ns+"`"+` doesn't exist"}`)
+	}))
+	defer srv.Close()
+	c := transport.New(transport.Options{BaseURL: srv.URL, Codec: direct.Codec, Namespace: ns,
+		Headers: http.Header{"X-Namespace": {"other-namespace"}}})
+	err := sendClose(context.Background(), c.NewStream())
+	if !errors.Is(err, session.ErrNotFound) || !strings.Contains(err.Error(), ns) {
+		t.Fatalf("got %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != 2 || seen[0] != ns || seen[1] != ns {
+		t.Fatalf("x-namespace headers sent: %q", seen)
+	}
+}
