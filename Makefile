@@ -18,7 +18,7 @@ ITEST_ENV := LIBSQL_ITEST_IMAGE=$(IMAGE) LIBSQL_ITEST_NETWORK=host \
 
 .PHONY: test fmt-check build vet lint compat unit itest docker image demo
 
-test: fmt-check build vet lint compat unit itest
+test: fmt-check build vet lint compat unit examples itest
 
 # Every module of the repository: the driver (root) and the ones with their
 # own go.mod, which the root's ./... does not reach.
@@ -98,6 +98,19 @@ itest: image
 
 demo:
 	scripts/demo.sh
+
+# make examples   vets and tests every example module (examples/*/go.mod:
+#                 GORM, sqlx, goose, golang-migrate, bun, and the check that
+#                 README.md's Go snippets compile) against one throwaway
+#                 local sqld, two modules at a time (EXAMPLES_JOBS). Each
+#                 module has its own go.mod, so the tools stay out of the
+#                 driver's; they are built, vetted and linted with the others.
+EXAMPLE_MODULES := $(patsubst %/go.mod,%,$(wildcard examples/*/go.mod))
+MODULES += $(EXAMPLE_MODULES)
+
+.PHONY: examples
+examples:
+	scripts/examples.sh
 
 # make perf-compare BASE=<git rev>: builds bench/cmd/libsql-perf against BASE
 # and the working tree, runs three interleaved rounds and prints a Markdown
