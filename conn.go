@@ -33,6 +33,7 @@ type conn struct {
 	// deferExec is Config.DeferredExec: the default for transactions.
 	deferExec bool
 	readOnly  readOnlyCache
+	repl      *session.Replication // the connector's; nil for a conn of no connector
 }
 
 // Statements run in autocommit mode (autocommit) or inside the open
@@ -51,8 +52,11 @@ type describer interface {
 	describe(ctx context.Context, sql string) (codec.DescribeResult, error)
 }
 
-func newConn(s session.Stream, cfg *Config) *conn {
+func newConn(s session.Stream, cfg *Config, repl *session.Replication) *conn {
 	sc := session.NewConn(s)
+	if repl != nil {
+		sc.SetReplication(repl)
+	}
 	for _, p := range cfg.Pragmas {
 		sql, _ := pragmaSQL(p) // checked by Config.validate
 		name, _ := identPrefix(p)
@@ -62,7 +66,7 @@ func newConn(s session.Stream, cfg *Config) *conn {
 		}
 		sc.Persist(key, codec.Stmt{SQL: sql})
 	}
-	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout}, deferExec: cfg.DeferredExec}
+	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout}, deferExec: cfg.DeferredExec, repl: repl}
 }
 
 // remember makes a connection setting that sql just made outlive the

@@ -26,6 +26,8 @@ type Connector struct {
 	// call Format on an unexported field) shows an address, not the token.
 	cfg       *Config
 	transport session.Transport
+	// The replication indexes, shared by the connections.
+	repl *session.Replication
 }
 
 // ConnectorOption adjusts a Connector.
@@ -88,12 +90,13 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 		Timeout:   cfg.Timeout,
 		TLSConfig: cfg.TLSConfig,
 		Compress:  wantCompression(cfg),
+		Namespace: cfg.Namespace,
 	}
 	for _, opt := range opts {
 		opt(&o)
 	}
 	own := *cfg
-	return &Connector{cfg: &own, transport: transport.New(o)}, nil
+	return &Connector{cfg: &own, repl: session.NewReplication(!cfg.DisableReadYourWrites, cfg.ReplicationWait), transport: transport.New(o)}, nil
 }
 
 // Connect returns a new connection. It sends nothing: connections are
@@ -102,7 +105,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return newConn(c.transport.NewStream(), c.cfg), nil
+	return newConn(c.transport.NewStream(), c.cfg, c.repl), nil
 }
 
 // Driver returns the libsql Driver.

@@ -43,6 +43,19 @@ type Config struct {
 	// by the next call on the transaction, and rolls the whole transaction
 	// back (see the README). WithDeferredExec overrides it per transaction.
 	DeferredExec bool
+	// Namespace, if set, names the database on a sqld that serves several
+	// (--enable-namespaces): it is sent as the x-namespace header (DSN
+	// parameter namespace).
+	Namespace string
+	// DisableReadYourWrites stops the Connector from keeping the highest
+	// replication index its results report and sending it with every
+	// request (DSN parameter readYourWrites=0). Through a sqld replica, a
+	// read may then miss a write just made (see the README).
+	DisableReadYourWrites bool
+	// ReplicationWait bounds each request that carries a replication index,
+	// which a replica holds until it has applied that frame (DSN parameter
+	// replicationWait); 0 means DefaultReplicationWait.
+	ReplicationWait time.Duration
 	// Pragmas are connection settings, each "name(value)" as in
 	// "foreign_keys(1)" or "busy_timeout(5000)", applied on every server
 	// stream of every connection (DSN parameter _pragma, repeatable). They
@@ -136,6 +149,20 @@ func ParseDSN(dsn string) (*Config, error) {
 				return nil, &DSNError{Msg: "deferredExec is not a boolean (1/0, true/false)"}
 			}
 			cfg.DeferredExec = b
+		case "namespace":
+			cfg.Namespace = v
+		case "readYourWrites":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, &DSNError{Msg: "readYourWrites is not a boolean (1/0, true/false)"}
+			}
+			cfg.DisableReadYourWrites = !b
+		case "replicationWait":
+			d, err := parseTimeout(v)
+			if err != nil {
+				return nil, &DSNError{Msg: "replicationWait: " + err.Error()}
+			}
+			cfg.ReplicationWait = d
 		case "compression":
 			if v != "" && v != "gzip" && v != "none" && v != "auto" {
 				return nil, &DSNError{Msg: "compression: want gzip, none or auto"}
@@ -249,6 +276,15 @@ func (c *Config) FormatDSN() string {
 	if c.DeferredExec {
 		q.Set("deferredExec", "true")
 	}
+	if c.Namespace != "" {
+		q.Set("namespace", c.Namespace)
+	}
+	if c.DisableReadYourWrites {
+		q.Set("readYourWrites", "0")
+	}
+	if c.ReplicationWait != 0 {
+		q.Set("replicationWait", c.ReplicationWait.String())
+	}
 	if c.BusyTimeout != DefaultBusyTimeout {
 		q.Set("busyTimeout", c.BusyTimeout.String())
 	}
@@ -273,6 +309,9 @@ func (c *Config) validate() error {
 	}
 	if c.Timeout < 0 {
 		return &DSNError{Msg: "Config.Timeout must not be negative"}
+	}
+	if c.ReplicationWait < 0 {
+		return &DSNError{Msg: "Config.ReplicationWait must not be negative"}
 	}
 	if c.BusyTimeout < 0 {
 		return &DSNError{Msg: "Config.BusyTimeout must not be negative"}

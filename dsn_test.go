@@ -34,6 +34,10 @@ func TestParseDSN(t *testing.T) {
 		{"http://h?busyTimeout=250ms", Config{URL: "http://h", Codec: "direct", BusyTimeout: 250 * time.Millisecond}},
 		{"http://h?_busy_timeout=1500", Config{URL: "http://h", Codec: "direct", BusyTimeout: 1500 * time.Millisecond}},
 		{"http://h?busyTimeout=0", Config{URL: "http://h", Codec: "direct"}},
+		{"http://h?namespace=tenant1", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, Namespace: "tenant1"}},
+		{"http://h?readYourWrites=0", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, DisableReadYourWrites: true}},
+		{"http://h?readYourWrites=true", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?replicationWait=2s", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, ReplicationWait: 2 * time.Second}},
 		{"http://h?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=main.cache_size(-2000)&_pragma=temp_store('memory')",
 			Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout,
 				Pragmas: []string{"foreign_keys(1)", "busy_timeout(5000)", "main.cache_size(-2000)", "temp_store('memory')"}}},
@@ -76,6 +80,8 @@ func TestParseDSNErrors(t *testing.T) {
 		{"::not a url", "not a valid URL"},
 		{"http://h?compression=br", "want gzip, none or auto"},
 		{"http://h?deferredExec=maybe", "deferredExec is not a boolean"},
+		{"http://h?readYourWrites=maybe", "readYourWrites is not a boolean"},
+		{"http://h?replicationWait=-1s", "replicationWait: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dsn, func(t *testing.T) {
@@ -139,6 +145,7 @@ func TestFormatDSNRoundTrip(t *testing.T) {
 		"https://h",
 		"http://h?busyTimeout=0&_pragma=foreign_keys(0)&_pragma=synchronous(NORMAL)",
 		"http://h?_busy_timeout=20",
+		"http://h?namespace=a-b&readYourWrites=0&replicationWait=1500ms",
 	} {
 		cfg, err := ParseDSN(dsn)
 		if err != nil {

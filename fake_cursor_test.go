@@ -46,7 +46,7 @@ func TestFakeCursorLargeReadOnly(t *testing.T) {
 		fs.Cursor("", fs.Step(fs.SQL(bigSQL))).Stream(c2, body...),
 		closeStream(c2),
 	)
-	db := openDB(t, srv, "")
+	db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see fake_replication_test.go
 	db.SetMaxOpenConns(1)
 	for round := range 2 {
 		rows, err := db.Query(bigSQL)
@@ -240,7 +240,7 @@ func TestFakeCursorInTx(t *testing.T) {
 	cursor := fs.Cursor(b2, fs.Step(fs.SQL(bigSQL)))
 	startTx := func(t *testing.T, srv *fs.Server) (*sql.Tx, *sql.Rows) {
 		t.Helper()
-		db := openDB(t, srv, "")
+		db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see fake_replication_test.go
 		tx, err := db.Begin()
 		if err != nil {
 			t.Fatal(err)
@@ -307,7 +307,7 @@ func TestFakeCursorInTx(t *testing.T) {
 	t.Run("cursor refused", func(t *testing.T) {
 		t.Parallel()
 		srv := fs.New(t, fs.Probe(), first, large, describe(bigSQL, true), cursor.Reply(fs.StreamExpired()))
-		db := openDB(t, srv, "")
+		db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see fake_replication_test.go
 		tx, _ := db.Begin()
 		if _, err := tx.Exec("DELETE FROM u"); err != nil {
 			t.Fatal(err)
@@ -338,7 +338,7 @@ func TestFakeCursorKeepAlive(t *testing.T) {
 		fs.Pipeline(c3).Respond(k4), // the keep-alive: no requests
 		finish(k4, "COMMIT"),
 	)
-	db := openDB(t, srv, "")
+	db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see fake_replication_test.go
 	tx, _ := db.Begin()
 	if _, err := tx.Exec("DELETE FROM u"); err != nil {
 		t.Fatal(err)
@@ -399,7 +399,7 @@ func TestFakeCursorFirstInTx(t *testing.T) {
 		begin(b2, fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
 		fs.Cursor(b2, fs.Step(fs.SQL(bigSQL))).Stream(c3, fs.StepBegin(0, bigCols...), bigRow(1, "a"), bigRow(2, "b"), fs.StepEnd(), fs.ReplicationIndex(1)),
 		finish(c3, "COMMIT"))
-	db := openDB(t, srv, "")
+	db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see fake_replication_test.go
 	tx, err := db.Begin()
 	if err != nil {
 		t.Fatal(err)

@@ -145,7 +145,8 @@ func (c *Conn) bound(ctx context.Context, idx uint64) (context.Context, context.
 // waitFailed turns the failure of a request carrying idx that the bound cut
 // short into an ErrReplicationWait, and drops the index.
 func (c *Conn) waitFailed(parent, bounded context.Context, idx uint64, err error) error {
-	if bounded == parent || bounded.Err() == nil || parent.Err() != nil {
+	// The bound's own expiry, not the caller's end or another failure.
+	if bounded == parent || !errors.Is(bounded.Err(), context.DeadlineExceeded) || parent.Err() != nil {
 		return err
 	}
 	c.repl.drop(idx)

@@ -232,6 +232,28 @@ func Describe(sql string) Req {
 	return Req{map[string]any{"type": "describe", "sql": sql}, "describe " + strconv.Quote(snippet(sql))}
 }
 
+// Index makes the request carry replication_index n (as sqld writes it, a
+// decimal string): on an execute's statement, a batch, or a sequence or
+// describe itself. Without it the request must carry none.
+func (r Req) Index(n uint64) Req {
+	m := make(map[string]any, len(r.m))
+	for k, v := range r.m {
+		m[k] = v
+	}
+	at := m
+	for _, k := range []string{"stmt", "batch"} {
+		if inner, ok := m[k].(map[string]any); ok {
+			at = make(map[string]any, len(inner)+1)
+			for k2, v := range inner {
+				at[k2] = v
+			}
+			m[k] = at
+		}
+	}
+	at["replication_index"] = strconv.FormatUint(n, 10)
+	return Req{m, r.sum + " @" + strconv.FormatUint(n, 10)}
+}
+
 // Close is {"type":"close"}.
 func Close() Req { return Req{map[string]any{"type": "close"}, "close"} }
 

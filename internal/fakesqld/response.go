@@ -72,6 +72,8 @@ type StmtResult struct {
 	// otherwise last_insert_rowid is null.
 	LastInsertRowID int64
 	HasRowID        bool
+	// ReplicationIndex is sent as replication_index; 0 sends null.
+	ReplicationIndex uint64
 }
 
 // Empty is the result of a statement without rows or changes (BEGIN,
@@ -106,7 +108,13 @@ func (r StmtResult) appendJSON(dst []byte) []byte {
 	} else {
 		dst = append(dst, "null"...)
 	}
-	dst = append(dst, `,"replication_index":null,"rows_read":`...)
+	if r.ReplicationIndex != 0 {
+		dst = append(dst, `,"replication_index":"`...)
+		dst = strconv.AppendUint(dst, r.ReplicationIndex, 10)
+		dst = append(dst, `","rows_read":`...)
+	} else {
+		dst = append(dst, `,"replication_index":null,"rows_read":`...)
+	}
 	dst = strconv.AppendInt(dst, int64(len(r.Rows)), 10)
 	dst = append(dst, `,"rows_written":`...)
 	dst = strconv.AppendUint(dst, r.AffectedRowCount, 10)
