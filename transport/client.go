@@ -21,6 +21,7 @@ package transport
 import (
 	"context"
 	"crypto/tls"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -53,7 +54,7 @@ type Options struct {
 	// Authorization are the client's own and override them. Their values
 	// are treated as secrets: removed from any text the server echoes.
 	Headers http.Header
-	// Namespace, if set, is sent as the x-namespace header: the database
+	// Namespace, if set, is sent in the namespace headers: the database
 	// of a sqld that serves several (--enable-namespaces).
 	Namespace string
 	// Codec encodes requests and decodes responses.
@@ -82,9 +83,14 @@ type Options struct {
 	RoundTripper http.RoundTripper
 }
 
-// NamespaceHeader is the header that names the namespace (database) of a
-// request to a sqld that serves several.
-const NamespaceHeader = "X-Namespace"
+// The headers that name the namespace (database) of a request to a sqld
+// that serves several. sqld 0.24 reads only NamespaceBinHeader, the name
+// in unpadded standard base64; later versions and Turso document
+// NamespaceHeader, the name as is. Both are sent.
+const (
+	NamespaceHeader    = "X-Namespace"
+	NamespaceBinHeader = "X-Namespace-Bin"
+)
 
 // The Hrana versions a Client speaks.
 const (
@@ -142,9 +148,10 @@ func New(o Options) *Client {
 		if o.Namespace != "" {
 			// Not a secret: an error naming the namespace must keep it.
 			c.headers.Set(NamespaceHeader, o.Namespace)
+			c.headers.Set(NamespaceBinHeader, base64.RawStdEncoding.EncodeToString([]byte(o.Namespace)))
 		}
 		for k, vs := range c.headers {
-			if k == NamespaceHeader {
+			if k == NamespaceHeader || k == NamespaceBinHeader {
 				continue
 			}
 			for _, v := range vs {

@@ -583,6 +583,9 @@ func TestNamespaceHeader(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		seen = append(seen, r.Header.Values("X-Namespace")...)
+		if bin := r.Header.Get("X-Namespace-Bin"); bin != "dGVuYW50LW51bWJlci1vbmU" {
+			t.Errorf("x-namespace-bin %q", bin)
+		}
 		mu.Unlock()
 		_, _ = io.Copy(io.Discard, r.Body)
 		if r.Method == http.MethodGet {
