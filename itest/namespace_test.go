@@ -59,4 +59,3 @@ func TestNamespaces(t *testing.T) {
 		})
 	}
 }
-
