@@ -85,6 +85,7 @@ deleted 1 sold-out product(s)
 	})
 }
 
+// TestInsert checks the IDs bun read back from the INSERT and the rows.
 func TestInsert(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, products []Product) {
 		for i, p := range products {
@@ -102,6 +103,8 @@ func TestInsert(t *testing.T) {
 	})
 }
 
+// TestSelectWhere runs CheaperThan with thresholds below, among and above
+// the prices.
 func TestSelectWhere(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, _ []Product) {
 		tests := []struct {
@@ -128,6 +131,8 @@ func TestSelectWhere(t *testing.T) {
 	})
 }
 
+// TestUpdateDelete reprices a product (and one that does not exist), then
+// deletes the sold-out one.
 func TestUpdateDelete(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, _ []Product) {
 		if ok, err := Reprice(ctx, db, "pencil", 99); err != nil || !ok {
@@ -160,6 +165,8 @@ func TestUpdateDelete(t *testing.T) {
 	})
 }
 
+// TestRunInTx sells until the stock runs out: the sale that finds too
+// little stock is rolled back with its inserted row.
 func TestRunInTx(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, products []Product) {
 		notebook := products[1] // 3 in stock

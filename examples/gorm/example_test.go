@@ -82,6 +82,8 @@ Ursula K. Le Guin
 	})
 }
 
+// TestAutoMigrate checks what AutoMigrate made of the models: both tables,
+// the unique index and the foreign key, and that a second run is a no-op.
 func TestAutoMigrate(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
 		m := db.Migrator()
@@ -103,6 +105,8 @@ func TestAutoMigrate(t *testing.T) {
 	})
 }
 
+// TestPreload reads the seeded authors back with their books, in order,
+// each book pointing at its author, with the creation time set.
 func TestPreload(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
 		before := time.Now().Add(-time.Minute)
@@ -138,6 +142,8 @@ func TestPreload(t *testing.T) {
 	})
 }
 
+// TestTransaction commits one AddBooks and rolls another back after its
+// first insert, and checks what reached the table.
 func TestTransaction(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
 		if err := Seed(db); err != nil {

@@ -97,6 +97,8 @@ grace@example.com is Grace Hopper, id 2
 	})
 }
 
+// TestNamedExec reads back the rows one NamedExec inserted from a slice,
+// and checks that a unique violation is a libsql.ErrConstraint.
 func TestNamedExec(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
 		var got []Person
@@ -124,6 +126,7 @@ func TestNamedExec(t *testing.T) {
 	})
 }
 
+// TestNamedQuery runs OlderThan, a NamedQuery with a map argument.
 func TestNamedQuery(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
 		tests := []struct {
@@ -146,6 +149,7 @@ func TestNamedQuery(t *testing.T) {
 	})
 }
 
+// TestIn runs ByEmails, an IN list that sqlx.In expands.
 func TestIn(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
 		tests := []struct {
@@ -168,6 +172,7 @@ func TestIn(t *testing.T) {
 	})
 }
 
+// TestGet runs ByEmail: one row into a struct, or sql.ErrNoRows.
 func TestGet(t *testing.T) {
 	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
 		got, err := ByEmail(ctx, db, "alan@example.com")
