@@ -1,7 +1,8 @@
 # make test   everything CI runs (.ci/run), from a fresh machine: formatting,
 #             build + vet + staticcheck of every module, a build + vet of the
 #             root module with the oldest Go it supports (compat), unit tests,
-#             then the integration tests against a real sqld in a container
+#             the examples per tool against a throwaway sqld (examples), then
+#             the integration tests against a real sqld in a container
 #             (installs and starts Docker if needed).
 # make demo   runs examples/quickstart against a throwaway local sqld.
 
