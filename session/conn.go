@@ -28,6 +28,7 @@ type Conn struct {
 	setupKeys []string
 	all       []codec.StreamRequest
 	repl      *Replication // nil: no replication indexes sent or kept
+	wait      waiter
 }
 
 // MaxSetup bounds the settings a Conn replays on every new stream.
@@ -105,16 +106,14 @@ func (c *Conn) sendOn(ctx context.Context, s Stream, setup []codec.StreamRequest
 		reqs = c.all
 	}
 	res := NewResult()
-	sctx, cancel := c.bound(ctx, idx)
+	sctx := c.bound(ctx, idx)
 	err := s.Send(sctx, reqs, end, res)
-	if cancel != nil {
-		cancel()
-	}
+	expired := c.unbound(ctx, sctx)
 	clear(c.all) // drop references to the caller's statements
 	if err != nil {
 		res.Release()
-		if cancel != nil {
-			err = c.waitFailed(ctx, sctx, idx, err)
+		if idx != 0 {
+			err = c.waitFailed(ctx, idx, expired, err)
 		}
 		return nil, c.failed(err)
 	}

@@ -130,27 +130,73 @@ func (c *Conn) index(ctx context.Context) uint64 {
 }
 
 // bound limits a request that carries idx to the Replication's wait, unless
-// ctx ends sooner anyway.
-func (c *Conn) bound(ctx context.Context, idx uint64) (context.Context, context.CancelFunc) {
+// ctx has a deadline of its own, which then bounds the wait (and whose
+// expiry drops the index too, see waitFailed). unbound ends the bound.
+//
+// Most callers pass context.Background (database/sql does for calls
+// without a context); for them the Conn reuses one cancelable context and
+// timer, so that the bound costs no allocation per request.
+func (c *Conn) bound(ctx context.Context, idx uint64) context.Context {
 	if idx == 0 {
-		return ctx, nil
+		return ctx
 	}
-	w := c.repl.wait
-	if d, ok := ctx.Deadline(); ok && time.Until(d) <= w {
-		return ctx, nil
+	if _, ok := ctx.Deadline(); ok {
+		return ctx
 	}
-	return context.WithTimeout(ctx, w)
+	w := &c.wait
+	if ctx == context.Background() || ctx == context.TODO() {
+		if w.reused == nil || w.reused.Err() != nil {
+			w.reused, w.cancelReused = context.WithCancel(context.Background())
+			w.timer = time.AfterFunc(c.repl.wait, w.cancelReused)
+		} else {
+			w.timer.Reset(c.repl.wait)
+		}
+		w.armed = true
+		return w.reused
+	}
+	bctx, cancel := context.WithTimeout(ctx, c.repl.wait)
+	w.cancel = cancel
+	return bctx
 }
 
-// waitFailed turns the failure of a request carrying idx that the bound cut
-// short into an ErrReplicationWait, and drops the index.
-func (c *Conn) waitFailed(parent, bounded context.Context, idx uint64, err error) error {
-	// The bound's own expiry, not the caller's end or another failure.
-	if bounded == parent || !errors.Is(bounded.Err(), context.DeadlineExceeded) || parent.Err() != nil {
+// unbound ends the bound bound set and reports whether it expired.
+func (c *Conn) unbound(parent, bounded context.Context) (expired bool) {
+	w := &c.wait
+	switch {
+	case w.armed:
+		w.armed = false
+		return !w.timer.Stop()
+	case w.cancel != nil:
+		expired = errors.Is(bounded.Err(), context.DeadlineExceeded) && parent.Err() == nil
+		w.cancel()
+		w.cancel = nil
+	}
+	return expired
+}
+
+// waiter is a Conn's bound on requests that carry a replication index.
+type waiter struct {
+	reused       context.Context // for callers without a context of their own
+	cancelReused context.CancelFunc
+	timer        *time.Timer // cancels reused
+	armed        bool        // timer runs for the current request
+	cancel       context.CancelFunc
+}
+
+// waitFailed handles the failure err of a request that carried idx. If the
+// Replication's wait cut it short, or the caller's deadline ended it, the
+// replica may never reach idx (the primary's log was reset), so the index
+// is dropped: later requests do not wait for it again. A failure the wait
+// caused becomes an ErrReplicationWait.
+func (c *Conn) waitFailed(parent context.Context, idx uint64, expired bool, err error) error {
+	if !expired {
+		if errors.Is(parent.Err(), context.DeadlineExceeded) {
+			c.repl.drop(idx)
+		}
 		return err
 	}
 	c.repl.drop(idx)
-	e := &Error{Err: waitErr{err}, Message: fmt.Sprintf(
+	e := &Error{Err: waitErr{context.DeadlineExceeded}, Message: fmt.Sprintf(
 		"no answer within %v to a request that waits for replication index %d: the replica has not reached it "+
 			"(its primary may be unreachable, or its log was reset); the index is dropped, and a write may or may not have been applied",
 		c.repl.wait, idx)}

@@ -98,32 +98,43 @@ func TestReplicationIndexSent(t *testing.T) {
 }
 
 // TestReplicationWaitBounded: a request carrying an index that the server
-// sits on ends after the wait with ErrReplicationWait, the index is
-// dropped, and the next request does not carry it.
+// sits on ends after the wait with ErrReplicationWait, or at the caller's
+// own deadline with the caller's error; either way the index is dropped,
+// so that the next request does not wait for it.
 func TestReplicationWaitBounded(t *testing.T) {
-	r := session.NewReplication(true, 50*time.Millisecond)
-	r.Advance(3845)
-	f := &blockingStream{fakeStream: fakeStream{t: t, version: 3}}
-	c := session.NewConn(f)
-	c.SetReplication(r)
-	start := time.Now()
-	_, err := c.Execute(context.Background(), &codec.Stmt{SQL: "SELECT 1"})
-	if !errors.Is(err, session.ErrReplicationWait) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v, want ErrReplicationWait and DeadlineExceeded", err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("took %v", d)
-	}
-	if r.Index() != 0 {
-		t.Fatalf("index %d kept after the wait failed", r.Index())
-	}
-	// The caller's own deadline is the caller's error, not a wait failure.
-	r.Advance(3845)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	cancelable, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err = c.Execute(ctx, &codec.Stmt{SQL: "SELECT 1"})
-	if errors.Is(err, session.ErrReplicationWait) || r.Index() != 3845 {
-		t.Fatalf("caller's deadline: err = %v, index %d", err, r.Index())
+	short, cancelShort := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancelShort()
+	tests := []struct {
+		name     string
+		ctx      context.Context
+		waitErr  bool
+		deadline bool
+	}{
+		{"background (the Conn's reused bound)", context.Background(), true, true},
+		{"background again, after the bound fired", context.Background(), true, true},
+		{"cancelable without deadline", cancelable, true, true},
+		{"the caller's deadline", short, false, true},
+	}
+	r := session.NewReplication(true, 50*time.Millisecond)
+	c := session.NewConn(&blockingStream{fakeStream: fakeStream{t: t, version: 3}})
+	c.SetReplication(r)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r.Advance(3845)
+			start := time.Now()
+			_, err := c.Execute(tt.ctx, &codec.Stmt{SQL: "SELECT 1"})
+			if errors.Is(err, session.ErrReplicationWait) != tt.waitErr || !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("err = %v, want ErrReplicationWait %t and DeadlineExceeded", err, tt.waitErr)
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Fatalf("took %v", d)
+			}
+			if r.Index() != 0 {
+				t.Fatalf("index %d kept after the wait failed", r.Index())
+			}
+		})
 	}
 }
 
