@@ -1,0 +1,803 @@
+package protobuf
+
+// This file: decoding the response messages into the codec types. Each
+// message function takes b, the input cut at the message's end (positions
+// are offsets in the whole input), and the position of its first field.
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+func nilDest() error {
+	return &codec.DecodeError{Codec: Name, Offset: -1, Msg: "nil destination"}
+}
+
+// DecodePipelineResponse decodes a PipelineRespBody.
+func (pbCodec) DecodePipelineResponse(data []byte, resp *codec.PipelineResponse) error {
+	if resp == nil {
+		return nilDest()
+	}
+	oldBaton, oldURL := resp.Baton, resp.BaseURL
+	resp.Reset()
+	rs := resp.Results
+	defer func() { resp.Results = rs }()
+	b := data
+	for i := 0; i < len(b); {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		switch num {
+		case 1:
+			resp.Baton, j, err = stringField(b, j, at, wt, "baton", oldBaton)
+		case 2:
+			resp.BaseURL, j, err = stringField(b, j, at, wt, "base_url", oldURL)
+		case 3:
+			var s, e int
+			if s, e, err = lenField(b, j, at, wt, "results"); err == nil {
+				n := len(rs)
+				rs = grow(rs)
+				err = streamResult(b[:e], s, &rs[n])
+				j = e
+			}
+		default:
+			j, err = skipField(b, num, wt, j)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// grow extends s by one element, reusing its capacity. The new element
+// holds stale data from an earlier use, which the caller resets (keeping
+// the capacity of the slices in it).
+func grow[T any](s []T) []T {
+	if len(s) < cap(s) {
+		return s[:len(s)+1]
+	}
+	var zero T
+	return append(s, zero)
+}
+
+func resetStmtResult(r *codec.StmtResult) {
+	*r = codec.StmtResult{Cols: r.Cols[:0], Values: r.Values[:0]}
+}
+
+func resetBatch(b *codec.BatchResult) {
+	*b = codec.BatchResult{Steps: b.Steps[:0]}
+}
+
+func resetDescribe(d *codec.DescribeResult) {
+	*d = codec.DescribeResult{Params: d.Params[:0], Cols: d.Cols[:0]}
+}
+
+func resetStreamResponse(r *codec.StreamResponse) {
+	resetStmtResult(&r.Result)
+	resetBatch(&r.Batch)
+	resetDescribe(&r.Describe)
+	r.Type, r.IsAutocommit = codec.RequestUnknown, false
+}
+
+// streamResult decodes a StreamResult: oneof ok = 1 (StreamResponse),
+// error = 2 (Error).
+func streamResult(b []byte, i int, r *codec.StreamResult) error {
+	start := i
+	oldErr := r.Error
+	r.OK, r.Error = false, codec.Error{}
+	resetStreamResponse(&r.Response)
+	which := 0
+	for i < len(b) {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		switch num {
+		case 1, 2:
+			name := "ok"
+			if num == 2 {
+				name = "error"
+			}
+			var s, e int
+			if s, e, err = lenField(b, j, at, wt, name); err != nil {
+				return err
+			}
+			which = int(num)
+			if num == 1 {
+				err = streamResponse(b[:e], s, &r.Response)
+			} else {
+				err = errorMsg(b[:e], s, &r.Error, oldErr)
+			}
+			j = e
+		default:
+			j, err = skipField(b, num, wt, j)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	switch which {
+	case 1:
+		r.OK = true
+		r.Error = codec.Error{}
+	case 2:
+		resetStreamResponse(&r.Response)
+	default:
+		return decodeErr(start, "stream result with neither ok nor error")
+	}
+	return nil
+}
+
+// streamResponse decodes a StreamResponse: a oneof whose member numbers are
+// the request types (close = 1 ... get_autocommit = 8).
+func streamResponse(b []byte, i int, r *codec.StreamResponse) error {
+	start := i
+	resetStreamResponse(r)
+	typ := codec.RequestUnknown
+	for i < len(b) {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		t := responseType(num)
+		if t == codec.RequestUnknown {
+			if j, err = skipField(b, num, wt, j); err != nil {
+				return err
+			}
+			i = j
+			continue
+		}
+		s, e, err := lenField(b, j, at, wt, t.String())
+		if err != nil {
+			return err
+		}
+		typ = t
+		// The last member wins as a whole: drop what another, or an
+		// earlier occurrence of this one, left behind.
+		resetStreamResponse(r)
+		// The member's message, with its result (if any) in field 1.
+		for k := s; k < e; {
+			at := k
+			num, wt, l, err := readTag(b[:e], k)
+			if err != nil {
+				return err
+			}
+			switch {
+			case num == 1 && t == codec.RequestExecute:
+				var rs, re int
+				if rs, re, err = lenField(b[:e], l, at, wt, "result"); err == nil {
+					err = stmtResult(b[:re], rs, &r.Result)
+					l = re
+				}
+			case num == 1 && t == codec.RequestBatch:
+				var rs, re int
+				if rs, re, err = lenField(b[:e], l, at, wt, "result"); err == nil {
+					err = batchResult(b[:re], rs, &r.Batch)
+					l = re
+				}
+			case num == 1 && t == codec.RequestDescribe:
+				var rs, re int
+				if rs, re, err = lenField(b[:e], l, at, wt, "result"); err == nil {
+					err = describeResult(b[:re], rs, &r.Describe)
+					l = re
+				}
+			case num == 1 && t == codec.RequestGetAutocommit:
+				var v uint64
+				v, l, err = varintField(b[:e], l, at, wt, "is_autocommit")
+				r.IsAutocommit = v != 0
+			default:
+				l, err = skipField(b[:e], num, wt, l)
+			}
+			if err != nil {
+				return err
+			}
+			k = l
+		}
+		r.Type = t
+		i = e
+	}
+	if typ == codec.RequestUnknown {
+		return decodeErr(start, "stream response without a known type")
+	}
+	return nil
+}
+
+// responseType maps a StreamResponse member number to its request type.
+func responseType(num uint64) codec.RequestType {
+	switch num {
+	case 1:
+		return codec.RequestClose
+	case 2:
+		return codec.RequestExecute
+	case 3:
+		return codec.RequestBatch
+	case 4:
+		return codec.RequestSequence
+	case 5:
+		return codec.RequestDescribe
+	case 6:
+		return codec.RequestStoreSQL
+	case 7:
+		return codec.RequestCloseSQL
+	case 8:
+		return codec.RequestGetAutocommit
+	}
+	return codec.RequestUnknown
+}
+
+// errorMsg decodes an Error: message = 1, code = 2.
+func errorMsg(b []byte, i int, e *codec.Error, old codec.Error) error {
+	*e = codec.Error{}
+	for i < len(b) {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		switch num {
+		case 1:
+			e.Message, j, err = stringField(b, j, at, wt, "message", old.Message)
+		case 2:
+			e.Code, j, err = stringField(b, j, at, wt, "code", old.Code)
+		default:
+			j, err = skipField(b, num, wt, j)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// col decodes a Col (or a DescribeCol, the same fields): name = 1,
+// decltype = 2. *c holds the strings of the earlier use to reuse.
+func col(b []byte, i int, c *codec.Col) error {
+	old := *c
+	*c = codec.Col{}
+	for i < len(b) {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		switch num {
+		case 1:
+			c.Name, j, err = stringField(b, j, at, wt, "name", old.Name)
+		case 2:
+			c.Decltype, j, err = stringField(b, j, at, wt, "decltype", old.Decltype)
+		default:
+			j, err = skipField(b, num, wt, j)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// stmtResult decodes a StmtResult into r, which it resets first.
+func stmtResult(b []byte, i int, r *codec.StmtResult) error {
+	resetStmtResult(r)
+	cols, vals := r.Cols, r.Values
+	defer func() { r.Cols, r.Values = cols, vals }()
+	rowLen, firstRow, badRow := -1, -1, -1
+	for i < len(b) {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		switch num {
+		case 1:
+			var s, e int
+			if s, e, err = lenField(b, j, at, wt, "cols"); err == nil {
+				n := len(cols)
+				cols = grow(cols)
+				err = col(b[:e], s, &cols[n])
+				j = e
+			}
+		case 2:
+			var s, e int
+			if s, e, err = lenField(b, j, at, wt, "rows"); err == nil {
+				before := len(vals)
+				if vals, err = row(b[:e], s, vals); err == nil {
+					switch n := len(vals) - before; {
+					case rowLen < 0:
+						rowLen, firstRow = n, at
+					case n != rowLen && badRow < 0:
+						badRow = at
+					}
+					r.NumRows++
+				}
+				j = e
+			}
+		case 3:
+			r.AffectedRowCount, j, err = varintField(b, j, at, wt, "affected_row_count")
+		case 4:
+			var v uint64
+			v, j, err = varintField(b, j, at, wt, "last_insert_rowid")
+			r.LastInsertRowID, r.HasLastInsertRowID = zigzag(v), true
+		case 5:
+			r.ReplicationIndex, j, err = varintField(b, j, at, wt, "replication_index")
+			r.HasReplicationIndex = true
+		case 6:
+			r.RowsRead, j, err = varintField(b, j, at, wt, "rows_read")
+		case 7:
+			r.RowsWritten, j, err = varintField(b, j, at, wt, "rows_written")
+		case 8:
+			r.QueryDurationMS, j, err = doubleField(b, j, at, wt, "query_duration_ms")
+		default:
+			j, err = skipField(b, num, wt, j)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	if r.NumRows > 0 {
+		switch {
+		case badRow >= 0:
+			return decodeErr(badRow, "rows of different lengths")
+		case rowLen != len(cols):
+			return decodeErr(firstRow, "row has "+strconv.Itoa(rowLen)+" values but there are "+strconv.Itoa(len(cols))+" columns")
+		}
+	}
+	return nil
+}
+
+// row decodes a Row (values = 1) and appends its values to vals.
+func row(b []byte, i int, vals []codec.Value) ([]codec.Value, error) {
+	for i < len(b) {
+		// The common key, field 1 length-delimited, is one byte.
+		if b[i] == 1<<3|wireLen {
+			s, e := readLen(b, i+1)
+			if s < 0 {
+				return vals, posErr(i, s, "field \"values\"")
+			}
+			vals = grow(vals)
+			if err := value(b[:e], s, &vals[len(vals)-1]); err != nil {
+				return vals, err
+			}
+			i = e
+			continue
+		}
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return vals, err
+		}
+		if num == 1 {
+			return vals, wireTypeErr(at, "values", wt)
+		}
+		if j, err = skipField(b, num, wt, j); err != nil {
+			return vals, err
+		}
+		i = j
+	}
+	return vals, nil
+}
+
+// value decodes a Value: oneof null = 1 (an empty message), integer = 2
+// (sint64), float = 3 (double), text = 4 (string), blob = 5 (bytes). Text
+// and blob point into the input.
+func value(b []byte, i int, v *codec.Value) error {
+	start := i
+	*v = codec.Value{Type: 0xff} // no member seen yet
+	for i < len(b) {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		switch num {
+		case 1:
+			var s, e int
+			if s, e, err = lenField(b, j, at, wt, "null"); err == nil {
+				// The Null message has no fields; unknown ones must still
+				// be well formed.
+				err = skipAll(b[:e], s)
+				*v = codec.Value{}
+				j = e
+			}
+		case 2:
+			var u uint64
+			u, j, err = varintField(b, j, at, wt, "integer")
+			*v = codec.Value{Type: codec.Integer, Int: zigzag(u)}
+		case 3:
+			var f float64
+			f, j, err = doubleField(b, j, at, wt, "float")
+			*v = codec.Value{Type: codec.Float, Float: f}
+		case 4:
+			var s, e int
+			if s, e, err = lenField(b, j, at, wt, "text"); err == nil {
+				if !utf8.Valid(b[s:e]) {
+					return utf8Err(s, "text")
+				}
+				*v = codec.Value{Type: codec.Text, Bytes: b[s:e:e]}
+				j = e
+			}
+		case 5:
+			var s, e int
+			if s, e, err = lenField(b, j, at, wt, "blob"); err == nil {
+				*v = codec.Value{Type: codec.Blob, Bytes: b[s:e:e]}
+				j = e
+			}
+		default:
+			j, err = skipField(b, num, wt, j)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	if v.Type == 0xff {
+		*v = codec.Value{}
+		return decodeErr(start, "value without a type")
+	}
+	return nil
+}
+
+// skipAll checks the fields of a message that has no known fields.
+func skipAll(b []byte, i int) error {
+	for i < len(b) {
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		if i, err = skipField(b, num, wt, j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batchResult decodes a BatchResult: step_results = 1 and step_errors = 2,
+// each a map<uint32, message> written as repeated entries {key = 1,
+// value = 2}.
+func batchResult(b []byte, i int, br *codec.BatchResult) error {
+	start := i
+	steps := br.Steps[:0]
+	*br = codec.BatchResult{}
+	defer func() { br.Steps = steps }()
+	for i < len(b) {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		if num != 1 && num != 2 {
+			if j, err = skipField(b, num, wt, j); err != nil {
+				return err
+			}
+			i = j
+			continue
+		}
+		field := "step_results"
+		if num == 2 {
+			field = "step_errors"
+		}
+		s, e, err := lenField(b, j, at, wt, field)
+		if err != nil {
+			return err
+		}
+		// The map entry: the key and the value's bounds (an absent value
+		// is an empty message), decoded once the key is known.
+		var key uint64
+		vs, ve := e, e
+		for k := s; k < e; {
+			at := k
+			n, wt, l, err := readTag(b[:e], k)
+			if err != nil {
+				return err
+			}
+			switch n {
+			case 1:
+				var v uint32
+				v, l, err = uint32Field(b[:e], l, at, wt, "key")
+				key = uint64(v)
+			case 2:
+				vs, ve, err = lenField(b[:e], l, at, wt, "value")
+				l = ve
+			default:
+				l, err = skipField(b[:e], n, wt, l)
+			}
+			if err != nil {
+				return err
+			}
+			k = l
+		}
+		if key >= MaxBatchSteps {
+			return decodeErr(at, "batch step index "+strconv.FormatUint(key, 10)+" is too large")
+		}
+		idx := int(key)
+		for len(steps) <= idx {
+			steps = grow(steps)
+			st := &steps[len(steps)-1]
+			st.Status = codec.StepSkipped
+			st.Error = codec.Error{}
+			resetStmtResult(&st.Result)
+		}
+		st := &steps[idx]
+		// Status doubles as the set of maps the step was seen in (StepOK is
+		// 1, StepFailed 2); 3 is checked below.
+		if num == 1 {
+			st.Status |= codec.StepOK
+			err = stmtResult(b[:ve], vs, &st.Result)
+		} else {
+			st.Status |= codec.StepFailed
+			err = errorMsg(b[:ve], vs, &st.Error, st.Error)
+		}
+		if err != nil {
+			return err
+		}
+		i = e
+	}
+	for k := range steps {
+		st := &steps[k]
+		switch st.Status {
+		case codec.StepOK:
+			st.Error = codec.Error{}
+		case codec.StepFailed:
+			resetStmtResult(&st.Result)
+		case codec.StepSkipped:
+		default:
+			return decodeErr(start, "batch step "+strconv.Itoa(k)+" has both a result and an error")
+		}
+	}
+	return nil
+}
+
+// describeResult decodes a DescribeResult: params = 1, cols = 2,
+// is_explain = 3, is_readonly = 4.
+func describeResult(b []byte, i int, r *codec.DescribeResult) error {
+	resetDescribe(r)
+	params, cols := r.Params, r.Cols
+	defer func() { r.Params, r.Cols = params, cols }()
+	for i < len(b) {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		switch num {
+		case 1:
+			var s, e int
+			if s, e, err = lenField(b, j, at, wt, "params"); err == nil {
+				params = grow(params)
+				err = param(b[:e], s, &params[len(params)-1])
+				j = e
+			}
+		case 2:
+			var s, e int
+			if s, e, err = lenField(b, j, at, wt, "cols"); err == nil {
+				cols = grow(cols)
+				err = col(b[:e], s, &cols[len(cols)-1])
+				j = e
+			}
+		case 3, 4:
+			name := "is_explain"
+			if num == 4 {
+				name = "is_readonly"
+			}
+			var v uint64
+			v, j, err = varintField(b, j, at, wt, name)
+			if num == 3 {
+				r.IsExplain = v != 0
+			} else {
+				r.IsReadonly = v != 0
+			}
+		default:
+			j, err = skipField(b, num, wt, j)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// param decodes a DescribeParam: name = 1.
+func param(b []byte, i int, p *codec.DescribeParam) error {
+	old := p.Name
+	p.Name = ""
+	for i < len(b) {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		if num == 1 {
+			p.Name, j, err = stringField(b, j, at, wt, "name", old)
+		} else {
+			j, err = skipField(b, num, wt, j)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// DecodeError decodes a Protobuf Error message (message = 1, code = 2), the
+// body sqld sends for STREAM_EXPIRED on the Protobuf routes.
+func (pbCodec) DecodeError(data []byte, e *codec.Error) error {
+	if e == nil {
+		return nilDest()
+	}
+	return errorMsg(data, 0, e, *e)
+}
+
+// DecodeCursorHeader decodes a CursorRespBody: baton = 1, base_url = 2.
+// data is one message, without its length prefix (see SplitDelimited).
+func (pbCodec) DecodeCursorHeader(data []byte, h *codec.CursorHeader) error {
+	if h == nil {
+		return nilDest()
+	}
+	old := *h
+	*h = codec.CursorHeader{}
+	b := data
+	for i := 0; i < len(b); {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		switch num {
+		case 1:
+			h.Baton, j, err = stringField(b, j, at, wt, "baton", old.Baton)
+		case 2:
+			h.BaseURL, j, err = stringField(b, j, at, wt, "base_url", old.BaseURL)
+		default:
+			j, err = skipField(b, num, wt, j)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// entryType maps a CursorEntry member number to its entry type.
+func entryType(num uint64) codec.EntryType {
+	switch num {
+	case 1:
+		return codec.EntryStepBegin
+	case 2:
+		return codec.EntryStepEnd
+	case 3:
+		return codec.EntryStepError
+	case 4:
+		return codec.EntryRow
+	case 5:
+		return codec.EntryError
+	case 6:
+		return codec.EntryReplicationIndex
+	}
+	return codec.EntryUnknown
+}
+
+// DecodeCursorEntry decodes a CursorEntry: oneof step_begin = 1,
+// step_end = 2, step_error = 3, row = 4, error = 5, replication_index = 6
+// (sqld's extension: a message whose field 1 is the index). data is one
+// message, without its length prefix. An entry with no known member
+// (including a zero-length one) decodes as EntryUnknown.
+func (pbCodec) DecodeCursorEntry(data []byte, e *codec.CursorEntry) error {
+	if e == nil {
+		return nilDest()
+	}
+	oldErr := e.Error
+	e.Reset()
+	b := data
+	for i := 0; i < len(b); {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		t := entryType(num)
+		if t == codec.EntryUnknown {
+			if j, err = skipField(b, num, wt, j); err != nil {
+				return err
+			}
+			i = j
+			continue
+		}
+		s, end, err := lenField(b, j, at, wt, entryName(t))
+		if err != nil {
+			return err
+		}
+		// The last member wins as a whole.
+		e.Reset()
+		e.Type = t
+		if t == codec.EntryRow {
+			e.Row, err = row(b[:end], s, e.Row)
+		} else {
+			err = entryMember(b[:end], s, e, oldErr)
+		}
+		if err != nil {
+			return err
+		}
+		i = end
+	}
+	return nil
+}
+
+func entryName(t codec.EntryType) string {
+	switch t {
+	case codec.EntryStepBegin:
+		return "step_begin"
+	case codec.EntryStepEnd:
+		return "step_end"
+	case codec.EntryStepError:
+		return "step_error"
+	case codec.EntryRow:
+		return "row"
+	case codec.EntryError:
+		return "error"
+	}
+	return "replication_index"
+}
+
+// entryMember decodes the message of a cursor entry of type e.Type other
+// than a row.
+func entryMember(b []byte, i int, e *codec.CursorEntry, oldErr codec.Error) error {
+	if e.Type == codec.EntryError {
+		return errorMsg(b, i, &e.Error, oldErr)
+	}
+	if e.Type == codec.EntryReplicationIndex {
+		e.HasReplicationIndex = true
+	}
+	for i < len(b) {
+		at := i
+		num, wt, j, err := readTag(b, i)
+		if err != nil {
+			return err
+		}
+		switch {
+		case e.Type == codec.EntryStepBegin && num == 1, e.Type == codec.EntryStepError && num == 1:
+			e.Step, j, err = uint32Field(b, j, at, wt, "step")
+		case e.Type == codec.EntryStepBegin && num == 2:
+			var s, end int
+			if s, end, err = lenField(b, j, at, wt, "cols"); err == nil {
+				e.Cols = grow(e.Cols)
+				err = col(b[:end], s, &e.Cols[len(e.Cols)-1])
+				j = end
+			}
+		case e.Type == codec.EntryStepError && num == 2:
+			var s, end int
+			if s, end, err = lenField(b, j, at, wt, "error"); err == nil {
+				err = errorMsg(b[:end], s, &e.Error, oldErr)
+				j = end
+			}
+		case e.Type == codec.EntryStepEnd && num == 1:
+			e.AffectedRowCount, j, err = varintField(b, j, at, wt, "affected_row_count")
+		case e.Type == codec.EntryStepEnd && num == 2:
+			var v uint64
+			v, j, err = varintField(b, j, at, wt, "last_insert_rowid")
+			e.LastInsertRowID, e.HasLastInsertRowID = zigzag(v), true
+		case e.Type == codec.EntryReplicationIndex && num == 1:
+			e.ReplicationIndex, j, err = varintField(b, j, at, wt, "replication_index")
+		default:
+			j, err = skipField(b, num, wt, j)
+		}
+		if err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
