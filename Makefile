@@ -130,6 +130,8 @@ FUZZ_TARGETS := \
 	./codec/direct:FuzzDecodePipeline \
 	./codec/direct:FuzzDecodeOther \
 	./codec/direct:FuzzEncodeRoundTrip \
+	./codec/protobuf:FuzzDecodePipeline \
+	./codec/protobuf:FuzzDecodeCursor \
 	./internal/h1:FuzzReadResponse \
 	.:FuzzDSN
 

@@ -5,6 +5,8 @@ package protobuf
 // are offsets in the whole input), and the position of its first field.
 
 import (
+	"encoding/binary"
+	"math"
 	"strconv"
 	"unicode/utf8"
 
@@ -294,9 +296,11 @@ func stmtResult(b []byte, i int, r *codec.StmtResult) error {
 	rowLen, firstRow, badRow := -1, -1, -1
 	for i < len(b) {
 		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
+		num, wt, j, err := uint64(2), uint8(wireLen), i+1, error(nil)
+		if b[i] != 2<<3|wireLen { // a row's key, one byte, skips readTag
+			if num, wt, j, err = readTag(b, i); err != nil {
+				return err
+			}
 		}
 		switch num {
 		case 1:
@@ -359,7 +363,23 @@ func stmtResult(b []byte, i int, r *codec.StmtResult) error {
 // row decodes a Row (values = 1) and appends its values to vals.
 func row(b []byte, i int, vals []codec.Value) ([]codec.Value, error) {
 	for i < len(b) {
-		// The common key, field 1 length-delimited, is one byte.
+		// The fast path: a value as sqld writes it, shorter than 128 bytes,
+		// with its one member and nothing else. Anything else (longer
+		// values, other layouts, malformed input) takes the general path
+		// below, which gives the same result or the error.
+		if b[i] == 1<<3|wireLen && i+1 < len(b) && b[i+1] < 0x80 {
+			s := i + 2
+			e := s + int(b[i+1])
+			if s < e && e <= len(b) {
+				n := len(vals)
+				vals = grow(vals)
+				if fastValue(b[:e], s, &vals[n]) {
+					i = e
+					continue
+				}
+				vals = vals[:n]
+			}
+		}
 		if b[i] == 1<<3|wireLen {
 			s, e := readLen(b, i+1)
 			if s < 0 {
@@ -386,6 +406,63 @@ func row(b []byte, i int, vals []codec.Value) ([]codec.Value, error) {
 		i = j
 	}
 	return vals, nil
+}
+
+// fastValue decodes the Value message b[s:] (not empty) if it is a single
+// member with a one-byte key and, for text and blobs, a one-byte length,
+// and reports whether it did.
+func fastValue(b []byte, s int, v *codec.Value) bool {
+	e := len(b)
+	switch b[s] {
+	case 1<<3 | wireLen: // null
+		if e == s+2 && b[s+1] == 0 {
+			*v = codec.Value{}
+			return true
+		}
+	case 2<<3 | wireVarint: // integer
+		if u, j := readVarint(b, s+1); j == e {
+			*v = codec.Value{Type: codec.Integer, Int: zigzag(u)}
+			return true
+		}
+	case 3<<3 | wireI64: // float
+		if e == s+9 {
+			u, _ := readFixed64(b, s+1)
+			*v = codec.Value{Type: codec.Float, Float: math.Float64frombits(u)}
+			return true
+		}
+	case 4<<3 | wireLen: // text
+		if s+2 <= e && s+2+int(b[s+1]) == e {
+			p := b[s+2 : e : e]
+			if !validUTF8(p) {
+				return false // the general path reports it
+			}
+			*v = codec.Value{Type: codec.Text, Bytes: p}
+			return true
+		}
+	case 5<<3 | wireLen: // blob
+		if s+2 <= e && s+2+int(b[s+1]) == e {
+			*v = codec.Value{Type: codec.Blob, Bytes: b[s+2 : e : e]}
+			return true
+		}
+	}
+	return false
+}
+
+// validUTF8 is utf8.Valid with the check of short ASCII strings inlined:
+// most text values are short and ASCII.
+func validUTF8(p []byte) bool {
+	for len(p) >= 8 {
+		if binary.LittleEndian.Uint64(p)&0x8080808080808080 != 0 {
+			return utf8.Valid(p)
+		}
+		p = p[8:]
+	}
+	for _, c := range p {
+		if c >= utf8.RuneSelf {
+			return utf8.Valid(p)
+		}
+	}
+	return true
 }
 
 // value decodes a Value: oneof null = 1 (an empty message), integer = 2
@@ -421,7 +498,7 @@ func value(b []byte, i int, v *codec.Value) error {
 		case 4:
 			var s, e int
 			if s, e, err = lenField(b, j, at, wt, "text"); err == nil {
-				if !utf8.Valid(b[s:e]) {
+				if !validUTF8(b[s:e]) {
 					return utf8Err(s, "text")
 				}
 				*v = codec.Value{Type: codec.Text, Bytes: b[s:e:e]}

@@ -44,21 +44,25 @@ func readVarint(b []byte, i int) (uint64, int) {
 
 func readVarintSlow(b []byte, i int) (uint64, int) {
 	var v uint64
-	for shift := uint(0); shift < 64; shift += 7 {
+	for k := 0; k < 9; k++ {
 		if i >= len(b) {
 			return 0, errTruncated
 		}
 		c := b[i]
 		i++
-		if shift == 63 && c > 1 {
-			return 0, errOverflow // the 10th byte may only hold bit 63
-		}
-		v |= uint64(c&0x7f) << shift
+		v |= uint64(c&0x7f) << (7 * k)
 		if c < 0x80 {
 			return v, i
 		}
 	}
-	return 0, errOverflow
+	// The 10th byte may only hold bit 63.
+	if i >= len(b) {
+		return 0, errTruncated
+	}
+	if c := b[i]; c > 1 {
+		return 0, errOverflow
+	}
+	return v | uint64(b[i])<<63, i + 1
 }
 
 // zigzag decodes a sint64.

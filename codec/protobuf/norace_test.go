@@ -1,0 +1,5 @@
+//go:build !race
+
+package protobuf_test
+
+const raceEnabled = false
