@@ -23,7 +23,7 @@ test: fmt-check build vet lint compat unit examples itest
 
 # Every module of the repository: the driver (root) and the ones with their
 # own go.mod, which the root's ./... does not reach.
-MODULES := . itest bench bench/e2e
+MODULES := . itest bench bench/e2e codec/protobuf/prototest
 
 fmt-check:
 	@files=$$(gofmt -l .); \
