@@ -15,6 +15,7 @@ import (
 type autocommit struct {
 	s           *session.Conn
 	busyTimeout time.Duration // Config.BusyTimeout
+	writers     *writers      // the connector's bound on writes in flight; nil: none
 }
 
 // Backoff between retries of a statement that failed with SQLITE_BUSY.
@@ -28,8 +29,20 @@ const (
 // is run again, with backoff, until it gets through, busyTimeout has
 // passed or ctx ends; the last SQLITE_BUSY error is returned then. Scripts
 // (sequence) and statements inside transactions are never retried.
+//
+// A statement that may write holds one of the connector's write slots
+// while it is sent, each attempt apart: not while it waits to retry, so
+// that the slot goes to a writer that may get through.
 func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
+	w := a.writers
+	if w != nil && readOnlySQL(st.SQL) {
+		w = nil
+	}
+	if err := w.acquire(ctx); err != nil {
+		return nil, err
+	}
 	res, err := a.s.Execute(ctx, st)
+	w.release()
 	if err == nil || a.busyTimeout <= 0 || !session.HasCode(err, session.CodeSQLiteBusy) {
 		return res, err
 	}
@@ -48,7 +61,11 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 			return nil, err
 		case <-t.C:
 		}
+		if w.acquire(ctx) != nil {
+			return nil, err // ctx ended while waiting for a slot
+		}
 		res, err = a.s.Execute(ctx, st)
+		w.release()
 		if err == nil || !session.HasCode(err, session.CodeSQLiteBusy) {
 			return res, err
 		}
@@ -56,7 +73,13 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 	}
 }
 
+// sequence runs a script. Scripts (schema files, migrations) are taken to
+// write and hold a write slot.
 func (a *autocommit) sequence(ctx context.Context, script string) error {
+	if err := a.writers.acquire(ctx); err != nil {
+		return err
+	}
+	defer a.writers.release()
 	return a.s.Sequence(ctx, script)
 }
 

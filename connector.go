@@ -20,14 +20,16 @@ var (
 )
 
 // Connector opens connections to one server. All its connections share one
-// HTTP client and connection pool. Use it with sql.OpenDB.
+// HTTP client and connection pool, and the bound on writes in flight
+// (Config.MaxWriters). Use it with sql.OpenDB.
 type Connector struct {
 	// A pointer, so that printing a *sql.DB by reflection (which cannot
 	// call Format on an unexported field) shows an address, not the token.
 	cfg       *Config
 	transport session.Transport
 	// The replication indexes, shared by the connections.
-	repl *session.Replication
+	repl    *session.Replication
+	writers *writers // Config.MaxWriters, shared by the connections
 }
 
 // ConnectorOption adjusts a Connector.
@@ -96,7 +98,7 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 		opt(&o)
 	}
 	own := *cfg
-	return &Connector{cfg: &own, repl: session.NewReplication(!cfg.DisableReadYourWrites, cfg.ReplicationWait), transport: transport.New(o)}, nil
+	return &Connector{cfg: &own, repl: session.NewReplication(!cfg.DisableReadYourWrites, cfg.ReplicationWait), transport: transport.New(o), writers: newWriters(maxWriters(cfg))}, nil
 }
 
 // Connect returns a new connection. It sends nothing: connections are
@@ -105,7 +107,9 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return newConn(c.transport.NewStream(), c.cfg, c.repl), nil
+	cn := newConn(c.transport.NewStream(), c.cfg, c.repl)
+	cn.auto.writers = c.writers
+	return cn, nil
 }
 
 // Driver returns the libsql Driver.
@@ -137,14 +141,32 @@ func wantCompression(cfg *Config) bool {
 	case "none":
 		return false
 	}
-	u, err := url.Parse(cfg.URL)
+	return !isLoopback(cfg.URL)
+}
+
+// maxWriters resolves Config.MaxWriters's auto mode (see there): on
+// loopback a bound costs nothing and keeps sqld from stalling.
+func maxWriters(cfg *Config) int {
+	if cfg.MaxWriters != MaxWritersAuto {
+		return cfg.MaxWriters
+	}
+	if isLoopback(cfg.URL) {
+		return LoopbackMaxWriters
+	}
+	return 0
+}
+
+// isLoopback reports whether the URL's host is localhost or a loopback
+// address.
+func isLoopback(rawURL string) bool {
+	u, err := url.Parse(rawURL)
 	if err != nil {
-		return true
+		return false
 	}
 	host := u.Hostname()
 	if host == "localhost" {
-		return false
+		return true
 	}
 	ip := net.ParseIP(host)
-	return ip == nil || !ip.IsLoopback()
+	return ip != nil && ip.IsLoopback()
 }

@@ -48,10 +48,65 @@ func TestParseDSN(t *testing.T) {
 			if err != nil {
 				t.Fatalf("ParseDSN: %v", err)
 			}
-			if !reflect.DeepEqual(*got, tt.want) {
-				t.Fatalf("got %+v, want %+v", *got, tt.want)
+			want := tt.want
+			if want.MaxWriters == 0 {
+				// Entries leave MaxWriters at its default; TestParseDSNMaxWriters
+				// has the others.
+				want.MaxWriters = MaxWritersAuto
+			}
+			if !reflect.DeepEqual(*got, want) {
+				t.Fatalf("got %+v, want %+v", *got, want)
 			}
 		})
+	}
+}
+
+func TestParseDSNMaxWriters(t *testing.T) {
+	for dsn, want := range map[string]int{
+		"http://h":                 MaxWritersAuto,
+		"http://h?maxWriters=auto": MaxWritersAuto,
+		"http://h?maxWriters=0":    0,
+		"http://h?maxWriters=4":    4,
+	} {
+		cfg, err := ParseDSN(dsn)
+		if err != nil {
+			t.Fatalf("%s: %v", dsn, err)
+		}
+		if cfg.MaxWriters != want {
+			t.Errorf("%s: MaxWriters %d, want %d", dsn, cfg.MaxWriters, want)
+		}
+	}
+	for _, dsn := range []string{"http://h?maxWriters=-1", "http://h?maxWriters=many", "http://h?maxWriters="} {
+		if _, err := ParseDSN(dsn); err == nil || !strings.Contains(err.Error(), "maxWriters: want auto or a whole number") {
+			t.Errorf("%s: error %v", dsn, err)
+		}
+	}
+	cfg := NewConfig()
+	cfg.URL = "http://h"
+	cfg.MaxWriters = -2
+	if _, err := NewConnector(cfg); err == nil || !strings.Contains(err.Error(), "Config.MaxWriters") {
+		t.Errorf("MaxWriters -2: error %v", err)
+	}
+}
+
+// MaxWritersAuto bounds writes to a loopback server only.
+func TestMaxWritersAuto(t *testing.T) {
+	for _, tt := range []struct {
+		url  string
+		n    int
+		want int
+	}{
+		{"http://127.0.0.1:8080", MaxWritersAuto, LoopbackMaxWriters},
+		{"http://localhost:8080", MaxWritersAuto, LoopbackMaxWriters},
+		{"http://[::1]:8080", MaxWritersAuto, LoopbackMaxWriters},
+		{"https://db.example.com", MaxWritersAuto, 0},
+		{"http://10.1.2.3", MaxWritersAuto, 0},
+		{"http://127.0.0.1", 0, 0},
+		{"https://db.example.com", 3, 3},
+	} {
+		if got := maxWriters(&Config{URL: tt.url, MaxWriters: tt.n}); got != tt.want {
+			t.Errorf("%s with %d: got %d, want %d", tt.url, tt.n, got, tt.want)
+		}
 	}
 }
 
@@ -145,6 +200,9 @@ func TestFormatDSNRoundTrip(t *testing.T) {
 		"https://h",
 		"http://h?busyTimeout=0&_pragma=foreign_keys(0)&_pragma=synchronous(NORMAL)",
 		"http://h?_busy_timeout=20",
+		"http://h?maxWriters=0",
+		"http://h?maxWriters=3",
+		"http://h?maxWriters=auto",
 		"http://h?namespace=a-b&readYourWrites=0&replicationWait=1500ms",
 	} {
 		cfg, err := ParseDSN(dsn)
@@ -171,6 +229,7 @@ func FuzzDSN(f *testing.F) {
 		"libsql://h?tls=0",
 		"http://[::1]:80",
 		"http://h?_pragma=foreign_keys(1)&busyTimeout=1s",
+		"http://h?maxWriters=2",
 	} {
 		f.Add(s)
 	}
