@@ -1,0 +1,470 @@
+package itest
+
+// Concurrent autocommit writers on one *sql.DB against a sqld with its
+// default WAL, with the machine's cores taken by busy loops: the scenario of
+// issue 11, in which sqld 0.24.32 answers SQLITE_BUSY or stalls all writes
+// for good.
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/gohrana/libsql"
+)
+
+// stressConfig is one run of the scenario.
+type stressConfig struct {
+	codec    string
+	params   []string // extra DSN parameters
+	workers  int
+	perWork  int
+	busy     int           // busy loops to start (0: a quiet machine)
+	deadline time.Duration // a run still going then counts as hung
+}
+
+// stressResult is what one run did.
+type stressResult struct {
+	ok       int64            // inserts that succeeded
+	errs     map[string]int64 // error class -> count
+	rows     int64            // rows in the table afterwards (-1: unknown)
+	hung     bool             // the run hit its deadline
+	stalled  bool             // afterwards a write still hung: sqld's deadlock
+	wall     time.Duration
+	loadAvg  string
+	rowsErrs string // why rows is unknown
+}
+
+// clean reports whether every insert succeeded exactly once, in time.
+func (r stressResult) clean(want int64) bool {
+	return !r.hung && len(r.errs) == 0 && r.ok == want && r.rows == want
+}
+
+func (r stressResult) String() string {
+	var errs []string
+	for k, v := range r.errs {
+		errs = append(errs, fmt.Sprintf("%dx %s", v, k))
+	}
+	s := fmt.Sprintf("ok %d, rows %d, hung %t, stalled %t, %v, load %s", r.ok, r.rows, r.hung, r.stalled,
+		r.wall.Round(10*time.Millisecond), r.loadAvg)
+	if len(errs) > 0 {
+		s += ", errors: " + strings.Join(errs, "; ")
+	}
+	if r.rowsErrs != "" {
+		s += ", count: " + r.rowsErrs
+	}
+	return s
+}
+
+// errClass names an error briefly, for counting.
+func errClass(err error) string {
+	var le *libsql.Error
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline"
+	case errors.Is(err, libsql.ErrBusy):
+		return "SQLITE_BUSY"
+	case errors.As(err, &le):
+		return le.Code
+	}
+	msg := err.Error()
+	if len(msg) > 80 {
+		msg = msg[:80]
+	}
+	return msg
+}
+
+// busyLoops starts n processes that spin on a core each, until stop.
+func busyLoops(t testing.TB, n int) (stop func()) {
+	t.Helper()
+	var cmds []*exec.Cmd
+	for range n {
+		cmd := exec.Command("sh", "-c", "while :; do :; done")
+		// Should the test binary die without stopping them, they go too.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		require.NoError(t, cmd.Start())
+		cmds = append(cmds, cmd)
+	}
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			for _, c := range cmds {
+				_ = c.Process.Kill()
+				_ = c.Wait()
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// loadAverage returns the first field of /proc/loadavg.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	return strings.Fields(string(b))[0]
+}
+
+// stressRun runs cfg.workers goroutines of cfg.perWork autocommit INSERTs
+// each on one *sql.DB (default pool settings) against a sqld of its own with
+// the default WAL. A run that has not finished by cfg.deadline is ended
+// there and counted as hung; then an independent write with a 5 s deadline
+// tells whether sqld itself stalled (reads keep working, so the rows can
+// still be counted). The server is killed at the end.
+func stressRun(t *testing.T, cfg stressConfig) stressResult {
+	t.Helper()
+	srv := startSqld(t)
+	defer srv.stop(syscall.SIGKILL)
+	db := openDB(t, srv.URL(), cfg.codec, cfg.params...)
+	table := privateTable(t, db, "stress", "(id INTEGER PRIMARY KEY, worker INTEGER NOT NULL, seq INTEGER NOT NULL, UNIQUE (worker, seq))")
+	ins, err := db.Prepare("INSERT INTO " + table + " (worker, seq) VALUES (?, ?)")
+	require.NoError(t, err)
+	defer ins.Close()
+
+	if cfg.busy > 0 {
+		defer busyLoops(t, cfg.busy)()
+	}
+	res := stressResult{errs: map[string]int64{}, rows: -1}
+	var mu sync.Mutex
+	var ok atomic.Int64
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.deadline)
+	defer cancel()
+	start := time.Now()
+	_ = runWorkers(cfg.workers, func(w int) error {
+		for i := range cfg.perWork {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if _, err := ins.ExecContext(ctx, w, i); err != nil {
+				mu.Lock()
+				res.errs[errClass(err)]++
+				mu.Unlock()
+				continue
+			}
+			ok.Add(1)
+		}
+		return nil
+	})
+	res.wall = time.Since(start)
+	res.hung = ctx.Err() != nil
+	res.ok = ok.Load()
+	res.loadAvg = loadAverage()
+
+	if res.hung {
+		// Is it sqld's stall? An independent write says.
+		pctx, pcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, err := db.ExecContext(pctx, "CREATE TABLE probe_"+strconv.Itoa(os.Getpid())+" (x)")
+		pcancel()
+		res.stalled = errors.Is(err, context.DeadlineExceeded)
+	}
+	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer ccancel()
+	if err := db.QueryRowContext(cctx, "SELECT count(*) FROM "+table).Scan(&res.rows); err != nil {
+		res.rows = -1
+		res.rowsErrs = err.Error()
+	}
+	return res
+}
+
+// TestWritersStress is the scenario of issue 11 at full size, per codec,
+// with the driver's and database/sql's defaults on a sqld of its own
+// (default WAL, on 127.0.0.1, so maxWriters=auto bounds writes to
+// LoopbackMaxWriters): one busy loop per CPU, 32 goroutines x 50
+// autocommit INSERTs on one *sql.DB. Every insert must succeed, exactly
+// once, within 60 s. Unbounded, sqld 0.24.32 stalled all writes in 4 of
+// 25 such runs (docs/RELIABILITY.md); a stall here fails the test at the
+// deadline, saying so, rather than hanging it. Then, without busy
+// loops, a connector whose requests are counted shows that no more than
+// LoopbackMaxWriters writes were ever in flight against the real server.
+func TestWritersStress(t *testing.T) {
+	const workers, perWorker = 32, 50
+	for _, c := range codecs {
+		t.Run(c, func(t *testing.T) {
+			r := stressRun(t, stressConfig{codec: c, workers: workers, perWork: perWorker,
+				busy: runtime.NumCPU(), deadline: 60 * time.Second})
+			t.Logf("%d x %d inserts, %d busy loops: %v", workers, perWorker, runtime.NumCPU(), r)
+			require.False(t, r.stalled, "sqld stalled all writes (an independent write hung 5 s after the deadline): %v", r)
+			require.False(t, r.hung, "the inserts did not finish within the deadline: %v", r)
+			require.Empty(t, r.errs, "errors: %v", r)
+			require.EqualValues(t, workers*perWorker, r.ok, "inserts that succeeded")
+			require.EqualValues(t, workers*perWorker, r.rows, "rows")
+		})
+		t.Run(c+"_bound", func(t *testing.T) {
+			srv := startSqld(t)
+			cfg, err := libsql.ParseDSN(srv.URL() + "?codec=" + c)
+			require.NoError(t, err)
+			tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: workers}
+			t.Cleanup(tr.CloseIdleConnections)
+			cnt := &inFlight{rt: tr}
+			conn, err := libsql.NewConnector(cfg, libsql.WithRoundTripper(cnt))
+			require.NoError(t, err)
+			db := sql.OpenDB(conn)
+			t.Cleanup(func() { _ = db.Close() })
+			table := privateTable(t, db, "bound", "(id INTEGER PRIMARY KEY, worker INTEGER NOT NULL)")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			err = runWorkers(workers, func(w int) error {
+				for range 10 {
+					if _, err := db.ExecContext(ctx, "INSERT INTO "+table+" (worker) VALUES (?)", w); err != nil {
+						return err
+					}
+					var n int64 // reads are not bounded, and do not count
+					if err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			require.NoError(t, err)
+			require.EqualValues(t, workers*10, countRows(t, db, table))
+			require.EqualValues(t, libsql.LoopbackMaxWriters, cnt.maxWrites.Load(), "most writes in flight at once")
+			require.Greater(t, cnt.maxAll.Load(), int64(libsql.LoopbackMaxWriters), "most requests in flight at once: reads are not bounded")
+		})
+	}
+}
+
+// inFlight is an http.RoundTripper that counts pipeline requests waiting
+// for their answer, all and those whose body holds an INSERT, and
+// remembers the most at once.
+type inFlight struct {
+	rt                http.RoundTripper
+	all, writes       atomic.Int64
+	maxAll, maxWrites atomic.Int64
+}
+
+func (c *inFlight) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Path != "/v3/pipeline" || r.GetBody == nil {
+		return c.rt.RoundTrip(r)
+	}
+	body, err := r.GetBody()
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(body)
+	if err != nil {
+		return nil, err
+	}
+	track := func(now, peak *atomic.Int64) func() {
+		n := now.Add(1)
+		for m := peak.Load(); n > m && !peak.CompareAndSwap(m, n); m = peak.Load() {
+		}
+		return func() { now.Add(-1) }
+	}
+	defer track(&c.all, &c.maxAll)()
+	if bytes.Contains(b, []byte("INSERT")) {
+		defer track(&c.writes, &c.maxWrites)()
+	}
+	return c.rt.RoundTrip(r)
+}
+
+// envInt reads a whole-number environment variable, def if unset.
+func envInt(t testing.TB, name string, def int) int {
+	t.Helper()
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	require.NoError(t, err, name)
+	return n
+}
+
+// TestWritersStressRuns repeats the scenario for the record
+// (docs/RELIABILITY.md); it runs only when LIBSQL_WRITERS_RUNS is set:
+//
+//	LIBSQL_WRITERS_RUNS=6            runs per configuration
+//	LIBSQL_WRITERS_PARAMS=a=1,b=2    the DSN parameters of each configuration,
+//	                                 configurations separated by ';' (one
+//	                                 empty configuration: the defaults);
+//	                                 runs are interleaved across them
+//	LIBSQL_WRITERS_BUSY=2            busy loops (default: one per CPU)
+//	LIBSQL_WRITERS_WORKERS=32, LIBSQL_WRITERS_PER=50
+//	LIBSQL_WRITERS_CODEC=direct
+//	LIBSQL_WRITERS_DEADLINE=60       seconds before a run counts as hung
+func TestWritersStressRuns(t *testing.T) {
+	runs := envInt(t, "LIBSQL_WRITERS_RUNS", 0)
+	if runs == 0 {
+		t.Skip("LIBSQL_WRITERS_RUNS is not set")
+	}
+	configs := strings.Split(os.Getenv("LIBSQL_WRITERS_PARAMS"), ";")
+	base := stressConfig{
+		codec:    "direct",
+		workers:  envInt(t, "LIBSQL_WRITERS_WORKERS", 32),
+		perWork:  envInt(t, "LIBSQL_WRITERS_PER", 50),
+		busy:     envInt(t, "LIBSQL_WRITERS_BUSY", runtime.NumCPU()),
+		deadline: time.Duration(envInt(t, "LIBSQL_WRITERS_DEADLINE", 60)) * time.Second,
+	}
+	if c := os.Getenv("LIBSQL_WRITERS_CODEC"); c != "" {
+		base.codec = c
+	}
+	want := int64(base.workers * base.perWork)
+	clean := make([]int, len(configs))
+	for run := 1; run <= runs; run++ {
+		for i, params := range configs {
+			cfg := base
+			if params != "" {
+				cfg.params = strings.Split(params, ",")
+			}
+			r := stressRun(t, cfg)
+			if r.clean(want) {
+				clean[i]++
+			}
+			t.Logf("run %d [%s] clean %t: %v", run, params, r.clean(want), r)
+		}
+	}
+	for i, params := range configs {
+		t.Logf("[%s]: %d of %d runs clean (%d x %d inserts, %d busy loops, codec %s)",
+			params, clean[i], runs, base.workers, base.perWork, base.busy, base.codec)
+	}
+}
+
+// throughputConfigs are the configurations TestWritersThroughput compares,
+// from LIBSQL_WRITERS_PARAMS as in TestWritersStressRuns; the first is the
+// baseline of the ratios.
+func throughputConfigs() []string {
+	if v, ok := os.LookupEnv("LIBSQL_WRITERS_PARAMS"); ok {
+		return strings.Split(v, ";")
+	}
+	return []string{"maxWriters=0", "maxWriters=1", "maxWriters=2", "maxWriters=4"}
+}
+
+// TestWritersThroughput measures autocommit INSERTs per second on a quiet
+// machine for 1, 4, 16 and 64 concurrent writers, in interleaved rounds:
+// each round and concurrency gets a fresh sqld (default WAL), on which
+// every configuration runs in turn, in an order that rotates from round to
+// round. It runs only when LIBSQL_WRITERS_ROUNDS is set:
+//
+//	LIBSQL_WRITERS_ROUNDS=5          rounds
+//	LIBSQL_WRITERS_SECONDS=3         measured seconds per sample
+//	LIBSQL_WRITERS_PARAMS=...        as in TestWritersStressRuns
+//	LIBSQL_WRITERS_LATENCY_MS=20     answers delayed that long by a
+//	                                 toxiproxy in front of sqld (default 0:
+//	                                 none, no proxy)
+//
+// It reports, per concurrency and configuration, the median of the
+// per-round ratios to the first configuration and their range. A sample
+// whose writes hang for 20 s (sqld's stall) is reported as stalled.
+func TestWritersThroughput(t *testing.T) {
+	rounds := envInt(t, "LIBSQL_WRITERS_ROUNDS", 0)
+	if rounds == 0 {
+		t.Skip("LIBSQL_WRITERS_ROUNDS is not set")
+	}
+	sample := time.Duration(envInt(t, "LIBSQL_WRITERS_SECONDS", 3)) * time.Second
+	configs := throughputConfigs()
+	latency := time.Duration(envInt(t, "LIBSQL_WRITERS_LATENCY_MS", 0)) * time.Millisecond
+	concs := []int{1, 4, 16, 64}
+	// rates[c][k][round] in inserts/s; 0 for a stalled sample.
+	rates := make([][][]float64, len(concs))
+	for ci := range concs {
+		rates[ci] = make([][]float64, len(configs))
+	}
+	for round := range rounds {
+		for ci, conc := range concs {
+			srv := startSqld(t)
+			url := srv.URL()
+			if latency > 0 {
+				fp := newFaultProxy(t, url)
+				fp.addLatency(t, "latency", latency)
+				url = fp.url
+			}
+			for j := range configs {
+				k := (j + round) % len(configs)
+				var params []string
+				if configs[k] != "" {
+					params = strings.Split(configs[k], ",")
+				}
+				db := openDB(t, url, "direct", params...)
+				table := privateTable(t, db, fmt.Sprintf("tp_%d_%d", ci, k), "(id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
+				ins, err := db.Prepare("INSERT INTO " + table + " (v) VALUES (?)")
+				require.NoError(t, err)
+				insertFor(ins, conc, 300*time.Millisecond) // warm up the pools
+				n, errs, stalled := insertFor(ins, conc, sample)
+				rate := float64(n) / sample.Seconds()
+				if stalled {
+					rate = 0
+				}
+				rates[ci][k] = append(rates[ci][k], rate)
+				t.Logf("round %d, %2d writers, [%s]: %7.0f inserts/s, %d errors, stalled %t, load %s",
+					round+1, conc, configs[k], rate, errs, stalled, loadAverage())
+				_ = ins.Close()
+				_ = db.Close()
+				if stalled {
+					// Later samples on this server would stall too.
+					srv.stop(syscall.SIGKILL)
+					srv.start(t)
+				}
+			}
+			srv.stop(syscall.SIGKILL)
+		}
+	}
+	for ci, conc := range concs {
+		for k := range configs {
+			var ratios []float64
+			stalls := 0
+			for _, v := range rates[ci][k] {
+				if v == 0 {
+					stalls++
+				}
+			}
+			for r := range rounds {
+				if base := rates[ci][0][r]; base > 0 {
+					ratios = append(ratios, rates[ci][k][r]/base)
+				}
+			}
+			slices.Sort(ratios)
+			med, lo, hi := 0.0, 0.0, 0.0
+			if len(ratios) > 0 {
+				med, lo, hi = ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1]
+			}
+			sorted := slices.Clone(rates[ci][k])
+			slices.Sort(sorted)
+			t.Logf("%2d writers [%s]: median %.0f inserts/s; ratio to [%s] median %.3f (range %.3f-%.3f over %d rounds); %d stalled",
+				conc, configs[k], sorted[len(sorted)/2], configs[0], med, lo, hi, len(ratios), stalls)
+		}
+	}
+}
+
+// insertFor runs conc goroutines of autocommit INSERTs for d and returns
+// how many succeeded and failed, and whether a write hung for 20 s.
+func insertFor(ins *sql.Stmt, conc int, d time.Duration) (n, errs int64, stalled bool) {
+	var ok, bad atomic.Int64
+	var hung atomic.Bool
+	end := time.Now().Add(d)
+	_ = runWorkers(conc, func(w int) error {
+		for i := 0; time.Now().Before(end) && !hung.Load(); i++ {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			_, err := ins.ExecContext(ctx, w*1_000_000+i)
+			cancel()
+			switch {
+			case err == nil:
+				ok.Add(1)
+			case errors.Is(err, context.DeadlineExceeded):
+				hung.Store(true)
+				bad.Add(1)
+			default:
+				bad.Add(1)
+			}
+		}
+		return nil
+	})
+	return ok.Load(), bad.Load(), hung.Load()
+}
