@@ -23,39 +23,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# healthy PORT: GET /health answers 200 (plain bash, no curl needed).
-# shellcheck disable=SC2016 # $1 expands in the inner bash
-healthy() {
-  timeout 2 bash -c '
-    exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
-    printf "GET /health HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n" >&3
-    read -r _ code _ <&3
-    [ "$code" = 200 ]' _ "$1" 2>/dev/null
-}
-
-# in_use PORT: something accepts connections there.
-# shellcheck disable=SC2016
-in_use() { timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1"' _ "$1" 2>/dev/null; }
-
+# shellcheck source=lib/sqld-throwaway.sh
+. scripts/lib/sqld-throwaway.sh
 go build -o "$tmp/quickstart" ./examples/quickstart
 
-port=
-for _ in 1 2 3 4 5; do
-  p=$((20000 + RANDOM % 20000))
-  in_use "$p" && continue
-  "$sqld" -d "$tmp/data.sqld" --http-listen-addr "127.0.0.1:$p" --no-welcome >"$tmp/sqld.log" 2>&1 &
-  pid=$!
-  for _ in $(seq 150); do # 15 s
-    if healthy "$p"; then port=$p; break 2; fi
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill "$pid" 2>/dev/null || true
-  wait "$pid" 2>/dev/null || true
-  pid=
-  grep -qi "in use" "$tmp/sqld.log" || { cat "$tmp/sqld.log" >&2; die "sqld did not become healthy on 127.0.0.1:$p"; }
-done
-[ -n "$port" ] || die "could not start sqld on a free port"
+start_sqld
 
 for codec in direct gojson; do
   dsn="http://127.0.0.1:$port?codec=$codec"
