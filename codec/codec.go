@@ -73,6 +73,7 @@ package codec
 import (
 	"errors"
 	"sort"
+	"strconv"
 	"sync"
 )
 
@@ -176,4 +177,63 @@ func Names() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Encoder errors. Encoders report a bad field while unwinding: the
+// innermost call makes an EncodeFailure (NewEncodeFailure), each caller on
+// the way out prepends its location (AtField, on the error path only), and
+// the exported method turns it into the *EncodeError callers see
+// (ExportEncodeFailure), whose message starts with the location, e.g.
+// "requests[2].stmt.args[0]: ...".
+
+// EncodeFailure is an encoder's error on its way out; see NewEncodeFailure.
+type EncodeFailure struct {
+	path  string
+	msg   string
+	cause error
+}
+
+func (e *EncodeFailure) Error() string { return e.msg }
+
+// NewEncodeFailure returns the error of a field the wire cannot carry.
+func NewEncodeFailure(msg string, cause error) error {
+	return &EncodeFailure{msg: msg, cause: cause}
+}
+
+// AtField prepends a location segment (before, the index unless it is
+// negative, after) to the path of an *EncodeFailure; other errors pass
+// unchanged.
+func AtField(err error, before string, idx int, after string) error {
+	e, ok := err.(*EncodeFailure)
+	if !ok {
+		return err
+	}
+	seg := before
+	if idx >= 0 {
+		seg += strconv.Itoa(idx)
+	}
+	seg += after
+	switch {
+	case e.path == "":
+		e.path = seg
+	case e.path[0] == '[':
+		e.path = seg + e.path
+	default:
+		e.path = seg + "." + e.path
+	}
+	return e
+}
+
+// ExportEncodeFailure converts an *EncodeFailure into the *EncodeError of
+// the named codec; other errors pass unchanged.
+func ExportEncodeFailure(codecName string, err error) error {
+	e, ok := err.(*EncodeFailure)
+	if !ok {
+		return err
+	}
+	msg := e.msg
+	if e.path != "" {
+		msg = e.path + ": " + msg
+	}
+	return &EncodeError{Codec: codecName, Msg: msg, Err: e.cause}
 }

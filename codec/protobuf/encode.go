@@ -348,54 +348,12 @@ func appendValue(dst []byte, num int, v *codec.Value) ([]byte, error) {
 	return dst, encErr("unknown value type "+strconv.Itoa(int(v.Type)), nil)
 }
 
-// encFail is the error the encoding functions pass up; the exported
-// methods turn it into an *codec.EncodeError whose message starts with the
-// location of the bad field, e.g. "requests[2].stmt.args[0]: ...".
-type encFail struct {
-	path  string
-	msg   string
-	cause error
-}
+// The shared error path of encoders (codec.EncodeFailure), under this
+// codec's name.
+func encErr(msg string, cause error) error { return codec.NewEncodeFailure(msg, cause) }
 
-func (e *encFail) Error() string { return e.msg }
-
-func encErr(msg string, cause error) error {
-	return &encFail{msg: msg, cause: cause}
-}
-
-// prefixErr prepends a location segment (before, the index unless it is
-// negative, after) to the path of an encFail. It runs only on the error
-// path.
 func prefixErr(err error, before string, idx int, after string) error {
-	e, ok := err.(*encFail)
-	if !ok {
-		return err
-	}
-	seg := before
-	if idx >= 0 {
-		seg += strconv.Itoa(idx)
-	}
-	seg += after
-	switch {
-	case e.path == "":
-		e.path = seg
-	case e.path[0] == '[':
-		e.path = seg + e.path
-	default:
-		e.path = seg + "." + e.path
-	}
-	return e
+	return codec.AtField(err, before, idx, after)
 }
 
-// exportErr converts an encFail into the *codec.EncodeError callers see.
-func exportErr(err error) error {
-	e, ok := err.(*encFail)
-	if !ok {
-		return err
-	}
-	msg := e.msg
-	if e.path != "" {
-		msg = e.path + ": " + msg
-	}
-	return &codec.EncodeError{Codec: Name, Msg: msg, Err: e.cause}
-}
+func exportErr(err error) error { return codec.ExportEncodeFailure(Name, err) }
