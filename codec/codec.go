@@ -88,6 +88,9 @@ const MaxDepth = 64
 type Codec interface {
 	// Name is the name the codec is registered under.
 	Name() string
+	// Format is the encoding the codec speaks, which decides the endpoints
+	// and content types a transport uses with it.
+	Format() Format
 	// AppendPipelineRequest appends the encoded request to dst.
 	AppendPipelineRequest(dst []byte, req *PipelineRequest) ([]byte, error)
 	// AppendCursorRequest appends the encoded cursor request to dst.
@@ -101,6 +104,24 @@ type Codec interface {
 	// DecodeError decodes an HTTP error body of the Hrana shape
 	// {"message":...,"code":...} or the sqld shape {"error":...}.
 	DecodeError(data []byte, e *Error) error
+}
+
+// Format is a wire encoding of Hrana 3.
+type Format uint8
+
+// The formats. JSON is served on /v3 (and /v2) and the WebSocket
+// subprotocols hrana3 and hrana2; Protobuf on /v3-protobuf and hrana3-protobuf.
+const (
+	FormatJSON Format = iota
+	FormatProtobuf
+)
+
+// String returns "json" or "protobuf".
+func (f Format) String() string {
+	if f == FormatProtobuf {
+		return "protobuf"
+	}
+	return "json"
 }
 
 // ErrInvalidUTF8 is returned (wrapped) for text that is not valid UTF-8.

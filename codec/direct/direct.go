@@ -115,3 +115,6 @@ type jsonCodec struct{}
 
 // Name returns "direct".
 func (jsonCodec) Name() string { return Name }
+
+// Format returns codec.FormatJSON.
+func (jsonCodec) Format() codec.Format { return codec.FormatJSON }

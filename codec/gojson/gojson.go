@@ -114,6 +114,9 @@ type jsonCodec struct{}
 // Name returns "gojson".
 func (jsonCodec) Name() string { return Name }
 
+// Format returns codec.FormatJSON.
+func (jsonCodec) Format() codec.Format { return codec.FormatJSON }
+
 // decodeErr makes a *codec.DecodeError with an unknown offset.
 func decodeErr(msg string, cause error) *codec.DecodeError {
 	return &codec.DecodeError{Codec: Name, Offset: -1, Msg: msg, Err: cause}

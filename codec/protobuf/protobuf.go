@@ -121,3 +121,6 @@ type pbCodec struct{}
 
 // Name returns "protobuf".
 func (pbCodec) Name() string { return Name }
+
+// Format returns codec.FormatProtobuf.
+func (pbCodec) Format() codec.Format { return codec.FormatProtobuf }

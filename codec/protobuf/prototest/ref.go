@@ -24,6 +24,9 @@ type ref struct{}
 
 func (ref) Name() string { return RefName }
 
+// Format returns codec.FormatProtobuf.
+func (ref) Format() codec.Format { return codec.FormatProtobuf }
+
 func (ref) AppendPipelineRequest(dst []byte, _ *codec.PipelineRequest) ([]byte, error) {
 	return dst, &codec.EncodeError{Codec: RefName, Msg: "decode only"}
 }
