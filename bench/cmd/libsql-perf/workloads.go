@@ -205,11 +205,7 @@ func decodeWorkload(codecName string, n int) func(*env) (bench, error) {
 // checkDecoded compares a decoded fixture result with fixture.MakeRow.
 func checkDecoded(res *codec.StmtResult, n int) error {
 	for i := 1; i <= n; i++ {
-		r := fixture.MakeRow(i)
-		want := []codec.Value{codec.IntValue(r.A), codec.StringValue(r.B), codec.FloatValue(r.C), codec.BlobValue(r.D), codec.NullValue(), codec.IntValue(r.F)}
-		if r.E != nil {
-			want[4] = codec.StringValue(*r.E)
-		}
+		want := fixtureValues(i)
 		got := res.Values[(i-1)*6 : i*6]
 		for j := range want {
 			if !got[j].Equal(want[j]) {
@@ -453,14 +449,15 @@ func (e *env) prepareLive() error {
 	if done || err != nil {
 		return err
 	}
-	err = fillLive(e.dsn)
+	err = fillLive(e.dsn, liveRows)
 	e.mu.Lock()
 	e.liveOK, e.live = err == nil, err
 	e.mu.Unlock()
 	return err
 }
 
-func fillLive(dsn string) error {
+// fillLive makes the bench table of the sqld at dsn hold rows 1..n.
+func fillLive(dsn string, n int) error {
 	db, err := sql.Open("libsql", dsn)
 	if err != nil {
 		return err
@@ -468,10 +465,10 @@ func fillLive(dsn string) error {
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if liveTableOK(ctx, db) {
+	if liveTableOK(ctx, db, n) {
 		return nil
 	}
-	fmt.Fprintf(os.Stderr, "live: (re)creating table bench with %d rows...\n", liveRows)
+	fmt.Fprintf(os.Stderr, "live: (re)creating table bench with %d rows...\n", n)
 	start := time.Now()
 	if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS bench"); err != nil {
 		return err
@@ -488,7 +485,7 @@ func fillLive(dsn string) error {
 	if err != nil {
 		return err
 	}
-	for i := 1; i <= liveRows; i++ {
+	for i := 1; i <= n; i++ {
 		if _, err := stmt.ExecContext(ctx, fixture.MakeRow(i).Args()...); err != nil {
 			return fmt.Errorf("insert row %d: %w", i, err)
 		}
@@ -497,21 +494,21 @@ func fillLive(dsn string) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "live: filled in %v\n", time.Since(start).Round(time.Millisecond))
-	if !liveTableOK(ctx, db) {
+	if !liveTableOK(ctx, db, n) {
 		return errors.New("live: the bench table does not hold the workload after filling it")
 	}
 	return nil
 }
 
-// liveTableOK reports whether the bench table holds rows 1..liveRows.
-func liveTableOK(ctx context.Context, db *sql.DB) bool {
+// liveTableOK reports whether the bench table holds rows 1..n.
+func liveTableOK(ctx context.Context, db *sql.DB, n int) bool {
 	var count, sumA, sumF int64
 	err := db.QueryRowContext(ctx, "SELECT count(*), sum(a), sum(f) FROM bench").Scan(&count, &sumA, &sumF)
-	if err != nil || count != liveRows {
+	if err != nil || count != int64(n) {
 		return false
 	}
 	var wantA, wantF int64
-	for i := 1; i <= liveRows; i++ {
+	for i := 1; i <= n; i++ {
 		r := fixture.MakeRow(i)
 		wantA += r.A
 		wantF += r.F
