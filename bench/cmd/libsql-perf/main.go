@@ -1,7 +1,7 @@
 // Command libsql-perf measures the libsql driver's codecs and row delivery
 // with testing.Benchmark and prints ops/s, rows/s, MB/s, B/op and
-// allocs/op for each workload, then the direct/gojson ratios and the
-// performance targets.
+// allocs/op for each workload, then the direct/gojson and protobuf/direct
+// ratios and the performance targets.
 //
 // Usage, from the bench module (cd bench):
 //
@@ -10,14 +10,18 @@
 //	go run ./cmd/libsql-perf -merge OUT.json IN.json...
 //	go run ./cmd/libsql-perf -list
 //
-// Workloads (-list prints them):
+// Workloads (-list prints them); {codec} is direct or gojson (JSON) or
+// protobuf (Hrana 3 over Protobuf, fed the Protobuf form of the same
+// responses: protobufResponse, checked byte for byte against a capture
+// from sqld kept in testdata; protobuf_test.go says how to regenerate it):
 //
-//	decode/{direct,gojson}/{5k,20k}   decode the standard fixture response (fixture.Response) into a reused codec.PipelineResponse
-//	reference/goccy-structs/20k       goccy/go-json Unmarshal of the same body into plain wire-shaped structs
-//	encode/{direct,gojson}/exec6      a pipeline request: one 6-argument execute and a close, into a reused buffer
-//	encode/{direct,gojson}/batch10    the same with a batch of 10 such statements
-//	scan/{direct,gojson}/{typed,any}/20k  database/sql Query and Scan of 20,000 rows from an in-process canned server
-//	live/{direct,gojson}/typed/20k    the same against a live sqld given by -dsn (creates and fills table bench if needed)
+//	decode/{codec}/{5k,20k}           decode the standard fixture response (fixture.Response, or its Protobuf form) into a reused codec.PipelineResponse
+//	reference/goccy-structs/20k       goccy/go-json Unmarshal of the JSON body into plain wire-shaped structs
+//	encode/{codec}/exec6              a pipeline request: one 6-argument execute and a close, into a reused buffer
+//	encode/{codec}/batch10            the same with a batch of 10 such statements
+//	scan/{codec}/{typed,any}/20k      database/sql Query and Scan of 20,000 rows from an in-process canned server
+//	                                  (the JSON body on /v3/pipeline, the Protobuf one on /v3-protobuf/pipeline)
+//	live/{codec}/typed/20k            the same against a live sqld given by -dsn (creates and fills table bench if needed)
 //
 // With -count N each workload runs N times (round-robin over the workloads)
 // and the median is reported. -compare renders a Markdown table of two
@@ -159,7 +163,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		b, err := w.setup(e)
 		if errors.Is(err, errSkip) {
-			fmt.Fprintf(stderr, "%s: skipped (needs -dsn)\n", w.name)
+			fmt.Fprintf(stderr, "%s: %v\n", w.name, err)
 			continue
 		}
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/codec/protobuf"
 	"github.com/gohrana/libsql/internal/fixture"
 )
 
@@ -17,6 +18,27 @@ const valueSize = int(unsafe.Sizeof(codec.Value{}))
 
 type pair struct {
 	label, a, b string
+}
+
+// sameWorkloads are the workloads that run once per codec: the name has
+// the codec in place of %s.
+var sameWorkloads = []struct{ label, name string }{
+	{"decode 5k", "decode/%s/5k"},
+	{"decode 20k", "decode/%s/20k"},
+	{"encode exec6", "encode/%s/exec6"},
+	{"encode batch10", "encode/%s/batch10"},
+	{"scan typed", "scan/%s/typed/20k"},
+	{"scan any", "scan/%s/any/20k"},
+	{"live typed", "live/%s/typed/20k"},
+}
+
+// codecPairs pairs each of sameWorkloads with codec a against codec b.
+func codecPairs(a, b string) []pair {
+	ps := make([]pair, len(sameWorkloads))
+	for i, w := range sameWorkloads {
+		ps[i] = pair{w.label, fmt.Sprintf(w.name, a), fmt.Sprintf(w.name, b)}
+	}
+	return ps
 }
 
 func printRatios(w io.Writer, rep *Report) {
@@ -42,18 +64,14 @@ func printRatios(w io.Writer, rep *Report) {
 				fmtBytes(a.BytesPerOp), fmtBytes(b.BytesPerOp), fmtCount(a.AllocsPerOp), fmtCount(b.AllocsPerOp))
 		}
 	}
-	emit("Ratios direct/gojson (throughput: above 1 is better for direct; time and cpu per op: below 1 is better):", []pair{
-		{"decode 5k", "decode/direct/5k", "decode/gojson/5k"},
-		{"decode 20k", "decode/direct/20k", "decode/gojson/20k"},
-		{"encode exec6", "encode/direct/exec6", "encode/gojson/exec6"},
-		{"encode batch10", "encode/direct/batch10", "encode/gojson/batch10"},
-		{"scan typed", "scan/direct/typed/20k", "scan/gojson/typed/20k"},
-		{"scan any", "scan/direct/any/20k", "scan/gojson/any/20k"},
-		{"live typed", "live/direct/typed/20k", "live/gojson/typed/20k"},
-	})
+	for _, c := range [][2]string{{"direct", "gojson"}, {protobuf.Name, "direct"}} {
+		emit(fmt.Sprintf("Ratios %[1]s/%[2]s (throughput: above 1 is better for %[1]s; time and cpu per op: below 1 is better):", c[0], c[1]),
+			codecPairs(c[0], c[1]))
+	}
 	emit("Ratios against plain goccy/go-json into wire-shaped structs (reference/goccy-structs/20k):", []pair{
 		{"direct 20k", "decode/direct/20k", "reference/goccy-structs/20k"},
 		{"gojson 20k", "decode/gojson/20k", "reference/goccy-structs/20k"},
+		{"protobuf 20k", "decode/protobuf/20k", "reference/goccy-structs/20k"},
 	})
 }
 
@@ -95,87 +113,32 @@ func verdict(ok bool) string {
 	return "FAIL"
 }
 
+// maxDecodeAllocs bounds the allocations of one decode into a reused
+// destination.
+const maxDecodeAllocs = 16
+
 // printTargets checks the performance targets against the results
-// that were run.
+// that were run: every ratio is between two workloads of the same run.
 func printTargets(w io.Writer, rep *Report) {
 	fmt.Fprintln(w, "\nTargets:")
-	any := false
-
-	// Decode throughput.
-	{
-		var parts []string
-		ok, seen := true, false
-		for _, n := range []string{"5k", "20k"} {
-			d, g := rep.find("decode/direct/"+n), rep.find("decode/gojson/"+n)
-			if d == nil || g == nil {
-				continue
-			}
-			r := ratio(d.RowsPerSec, g.RowsPerSec)
-			ok = ok && r >= 3
-			seen = true
-			s := fmt.Sprintf("%s x%.2f", n, r)
-			if d.CPUNsPerOp > 0 && g.CPUNsPerOp > 0 {
-				s += fmt.Sprintf(" (per CPU second x%.2f)", g.CPUNsPerOp/d.CPUNsPerOp)
-			}
-			parts = append(parts, s)
-		}
-		if seen {
-			any = true
-			fmt.Fprintf(w, "  %s  decode: direct rows/s >= 3x gojson: %s\n", verdict(ok), join(parts))
-		}
+	ran := false
+	line := func(ok bool, format string, a ...any) {
+		ran = true
+		fmt.Fprintf(w, "  %s  %s\n", verdict(ok), fmt.Sprintf(format, a...))
 	}
 
-	// Decode allocations: steady state (reused destination, as the driver
-	// pools them) and into a new destination every time.
-	d5, d20 := rep.find("decode/direct/5k"), rep.find("decode/direct/20k")
-	if d5 != nil || d20 != nil {
-		any = true
-		var parts []string
-		ok := true
-		var counts []float64
-		for _, r := range []*Result{d5, d20} {
-			if r == nil {
-				continue
-			}
-			ok = ok && r.AllocsPerOp <= 16
-			counts = append(counts, r.AllocsPerOp)
-			parts = append(parts, fmt.Sprintf("%d rows %s", r.Rows, fmtCount(r.AllocsPerOp)))
-		}
-		growth := ""
-		if len(counts) == 2 {
-			// 4x the rows may cost at most two more arena chunks (chunk
-			// sizes double); anything more grows with the rows.
-			ok = ok && counts[1] <= counts[0]+2
-			growth = ", at most +2 from 5k to 20k rows (arena chunks double)"
-		}
-		fmt.Fprintf(w, "  %s  decode: direct allocs per response <= 16 and not growing with rows%s, reused destination (as the driver pools them): %s\n", verdict(ok), growth, join(parts))
-
-		c, _ := codec.Lookup("direct")
-		okReused, okNew, okNewAllocs := true, true, true
-		var reused, fresh, freshAllocs []string
-		for _, r := range []*Result{d5, d20} {
-			if r == nil || c == nil {
-				continue
-			}
-			budget := float64(fixture.DataBytes(r.Rows) + 6*r.Rows*valueSize)
-			ca, cb, err := coldDecode(c, fixture.Response(r.Rows))
-			if err != nil {
-				fmt.Fprintf(w, "  FAIL  decode into a new destination: %v\n", err)
-				okNew = false
-				continue
-			}
-			okReused = okReused && r.BytesPerOp <= 1.5*budget
-			okNew = okNew && cb <= 1.5*budget
-			okNewAllocs = okNewAllocs && ca <= 16
-			reused = append(reused, fmt.Sprintf("%d rows %s of %s (%.2fx)", r.Rows, fmtBytes(r.BytesPerOp), fmtBytes(budget), r.BytesPerOp/budget))
-			fresh = append(fresh, fmt.Sprintf("%d rows %s of %s (%.2fx)", r.Rows, fmtBytes(cb), fmtBytes(budget), cb/budget))
-			freshAllocs = append(freshAllocs, fmt.Sprintf("%d rows %s", r.Rows, fmtCount(math.Round(ca))))
-		}
-		if len(reused) > 0 {
-			fmt.Fprintf(w, "  %s  decode: the same, new destination for every decode: %s\n", verdict(okNewAllocs), join(freshAllocs))
-			fmt.Fprintf(w, "  %s  decode: direct bytes allocated <= 1.5x decoded data (fixture.DataBytes + %d B per value), reused destination (as the driver pools them): %s\n", verdict(okReused), valueSize, join(reused))
-			fmt.Fprintf(w, "  %s  decode: the same, new destination for every decode: %s\n", verdict(okNew), join(fresh))
-		}
+	if ok, parts := decodeRatio(rep, "direct", "gojson", []string{"5k", "20k"}, 3); parts != "" {
+		line(ok, "decode: direct rows/s >= 3x gojson: %s", parts)
+	}
+	if ok, parts, growth := decodeAllocs(rep, "direct", []string{"5k", "20k"}); parts != "" {
+		line(ok, "decode: direct allocs per response <= %d and not growing with rows%s, reused destination (as the driver pools them): %s", maxDecodeAllocs, growth, parts)
+		printDecodeBytes(w, rep)
+	}
+	if ok, parts := decodeRatio(rep, protobuf.Name, "direct", []string{"20k"}, 3); parts != "" {
+		line(ok, "decode: protobuf rows/s >= 3x direct (JSON): %s", parts)
+	}
+	if ok, parts, _ := decodeAllocs(rep, protobuf.Name, []string{"20k"}); parts != "" {
+		line(ok, "decode: protobuf allocs per response <= %d, reused destination (as the driver pools them): %s", maxDecodeAllocs, parts)
 	}
 
 	// Encode.
@@ -198,40 +161,122 @@ func printTargets(w io.Writer, rep *Report) {
 			parts = append(parts, s)
 		}
 		if seen {
-			any = true
-			fmt.Fprintf(w, "  %s  encode: direct 0 allocs and ops/s >= 3x gojson: %s\n", verdict(ok), join(parts))
+			line(ok, "encode: direct 0 allocs and ops/s >= 3x gojson: %s", join(parts))
 		}
 	}
 
-	// Scan CPU per row.
-	{
-		var parts []string
-		ok, seen := true, false
-		for _, mode := range []string{"typed", "any"} {
-			d, g := rep.find("scan/direct/"+mode+"/20k"), rep.find("scan/gojson/"+mode+"/20k")
-			if d == nil || g == nil {
-				continue
-			}
-			seen = true
-			s := fmt.Sprintf("%s wall x%.2f", mode, ratio(d.NsPerRow, g.NsPerRow))
-			if d.CPUNsPerRow > 0 && g.CPUNsPerRow > 0 {
-				r := ratio(d.CPUNsPerRow, g.CPUNsPerRow)
-				ok = ok && r <= 0.5
-				s += fmt.Sprintf(", cpu x%.2f (%.0f vs %.0f cpu-ns/row)", r, d.CPUNsPerRow, g.CPUNsPerRow)
-			} else {
-				ok = ok && ratio(d.NsPerRow, g.NsPerRow) <= 0.5
-			}
-			parts = append(parts, s)
-		}
-		if seen {
-			any = true
-			fmt.Fprintf(w, "  %s  scan: direct CPU per row <= 0.5x gojson: %s\n", verdict(ok), join(parts))
-		}
+	if ok, parts := scanCPU(rep, "direct", "gojson", 0.5); parts != "" {
+		line(ok, "scan: direct CPU per row <= 0.5x gojson: %s", parts)
 	}
-	if !any {
+	if ok, parts := scanCPU(rep, protobuf.Name, "direct", 0.6); parts != "" {
+		line(ok, "scan: protobuf CPU per row <= 0.6x direct (JSON): %s", parts)
+	}
+	if !ran {
 		fmt.Fprintln(w, "  (none of the workloads they need ran)")
 	}
 	fmt.Fprintln(w, "  n/a   Rows.Next <= 0.05 allocs/row: unexported; in the root module run go test -run X -bench RowsNext -benchmem .")
+}
+
+// decodeRatio checks that codec a decodes at least bound times the rows/s
+// of codec b at each size that both ran; parts is "" if none did.
+func decodeRatio(rep *Report, a, b string, sizes []string, bound float64) (ok bool, parts string) {
+	ok = true
+	var ps []string
+	for _, n := range sizes {
+		ra, rb := rep.find("decode/"+a+"/"+n), rep.find("decode/"+b+"/"+n)
+		if ra == nil || rb == nil {
+			continue
+		}
+		r := ratio(ra.RowsPerSec, rb.RowsPerSec)
+		ok = ok && r >= bound
+		s := fmt.Sprintf("%s x%.2f", n, r)
+		if ra.CPUNsPerOp > 0 && rb.CPUNsPerOp > 0 {
+			s += fmt.Sprintf(" (per CPU second x%.2f)", rb.CPUNsPerOp/ra.CPUNsPerOp)
+		}
+		ps = append(ps, s)
+	}
+	return ok, join(ps)
+}
+
+// decodeAllocs checks codec c's allocations per decode into a reused
+// destination (as the driver pools them) at each size that ran: at most
+// maxDecodeAllocs and, when two sizes ran, at most two more for the larger
+// one (4x the rows may cost two more arena chunks, whose sizes double;
+// anything more grows with the rows). growth describes that second check
+// when it was made.
+func decodeAllocs(rep *Report, c string, sizes []string) (ok bool, parts, growth string) {
+	ok = true
+	var ps []string
+	var counts []float64
+	for _, n := range sizes {
+		r := rep.find("decode/" + c + "/" + n)
+		if r == nil {
+			continue
+		}
+		ok = ok && r.AllocsPerOp <= maxDecodeAllocs
+		counts = append(counts, r.AllocsPerOp)
+		ps = append(ps, fmt.Sprintf("%d rows %s", r.Rows, fmtCount(r.AllocsPerOp)))
+	}
+	if len(counts) == 2 {
+		ok = ok && counts[1] <= counts[0]+2
+		growth = ", at most +2 from 5k to 20k rows (arena chunks double)"
+	}
+	return ok, join(ps), growth
+}
+
+// printDecodeBytes prints direct's targets for decoding into a new
+// destination every time and for the bytes a decode allocates.
+func printDecodeBytes(w io.Writer, rep *Report) {
+	c, _ := codec.Lookup("direct")
+	okReused, okNew, okNewAllocs := true, true, true
+	var reused, fresh, freshAllocs []string
+	for _, r := range []*Result{rep.find("decode/direct/5k"), rep.find("decode/direct/20k")} {
+		if r == nil || c == nil {
+			continue
+		}
+		budget := float64(fixture.DataBytes(r.Rows) + 6*r.Rows*valueSize)
+		ca, cb, err := coldDecode(c, fixture.Response(r.Rows))
+		if err != nil {
+			fmt.Fprintf(w, "  FAIL  decode into a new destination: %v\n", err)
+			okNew = false
+			continue
+		}
+		okReused = okReused && r.BytesPerOp <= 1.5*budget
+		okNew = okNew && cb <= 1.5*budget
+		okNewAllocs = okNewAllocs && ca <= maxDecodeAllocs
+		reused = append(reused, fmt.Sprintf("%d rows %s of %s (%.2fx)", r.Rows, fmtBytes(r.BytesPerOp), fmtBytes(budget), r.BytesPerOp/budget))
+		fresh = append(fresh, fmt.Sprintf("%d rows %s of %s (%.2fx)", r.Rows, fmtBytes(cb), fmtBytes(budget), cb/budget))
+		freshAllocs = append(freshAllocs, fmt.Sprintf("%d rows %s", r.Rows, fmtCount(math.Round(ca))))
+	}
+	if len(reused) > 0 {
+		fmt.Fprintf(w, "  %s  decode: the same, new destination for every decode: %s\n", verdict(okNewAllocs), join(freshAllocs))
+		fmt.Fprintf(w, "  %s  decode: direct bytes allocated <= 1.5x decoded data (fixture.DataBytes + %d B per value), reused destination (as the driver pools them): %s\n", verdict(okReused), valueSize, join(reused))
+		fmt.Fprintf(w, "  %s  decode: the same, new destination for every decode: %s\n", verdict(okNew), join(fresh))
+	}
+}
+
+// scanCPU checks that the scans with codec a cost at most bound times the
+// CPU per row of those with codec b (wall time per row where CPU time is
+// not measured), for each Scan mode that both ran.
+func scanCPU(rep *Report, a, b string, bound float64) (ok bool, parts string) {
+	ok = true
+	var ps []string
+	for _, mode := range []string{"typed", "any"} {
+		ra, rb := rep.find("scan/"+a+"/"+mode+"/20k"), rep.find("scan/"+b+"/"+mode+"/20k")
+		if ra == nil || rb == nil {
+			continue
+		}
+		s := fmt.Sprintf("%s wall x%.2f", mode, ratio(ra.NsPerRow, rb.NsPerRow))
+		if ra.CPUNsPerRow > 0 && rb.CPUNsPerRow > 0 {
+			r := ratio(ra.CPUNsPerRow, rb.CPUNsPerRow)
+			ok = ok && r <= bound
+			s += fmt.Sprintf(", cpu x%.2f (%.0f vs %.0f cpu-ns/row)", r, ra.CPUNsPerRow, rb.CPUNsPerRow)
+		} else {
+			ok = ok && ratio(ra.NsPerRow, rb.NsPerRow) <= bound
+		}
+		ps = append(ps, s)
+	}
+	return ok, join(ps)
 }
 
 func join(parts []string) string {
