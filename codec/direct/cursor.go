@@ -54,12 +54,25 @@ func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) error {
 	if e == nil {
 		return nilDest()
 	}
-	oldErr := e.Error
-	e.Reset()
 	d := newDecoder(line)
 	defer d.release()
 	if err := d.begin(); err != nil {
+		e.Reset()
 		return err
+	}
+	if err := d.cursorEntry(e); err != nil {
+		return err
+	}
+	return d.finish()
+}
+
+// cursorEntry decodes the cursor entry object at d.pos into e, which it
+// resets first (keeping the strings of its error to reuse).
+func (d *decoder) cursorEntry(e *codec.CursorEntry) error {
+	oldErr := e.Error
+	e.Reset()
+	if d.data[d.pos] != '{' {
+		return d.typeErr("entries", "cursor entry objects")
 	}
 	if err := d.open(); err != nil {
 		return err
@@ -116,7 +129,7 @@ func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) error {
 		}
 	}
 	e.Type = typ
-	return d.finish()
+	return nil
 }
 
 // entryMember decodes member m of a cursor entry at d.pos.

@@ -56,64 +56,78 @@ func (jsonCodec) AppendCursorRequest(dst []byte, req *codec.CursorRequest) ([]by
 }
 
 func appendBaton(dst []byte, baton string) ([]byte, error) {
-	if baton == "" {
+	return appendNullable(dst, baton, "baton")
+}
+
+// appendNullable appends s as a JSON string, or null when it is "".
+func appendNullable(dst []byte, s, what string) ([]byte, error) {
+	if s == "" {
 		return append(dst, "null"...), nil
 	}
-	if !utf8.ValidString(baton) {
-		return dst, encErr("baton is not valid UTF-8", codec.ErrInvalidUTF8)
-	}
-	return appendQuoted(dst, baton), nil
+	return appendString(dst, s, what)
 }
 
 func appendStreamRequest(dst []byte, r *codec.StreamRequest) ([]byte, error) {
+	name := r.Type.String()
+	if name == "" {
+		return dst, encErr("unknown stream request type "+strconv.Itoa(int(r.Type)), nil)
+	}
+	dst = appendTypeMember(dst, name)
 	var err error
 	switch r.Type {
-	case codec.RequestClose:
-		dst = append(dst, `{"type":"close"}`...)
-	case codec.RequestGetAutocommit:
-		dst = append(dst, `{"type":"get_autocommit"}`...)
 	case codec.RequestExecute:
-		dst = append(dst, `{"type":"execute","stmt":`...)
+		dst = append(dst, `,"stmt":`...)
 		if dst, err = appendStmt(dst, &r.Stmt); err != nil {
 			return dst, prefixErr(err, "stmt", -1, "")
 		}
-		dst = append(dst, '}')
 	case codec.RequestBatch:
-		dst = append(dst, `{"type":"batch","batch":`...)
+		dst = append(dst, `,"batch":`...)
 		if dst, err = appendBatch(dst, &r.Batch); err != nil {
 			return dst, prefixErr(err, "batch", -1, "")
 		}
-		dst = append(dst, '}')
-	case codec.RequestSequence:
-		dst = append(dst, `{"type":"sequence","sql":`...)
-		if dst, err = appendString(dst, r.SQL, "sql"); err != nil {
+	case codec.RequestSequence, codec.RequestDescribe:
+		if dst, err = appendSQLRef(dst, r.SQL, 0, false); err != nil {
 			return dst, err
 		}
 		dst = appendReplicationIndex(dst, r.ReplicationIndex)
-		dst = append(dst, '}')
-	case codec.RequestDescribe:
-		dst = append(dst, `{"type":"describe","sql":`...)
-		if dst, err = appendString(dst, r.SQL, "sql"); err != nil {
-			return dst, err
-		}
-		dst = appendReplicationIndex(dst, r.ReplicationIndex)
-		dst = append(dst, '}')
 	case codec.RequestStoreSQL:
-		dst = append(dst, `{"type":"store_sql","sql_id":`...)
-		dst = strconv.AppendInt(dst, int64(r.SQLID), 10)
-		dst = append(dst, `,"sql":`...)
-		if dst, err = appendString(dst, r.SQL, "sql"); err != nil {
+		if dst, err = appendStoreSQL(dst, r.SQLID, r.SQL); err != nil {
 			return dst, err
 		}
-		dst = append(dst, '}')
 	case codec.RequestCloseSQL:
-		dst = append(dst, `{"type":"close_sql","sql_id":`...)
-		dst = strconv.AppendInt(dst, int64(r.SQLID), 10)
-		dst = append(dst, '}')
-	default:
-		return dst, encErr("unknown stream request type "+strconv.Itoa(int(r.Type)), nil)
+		dst = appendIntMember(dst, `,"sql_id":`, int64(r.SQLID))
 	}
-	return dst, nil
+	return append(dst, '}'), nil
+}
+
+// The members of requests, shared by stream requests and socket requests:
+// each but the type starts with its comma.
+
+// appendTypeMember opens a request object with its type.
+func appendTypeMember(dst []byte, name string) []byte {
+	dst = append(dst, `{"type":"`...)
+	dst = append(dst, name...)
+	return append(dst, '"')
+}
+
+// appendIntMember appends key (`,"name":`) and v.
+func appendIntMember(dst []byte, key string, v int64) []byte {
+	return strconv.AppendInt(append(dst, key...), v, 10)
+}
+
+// appendSQLRef appends the SQL text of a sequence or describe request:
+// "sql", or "sql_id" when byID.
+func appendSQLRef(dst []byte, sql string, id int32, byID bool) ([]byte, error) {
+	if byID {
+		return appendIntMember(dst, `,"sql_id":`, int64(id)), nil
+	}
+	return appendString(append(dst, `,"sql":`...), sql, "sql")
+}
+
+// appendStoreSQL appends the members of a store_sql request.
+func appendStoreSQL(dst []byte, id int32, sql string) ([]byte, error) {
+	dst = appendIntMember(dst, `,"sql_id":`, int64(id))
+	return appendString(append(dst, `,"sql":`...), sql, "sql")
 }
 
 func appendStmt(dst []byte, s *codec.Stmt) ([]byte, error) {

@@ -286,8 +286,9 @@ func (d *decoder) streamResult(r *codec.StreamResult) error {
 		typeOther
 	)
 	typ := typeNone
-	var resp, errSp span
-	var respDone, errDone bool
+	var resp, errm objMember
+	decodeResp := func() error { return d.streamResponse(&r.Response) }
+	decodeErr := func() error { return d.errorObj(&r.Error, oldErr, "error") }
 	for n := 0; ; {
 		key, ok, err := d.nextKey(&n)
 		if err != nil {
@@ -312,23 +313,9 @@ func (d *decoder) streamResult(r *codec.StreamResult) error {
 				typ = typeOther
 			}
 		case "response":
-			if typ == typeOK && d.data[d.pos] == '{' {
-				resp = span{start: d.pos, depth: d.depth, kind: kindObject}
-				respDone = true
-				err = d.streamResponse(&r.Response)
-			} else {
-				respDone = false
-				resp, err = d.skipValue()
-			}
+			err = d.readObjMember(&resp, typ == typeOK, decodeResp)
 		case "error":
-			if typ == typeError && d.data[d.pos] == '{' {
-				errSp = span{start: d.pos, depth: d.depth, kind: kindObject}
-				errDone = true
-				err = d.errorObj(&r.Error, oldErr, "error")
-			} else {
-				errDone = false
-				errSp, err = d.skipValue()
-			}
+			err = d.readObjMember(&errm, typ == typeError, decodeErr)
 		default:
 			_, err = d.skipValue()
 		}
@@ -338,38 +325,14 @@ func (d *decoder) streamResult(r *codec.StreamResult) error {
 	}
 	switch typ {
 	case typeOK:
-		switch resp.kind {
-		case kindObject:
-		case kindNone, kindNull:
-			return errAt(objStart, "stream result of type \"ok\" without \"response\"")
-		default:
-			return errAt(resp.start, "field \"response\": expected an object, got "+jsonKind(d.data[resp.start]))
-		}
-		if !respDone {
-			p, dp := d.seek(resp)
-			err := d.streamResponse(&r.Response)
-			d.restore(p, dp)
-			if err != nil {
-				return err
-			}
+		if err := d.settleObjMember(&resp, objStart, "response", `stream result of type "ok"`, decodeResp); err != nil {
+			return err
 		}
 		r.OK = true
 		r.Error = codec.Error{}
 	case typeError:
-		switch errSp.kind {
-		case kindObject:
-		case kindNone, kindNull:
-			return errAt(objStart, "stream result of type \"error\" without \"error\"")
-		default:
-			return errAt(errSp.start, "field \"error\": expected an object, got "+jsonKind(d.data[errSp.start]))
-		}
-		if !errDone {
-			p, dp := d.seek(errSp)
-			err := d.errorObj(&r.Error, oldErr, "error")
-			d.restore(p, dp)
-			if err != nil {
-				return err
-			}
+		if err := d.settleObjMember(&errm, objStart, "error", `stream result of type "error"`, decodeErr); err != nil {
+			return err
 		}
 		r.OK = false
 		resetStreamResponse(&r.Response)
@@ -383,104 +346,29 @@ func (d *decoder) streamResult(r *codec.StreamResult) error {
 
 // streamResponse decodes the response object of an ok stream result.
 func (d *decoder) streamResponse(r *codec.StreamResponse) error {
-	objStart := d.pos
-	resetStreamResponse(r)
-	if err := d.open(); err != nil {
-		return err
-	}
-	var typ codec.RequestType
-	typPresent := false
-	var res, auto span
-	var resAs codec.RequestType // the type res was decoded as in place, if any
-	for n := 0; ; {
-		key, ok, err := d.nextKey(&n)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
-		switch string(key) {
-		case "type":
-			var b []byte
-			b, typPresent, err = d.readString("type")
-			typ = codec.ParseRequestType(b)
-		case "result":
-			if typ.HasResult() && d.data[d.pos] == '{' {
-				res = span{start: d.pos, depth: d.depth, kind: kindObject}
-				resAs = typ
-				err = d.resultAs(r, typ)
-			} else {
-				resAs = codec.RequestUnknown
-				res, err = d.skipValue()
-			}
-		case "is_autocommit":
-			auto, err = d.skipValue()
-		default:
-			_, err = d.skipValue()
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if !typPresent {
-		return errAt(objStart, "response without \"type\"")
-	}
-	if typ == codec.RequestUnknown {
-		return errAt(objStart, "unknown response type")
-	}
-	if typ.HasResult() {
-		switch res.kind {
-		case kindObject:
-			if resAs != typ {
-				p, dp := d.seek(res)
-				err := d.resultAs(r, typ)
-				d.restore(p, dp)
-				if err != nil {
-					return err
-				}
-				resAs = typ
-			}
-		case kindNone, kindNull:
-			resAs = codec.RequestUnknown
-		default:
-			return errAt(res.start, "field \"result\": expected an object, got "+jsonKind(d.data[res.start]))
-		}
-	}
-	if typ == codec.RequestGetAutocommit {
-		switch auto.kind {
-		case kindBool:
-			r.IsAutocommit = d.data[auto.start] == 't'
-		case kindNone, kindNull:
-		default:
-			return errAt(auto.start, "field \"is_autocommit\": expected a boolean, got "+jsonKind(d.data[auto.start]))
-		}
-	}
-	// Drop whatever an earlier, overridden "type" or "result" left behind.
-	if typ != codec.RequestExecute || resAs != typ {
-		resetStmtResult(&r.Result)
-	}
-	if typ != codec.RequestBatch || resAs != typ {
-		r.Batch = codec.BatchResult{Steps: r.Batch.Steps[:0]}
-	}
-	if typ != codec.RequestDescribe || resAs != typ {
-		r.Describe = codec.DescribeResult{Params: r.Describe.Params[:0], Cols: r.Describe.Cols[:0]}
-	}
-	r.Type = typ
-	return nil
+	// A StreamResponse's members are among a SocketResponse's: decode into
+	// one that holds r's slices, then take them back.
+	sr := codec.SocketResponse{Result: r.Result, Batch: r.Batch, Describe: r.Describe}
+	typ, err := d.response(&sr, streamType)
+	*r = codec.StreamResponse{Type: codec.RequestType(typ), Result: sr.Result, Batch: sr.Batch,
+		Describe: sr.Describe, IsAutocommit: sr.IsAutocommit}
+	return err
 }
 
-// resultAs decodes the "result" object at d.pos as the result of a request
-// of type t.
-func (d *decoder) resultAs(r *codec.StreamResponse, t codec.RequestType) error {
+// streamType is the typeParser of stream responses.
+func streamType(name []byte) (uint8, shape) {
+	t := codec.ParseRequestType(name)
 	switch t {
 	case codec.RequestExecute:
-		return d.stmtResult(&r.Result)
+		return uint8(t), shapeExecute
 	case codec.RequestBatch:
-		return d.batchResult(&r.Batch)
-	default:
-		return d.describeResult(&r.Describe)
+		return uint8(t), shapeBatch
+	case codec.RequestDescribe:
+		return uint8(t), shapeDescribe
+	case codec.RequestGetAutocommit:
+		return uint8(t), shapeAutocommit
 	}
+	return uint8(t), shapeEmpty
 }
 
 // stmtResult decodes a StmtResult object at d.pos.
