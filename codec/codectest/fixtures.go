@@ -1105,6 +1105,9 @@ func addRepeated(b *builder) {
 	b.pipe("repeat-result-not-object-first", ruleRepeat, resp1(`{"type":"execute","result":5,"result":{}}`), resp(okExec(codec.StmtResult{})))
 	b.pipe("repeat-result-retyped", ruleRepeat, resp1(`{"type":"execute","result":{"cols":[{"name":"a"}]},"type":"describe"}`),
 		resp(okDescribe(codec.DescribeResult{Cols: cols("a", "")})))
+	b.pipe("repeat-result-null-last", ruleNull, resp1(`{"type":"execute","result":{"cols":[{"name":"a"}]},"result":null}`), resp(okExec(codec.StmtResult{})))
+	b.pipe("repeat-result-null-last-retyped", ruleNull, resp1(`{"type":"execute","result":{"cols":[{"name":"a"}]},"type":"batch","result":null,"type":"execute"}`),
+		resp(okExec(codec.StmtResult{})))
 	b.pipe("repeat-autocommit-bad-first", ruleRepeat, resp1(`{"type":"get_autocommit","is_autocommit":"x","is_autocommit":true}`), resp(okAutocommit(true)))
 	b.pipe("repeat-batch-both-fixed-later", ruleRepeat, resp1(`{"type":"batch","result":{"step_results":[{}],"step_errors":[{}],"step_errors":[]}}`),
 		resp(okBatch(codec.BatchResult{Steps: []codec.StepOutcome{stepOK(codec.StmtResult{})}})))

@@ -147,18 +147,28 @@ func (jsonCodec) DecodeCursorHeader(line []byte, h *codec.CursorHeader) (err err
 func (jsonCodec) DecodeCursorEntry(line []byte, e *codec.CursorEntry) (err error) {
 	defer recoverDecode(&err)
 	e.Reset()
-	// The library checks the syntax of the whole line and the JSON type of
-	// every "type" member; the members are then taken in order.
+	if err := precheck(line); err != nil {
+		return err
+	}
+	return decodeEntry(line, e)
+}
+
+// decodeEntry decodes the cursor entry object raw (the whole input, which
+// precheck has accepted, or a part of it) into e, which it resets first.
+func decodeEntry(raw []byte, e *codec.CursorEntry) error {
+	e.Reset()
+	// The library checks the syntax of the whole entry and the JSON type
+	// of every "type" member; the members are then taken in order.
 	var w struct {
 		Type string `json:"type"`
 	}
-	if err := decodeTop(line, &w); err != nil {
-		return err
+	if err := unmarshal(raw, &w); err != nil {
+		return libError(err)
 	}
 	typ := codec.EntryUnknown
 	var last [codec.NumEntryMembers][]byte
 	var done [codec.NumEntryMembers]bool // the last occurrence is decoded into e
-	err = members(line, func(name string, value []byte) error {
+	err := members(raw, func(name string, value []byte) error {
 		if name == "type" {
 			s, _, _ := stringOrNull(value)
 			typ = codec.ParseEntryType(s)
@@ -257,27 +267,13 @@ func setStreamResult(dst *codec.StreamResult, w *streamResultD) {
 		*dst = codec.StreamResult{Error: w.err}
 		return
 	}
-	old := dst.Response
-	*dst = codec.StreamResult{OK: true}
-	r := &dst.Response
-	r.Type = w.resp.typ
-	switch w.resp.typ {
-	case codec.RequestExecute:
-		r.Result = codec.StmtResult{Cols: old.Result.Cols[:0], Values: old.Result.Values[:0]}
-		setStmtResult(&r.Result, &w.resp.stmt)
-	case codec.RequestBatch:
-		setBatchResult(&r.Batch, old.Batch.Steps[:0], &w.resp.batch)
-	case codec.RequestDescribe:
-		d := &w.resp.describe
-		params := old.Describe.Params[:0]
-		for _, p := range d.Params {
-			params = append(params, codec.DescribeParam(p))
-		}
-		r.Describe = codec.DescribeResult{Params: params, Cols: appendCols(old.Describe.Cols[:0], d.Cols),
-			IsExplain: d.IsExplain, IsReadonly: d.IsReadonly}
-	case codec.RequestGetAutocommit:
-		r.IsAutocommit = w.resp.auto
-	}
+	// A StreamResponse's members are among a SocketResponse's: fill one
+	// that holds dst's slices, then take them back.
+	old := &dst.Response
+	sr := codec.SocketResponse{Result: old.Result, Batch: old.Batch, Describe: old.Describe}
+	setResponse(&sr, &w.resp)
+	*dst = codec.StreamResult{OK: true, Response: codec.StreamResponse{Type: codec.RequestType(w.resp.typ),
+		Result: sr.Result, Batch: sr.Batch, Describe: sr.Describe, IsAutocommit: sr.IsAutocommit}}
 }
 
 func appendCols(dst []codec.Col, cols []colD) []codec.Col {

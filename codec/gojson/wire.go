@@ -305,95 +305,11 @@ func (d *describeD) UnmarshalJSON(raw []byte) error {
 	return unmarshal(raw, (*plain)(d))
 }
 
-// streamResponseD is the response object of an ok stream result.
-type streamResponseD struct {
-	typ      codec.RequestType
-	stmt     stmtResultD  // RequestExecute
-	batch    batchResultD // RequestBatch
-	describe describeD    // RequestDescribe
-	auto     bool         // RequestGetAutocommit
-}
-
-// decodeResult decodes raw as the result of a response of type t.
-func (r *streamResponseD) decodeResult(t codec.RequestType, raw []byte) error {
-	switch t {
-	case codec.RequestExecute:
-		return r.stmt.UnmarshalJSON(raw)
-	case codec.RequestBatch:
-		return r.batch.UnmarshalJSON(raw)
-	case codec.RequestDescribe:
-		return r.describe.UnmarshalJSON(raw)
-	}
-	return nil
-}
-
-// UnmarshalJSON implements the library's Unmarshaler.
-func (r *streamResponseD) UnmarshalJSON(raw []byte) error {
-	*r = streamResponseD{}
-	if !isObject(raw) {
-		return errWrongType("a response object", raw)
-	}
-	typ, typPresent := codec.RequestUnknown, false
-	var result, auto []byte
-	resultAs := codec.RequestUnknown // the type the last result was decoded as
-	err := members(raw, func(name string, value []byte) error {
-		switch name {
-		case "type":
-			s, present, err := stringOrNull(value)
-			if err != nil {
-				return fmt.Errorf("type: %w", err)
-			}
-			typ, typPresent = codec.ParseRequestType([]byte(s)), present
-		case "result":
-			result, resultAs = nil, codec.RequestUnknown
-			if typ.HasResult() && isObject(value) {
-				if err := r.decodeResult(typ, value); err != nil {
-					return fmt.Errorf("result: %w", err)
-				}
-				result, resultAs = value, typ
-			} else {
-				result = value
-			}
-		case "is_autocommit":
-			auto = value
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	switch {
-	case !typPresent:
-		return errors.New(`response without "type"`)
-	case typ == codec.RequestUnknown:
-		return errors.New("unknown response type")
-	}
-	if typ.HasResult() && !isNull(result) {
-		if !isObject(result) {
-			return errWrongType("a result object", result)
-		}
-		if resultAs != typ {
-			if err := r.decodeResult(typ, result); err != nil {
-				return fmt.Errorf("result: %w", err)
-			}
-		}
-	}
-	if typ == codec.RequestGetAutocommit {
-		b, err := parseBool(auto)
-		if err != nil {
-			return fmt.Errorf("is_autocommit: %w", err)
-		}
-		r.auto = b
-	}
-	r.typ = typ
-	return nil
-}
-
 // streamResultD is an element of "results".
 type streamResultD struct {
 	ok   bool
-	resp streamResponseD // when ok
-	err  codec.Error     // when !ok
+	resp responseD   // when ok
+	err  codec.Error // when !ok
 }
 
 // UnmarshalJSON implements the library's Unmarshaler.
@@ -409,8 +325,9 @@ func (r *streamResultD) UnmarshalJSON(raw []byte) error {
 		typeOther
 	)
 	typ := typeNone
-	var resp, errRaw []byte
-	var respDone, errDone bool // the last occurrence is decoded
+	var resp, errm objMember
+	decodeResp := func(raw []byte) error { return r.resp.decode(raw, streamType) }
+	decodeErr := func(raw []byte) error { return (*errorD)(&r.err).UnmarshalJSON(raw) }
 	err := members(raw, func(name string, value []byte) error {
 		switch name {
 		case "type":
@@ -428,23 +345,9 @@ func (r *streamResultD) UnmarshalJSON(raw []byte) error {
 				typ = typeOther
 			}
 		case "response":
-			if typ == typeOK && isObject(value) {
-				if err := r.resp.UnmarshalJSON(value); err != nil {
-					return fmt.Errorf("response: %w", err)
-				}
-				resp, respDone = value, true
-			} else {
-				resp, respDone = value, false
-			}
+			return resp.read(value, typ == typeOK, "response", decodeResp)
 		case "error":
-			if typ == typeError && isObject(value) {
-				if err := (*errorD)(&r.err).UnmarshalJSON(value); err != nil {
-					return fmt.Errorf("error: %w", err)
-				}
-				errRaw, errDone = value, true
-			} else {
-				errRaw, errDone = value, false
-			}
+			return errm.read(value, typ == typeError, "error", decodeErr)
 		}
 		return nil
 	})
@@ -453,35 +356,37 @@ func (r *streamResultD) UnmarshalJSON(raw []byte) error {
 	}
 	switch typ {
 	case typeOK:
-		switch {
-		case isNull(resp):
-			return errors.New(`stream result of type "ok" without "response"`)
-		case !isObject(resp):
-			return errWrongType("a response object", resp)
-		case !respDone:
-			if err := r.resp.UnmarshalJSON(resp); err != nil {
-				return fmt.Errorf("response: %w", err)
-			}
+		if err := resp.settle("response", `stream result of type "ok"`, decodeResp); err != nil {
+			return err
 		}
 		r.ok, r.err = true, codec.Error{}
 	case typeError:
-		switch {
-		case isNull(errRaw):
-			return errors.New(`stream result of type "error" without "error"`)
-		case !isObject(errRaw):
-			return errWrongType("an error object", errRaw)
-		case !errDone:
-			if err := (*errorD)(&r.err).UnmarshalJSON(errRaw); err != nil {
-				return fmt.Errorf("error: %w", err)
-			}
+		if err := errm.settle("error", `stream result of type "error"`, decodeErr); err != nil {
+			return err
 		}
-		r.ok, r.resp = false, streamResponseD{}
+		r.ok, r.resp = false, responseD{}
 	case typeNone:
 		return errors.New(`stream result without "type"`)
 	default:
 		return errors.New("unknown stream result type")
 	}
 	return nil
+}
+
+// streamType is the typeParser of stream responses.
+func streamType(name string) (uint8, shape) {
+	t := codec.ParseRequestType([]byte(name))
+	switch t {
+	case codec.RequestExecute:
+		return uint8(t), shapeExecute
+	case codec.RequestBatch:
+		return uint8(t), shapeBatch
+	case codec.RequestDescribe:
+		return uint8(t), shapeDescribe
+	case codec.RequestGetAutocommit:
+		return uint8(t), shapeAutocommit
+	}
+	return uint8(t), shapeEmpty
 }
 
 // entryMember decodes member m of a cursor entry into e.
