@@ -1,18 +1,21 @@
 // Command e2e-ours runs one bench/e2e workload through
 // github.com/gohrana/libsql (codec and compression are chosen in the DSN,
-// e.g. ?codec=direct or ?codec=gojson&compression=gzip) and prints its
-// result as one JSON line. It also runs the net/http ceilings, which use no
-// driver. e2e-run starts it; by hand:
+// e.g. ?codec=direct, ?codec=protobuf or ?codec=gojson&compression=gzip)
+// and prints its result as one JSON line. It also runs the net/http
+// ceilings and the insert floor, which use no driver. e2e-run starts it; by
+// hand:
 //
 //	e2e-ours -dsn 'http://127.0.0.1:8080?codec=direct' -workload scan20k -n 20000
 //	e2e-ours -dsn http://127.0.0.1:8080 -workload ceiling -n 20000
+//	e2e-ours -dsn http://127.0.0.1:8080 -workload ceiling-protobuf -n 20000
 package main
 
 import (
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/bench/e2e/internal/ceiling"
 	"github.com/gohrana/libsql/bench/e2e/internal/worker"
-	_ "github.com/gohrana/libsql/codec/gojson" // registers codec=gojson
+	_ "github.com/gohrana/libsql/codec/gojson"   // registers codec=gojson
+	_ "github.com/gohrana/libsql/codec/protobuf" // registers codec=protobuf
 )
 
 func main() {
@@ -20,9 +23,10 @@ func main() {
 		Name:   "e2e-ours",
 		Driver: libsql.DriverName,
 		Extra: map[string]worker.Func{
-			"ceiling":      ceiling.Run,
-			"ceiling-gzip": ceiling.RunGzip,
-			"insert-floor": ceiling.InsertFloor,
+			"ceiling":          ceiling.Run,
+			"ceiling-protobuf": ceiling.RunProtobuf,
+			"ceiling-gzip":     ceiling.RunGzip,
+			"insert-floor":     ceiling.InsertFloor,
 		},
 	})
 }
