@@ -1,7 +1,9 @@
 // Package transport carries Hrana stream requests to libsql-server over
 // HTTP: POST /v3/pipeline (or /v2/pipeline on servers without Hrana 3) and
-// POST /v3/cursor. It implements session.Transport and session.Stream; the
-// driver reaches it only through package session.
+// POST /v3/cursor with a JSON codec, POST /v3-protobuf/pipeline and
+// /v3-protobuf/cursor with the Protobuf one. It implements
+// session.Transport and session.Stream; the driver reaches it only through
+// package session.
 //
 // A Client holds one HTTP client with its connection pool (by default the
 // lean HTTP/1.1 client of internal/h1), the auth token, the codec and the
@@ -57,8 +59,13 @@ type Options struct {
 	// Namespace, if set, is sent in the namespace headers: the database
 	// of a sqld that serves several (--enable-namespaces).
 	Namespace string
-	// Codec encodes requests and decodes responses.
+	// Codec encodes requests and decodes responses. Its Format decides the
+	// endpoints: /v3 (or /v2) for JSON, /v3-protobuf for Protobuf.
 	Codec codec.Codec
+	// Fallback, if set, is the codec to use instead of Codec when the
+	// server does not offer Codec's format (GET /v3-protobuf answers 404),
+	// found by the first probe. It must be a JSON codec.
+	Fallback codec.Codec
 	// Timeout bounds each HTTP request, including reading its body (for a
 	// cursor, its first line). Zero means only the caller's context bounds it.
 	Timeout time.Duration
@@ -107,8 +114,9 @@ type Client struct {
 	authHeader string // "Bearer <token>" or ""
 	token      string
 	headers    http.Header
-	secrets    []string // the token and header values, redacted from echoed text
-	codec      codec.Codec
+	secrets    []string    // the token and header values, redacted from echoed text
+	want       codec.Codec // Options.Codec
+	fallback   codec.Codec // Options.Fallback, or nil
 	timeout    time.Duration
 	maxResp    int64
 	compress   bool
@@ -116,14 +124,36 @@ type Client struct {
 	hc         *http.Client
 	own        *h1.Transport // nil when the caller supplied a RoundTripper
 
-	version atomic.Int32 // 0 until probed
+	wire atomic.Pointer[wire] // nil until probed
+}
+
+// wire is what a probe found: the Hrana version and the codec to speak, and
+// the paths that go with them.
+type wire struct {
+	version  int
+	codec    codec.Codec
+	pipeline string // "/v3/pipeline", "/v2/pipeline" or "/v3-protobuf/pipeline"
+	cursor   string // "/v3/cursor" or "/v3-protobuf/cursor"; "" on Hrana 2
+	ctype    string // the requests' Content-Type
+}
+
+func newWire(version int, cd codec.Codec) *wire {
+	if cd.Format() == codec.FormatProtobuf {
+		return &wire{version: V3, codec: cd, pipeline: "/v3-protobuf/pipeline",
+			cursor: "/v3-protobuf/cursor", ctype: "application/x-protobuf"}
+	}
+	if version == V2 {
+		return &wire{version: V2, codec: cd, pipeline: "/v2/pipeline", ctype: "application/json"}
+	}
+	return &wire{version: V3, codec: cd, pipeline: "/v3/pipeline", cursor: "/v3/cursor", ctype: "application/json"}
 }
 
 // New returns a Client for the given options.
 func New(o Options) *Client {
 	c := &Client{
 		base:      strings.TrimRight(o.BaseURL, "/"),
-		codec:     o.Codec,
+		want:      o.Codec,
+		fallback:  o.Fallback,
 		timeout:   o.Timeout,
 		maxResp:   o.MaxResponseSize,
 		compress:  o.Compress,
@@ -203,20 +233,77 @@ func (c *Client) CloseIdle() {
 	}
 }
 
-// Version returns the Hrana version, probing the server on first use
-// (GET /v3: 2xx means Hrana 3, 404 means fall back to Hrana 2). A failed
-// probe is not cached. Concurrent first uses probe concurrently rather than
-// queue behind one another's failures.
+// Version returns the Hrana version, probing the server on first use.
 func (c *Client) Version(ctx context.Context) (int, error) {
-	if v := c.version.Load(); v != 0 {
-		return int(v), nil
+	w, err := c.probe(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return w.version, nil
+}
+
+// Codec returns the codec requests are sent with, probing the server on
+// first use: Options.Codec, or Options.Fallback if the server does not
+// offer the former's format.
+func (c *Client) Codec(ctx context.Context) (codec.Codec, error) {
+	w, err := c.probe(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return w.codec, nil
+}
+
+// probe returns the wire to use, probing the server on first use. With a
+// JSON codec it asks GET /v3: 2xx means Hrana 3, 404 means Hrana 2. With
+// the Protobuf codec it asks GET /v3-protobuf: 2xx means Protobuf, 404
+// means the server does not offer it, and then the JSON fallback is probed
+// instead, or, without one, the probe fails. A failed probe is not cached.
+// Concurrent first uses probe concurrently rather than queue behind one
+// another's failures.
+func (c *Client) probe(ctx context.Context) (*wire, error) {
+	if w := c.wire.Load(); w != nil {
+		return w, nil
 	}
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
+	var w *wire
+	if c.want.Format() == codec.FormatProtobuf {
+		ok, err := c.get(ctx, "/v3-protobuf")
+		switch {
+		case err != nil:
+			return nil, err
+		case ok:
+			w = newWire(V3, c.want)
+		case c.fallback == nil:
+			return nil, &session.Error{HTTPStatus: http.StatusNotFound, Safe: true,
+				Message: "the server does not offer Hrana 3 over Protobuf (GET /v3-protobuf answered HTTP 404); use a JSON codec"}
+		}
+	}
+	if w == nil {
+		cd := c.want
+		if cd.Format() != codec.FormatJSON {
+			cd = c.fallback
+		}
+		ok, err := c.get(ctx, "/v3")
+		if err != nil {
+			return nil, err
+		}
+		w = newWire(V2, cd)
+		if ok {
+			w = newWire(V3, cd)
+		}
+	}
+	c.wire.Store(w)
+	return w, nil
+}
+
+// get sends a probe: it reports true for a 2xx answer and false for 404;
+// anything else is an error.
+func (c *Client) get(ctx context.Context, path string) (bool, error) {
 	tr := newSendTrace()
-	req, err := http.NewRequestWithContext(tr.attach(ctx), http.MethodGet, c.base+"/v3", nil)
+	req, err := http.NewRequestWithContext(tr.attach(ctx), http.MethodGet, c.base+path, nil)
 	if err != nil {
-		return 0, &session.Error{Message: "probe failed", Safe: true, Err: err}
+		return false, &session.Error{Message: "probe failed", Safe: true, Err: err}
 	}
 	for k, vs := range c.headers {
 		req.Header[k] = vs
@@ -224,22 +311,18 @@ func (c *Client) Version(ctx context.Context) (int, error) {
 	resp, sent, err := c.do(req, tr)
 	if err != nil {
 		// The pipeline request itself never left either way.
-		return 0, &session.Error{Message: "probe failed", Safe: true, BadConn: !sent && !isContextErr(err), Err: err}
+		return false, &session.Error{Message: "probe failed", Safe: true, BadConn: !sent && !isContextErr(err), Err: err}
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
-	var v int32
 	switch {
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		v = V3
+		return true, nil
 	case resp.StatusCode == http.StatusNotFound:
-		v = V2
-	default:
-		return 0, &session.Error{HTTPStatus: resp.StatusCode, Safe: true,
-			Message: fmt.Sprintf("GET /v3 answered HTTP %d", resp.StatusCode)}
+		return false, nil
 	}
-	c.version.Store(v)
-	return int(v), nil
+	return false, &session.Error{HTTPStatus: resp.StatusCode, Safe: true,
+		Message: fmt.Sprintf("GET %s answered HTTP %d", path, resp.StatusCode)}
 }
 
 func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
@@ -249,11 +332,11 @@ func (c *Client) withTimeout(ctx context.Context) (context.Context, context.Canc
 	return ctx, func() {}
 }
 
-func (c *Client) setHeaders(req *http.Request) {
+func (c *Client) setHeaders(req *http.Request, w *wire) {
 	for k, vs := range c.headers {
 		req.Header[k] = vs
 	}
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", w.ctype)
 	if !c.compress {
 		// Explicit, so that a caller's RoundTripper does not ask for gzip.
 		req.Header.Set("Accept-Encoding", "identity")

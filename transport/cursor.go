@@ -35,6 +35,7 @@ var _ session.Cursor = (*Cursor)(nil)
 // Cursor reads the entries of a /v3/cursor response as they arrive.
 type Cursor struct {
 	s       *Stream
+	w       *wire
 	closeOn bool // close the stream with the cursor
 	body    io.ReadCloser
 	r       *bufio.Reader
@@ -101,13 +102,13 @@ func (s *Stream) runSetup(ctx context.Context, setup []codec.StreamRequest) erro
 
 func (s *Stream) openCursor(ctx context.Context, batch *codec.Batch) (*Cursor, error) {
 	c := s.c
-	if v, err := c.Version(ctx); err != nil {
+	w, err := c.probe(ctx)
+	if err != nil {
 		return nil, err
-	} else if v != V3 {
+	} else if w.cursor == "" {
 		return nil, &session.Error{Safe: true, Message: "cursor failed: the server does not support Hrana 3 cursors"}
 	}
-	var err error
-	s.reqBuf, err = c.codec.AppendCursorRequest(s.reqBuf[:0], &codec.CursorRequest{Baton: s.baton, Batch: *batch})
+	s.reqBuf, err = w.codec.AppendCursorRequest(s.reqBuf[:0], &codec.CursorRequest{Baton: s.baton, Batch: *batch})
 	if err != nil {
 		return nil, err
 	}
@@ -126,11 +127,11 @@ func (s *Stream) openCursor(ctx context.Context, batch *codec.Batch) (*Cursor, e
 		}
 		return nil, err
 	}
-	hreq, err := http.NewRequestWithContext(s.trace.attach(ctx), http.MethodPost, s.endpoint("/v3/cursor"), bytes.NewReader(s.reqBuf))
+	hreq, err := http.NewRequestWithContext(s.trace.attach(ctx), http.MethodPost, s.endpoint(w.cursor), bytes.NewReader(s.reqBuf))
 	if err != nil {
 		return fail(false, sendFailed(false, err))
 	}
-	c.setHeaders(hreq)
+	c.setHeaders(hreq, w)
 	// Rows must flow as the server produces them; gzip would batch them.
 	hreq.Header.Set("Accept-Encoding", "identity")
 	resp, sent, err := c.do(hreq, s.trace)
@@ -138,18 +139,18 @@ func (s *Stream) openCursor(ctx context.Context, batch *codec.Batch) (*Cursor, e
 		return fail(false, sendFailed(sent, timeoutCause(ctx, err)))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		err := c.statusError(resp)
+		err := c.statusError(resp, w)
 		resp.Body.Close()
 		return fail(true, err)
 	}
-	cur := &Cursor{s: s, body: resp.Body, r: bufio.NewReaderSize(resp.Body, readBufferSize), cancel: cancel}
-	line, err := cur.readLine()
+	cur := &Cursor{s: s, w: w, body: resp.Body, r: bufio.NewReaderSize(resp.Body, readBufferSize), cancel: cancel}
+	line, err := cur.readMessage()
 	if err != nil {
 		resp.Body.Close()
 		return fail(true, readFailed(timeoutCause(ctx, err)))
 	}
 	var h codec.CursorHeader
-	if err := c.codec.DecodeCursorHeader(line, &h); err != nil {
+	if err := w.codec.DecodeCursorHeader(line, &h); err != nil {
 		resp.Body.Close()
 		return fail(true, &session.Error{Message: "decode failed", Err: err})
 	}
@@ -187,7 +188,7 @@ func (cur *Cursor) Next(e *codec.CursorEntry) error {
 		return io.EOF
 	}
 	for {
-		line, err := cur.readLine()
+		msg, err := cur.readMessage()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = session.ErrCursorTruncated
@@ -195,10 +196,12 @@ func (cur *Cursor) Next(e *codec.CursorEntry) error {
 			cur.err = readFailed(err)
 			return cur.err
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		if cur.w.codec.Format() == codec.FormatJSON && len(bytes.TrimSpace(msg)) == 0 || len(msg) == 0 {
+			// Blank lines; a Protobuf entry of zero length is one whose
+			// oneof is unset (sqld's missing replication index).
 			continue
 		}
-		if err := cur.s.c.codec.DecodeCursorEntry(line, e); err != nil {
+		if err := cur.w.codec.DecodeCursorEntry(msg, e); err != nil {
 			cur.err = &session.Error{Message: "decode failed", Err: err}
 			return cur.err
 		}
@@ -210,6 +213,69 @@ func (cur *Cursor) Next(e *codec.CursorEntry) error {
 		}
 		return nil
 	}
+}
+
+// readMessage returns the next message of the body in memory that is never
+// reused: a line without its newline for JSON, a varint-length-delimited
+// message without its length for Protobuf. It returns io.EOF only when the
+// body ends between two messages.
+func (cur *Cursor) readMessage() ([]byte, error) {
+	if cur.w.codec.Format() == codec.FormatProtobuf {
+		return cur.readDelimited()
+	}
+	return cur.readLine()
+}
+
+// readDelimited reads a varint length and that many bytes, copied into the
+// cursor's append-only chunks (or, for a message longer than a chunk, a
+// slice of its own).
+func (cur *Cursor) readDelimited() ([]byte, error) {
+	var n uint64
+	for i := 0; ; i++ {
+		b, err := cur.r.ReadByte()
+		if err != nil {
+			if errors.Is(err, io.EOF) && i > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		if i == 9 && b > 1 {
+			return nil, errors.New("invalid message length in the cursor body: varint overflows 64 bits")
+		}
+		n |= uint64(b&0x7f) << (7 * i)
+		if b < 0x80 {
+			break
+		}
+	}
+	if n > uint64(cur.s.c.maxResp) {
+		return nil, fmt.Errorf("%w: a cursor message of %d bytes, over the limit of %d", ErrResponseTooLarge, n, cur.s.c.maxResp)
+	}
+	size := int(n)
+	if size > cap(cur.chunk)-len(cur.chunk) {
+		if size > lineChunkSize {
+			msg := make([]byte, size)
+			if _, err := io.ReadFull(cur.r, msg); err != nil {
+				return nil, unexpectedEOF(err)
+			}
+			return msg, nil
+		}
+		cur.chunk = make([]byte, 0, lineChunkSize)
+	}
+	start := len(cur.chunk)
+	cur.chunk = cur.chunk[:start+size]
+	if _, err := io.ReadFull(cur.r, cur.chunk[start:]); err != nil {
+		cur.chunk = cur.chunk[:start]
+		return nil, unexpectedEOF(err)
+	}
+	return cur.chunk[start:len(cur.chunk):len(cur.chunk)], nil
+}
+
+// unexpectedEOF reports a body that ended inside a message.
+func unexpectedEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
 }
 
 // readLine returns the next line without its newline, in memory that is
@@ -312,17 +378,17 @@ func (cur *Cursor) keepAlive() {
 func (cur *Cursor) touch(resp *codec.PipelineResponse) bool {
 	s, c := cur.s, cur.s.c
 	req := codec.PipelineRequest{Baton: s.baton, Requests: []codec.StreamRequest{}}
-	payload, err := c.codec.AppendPipelineRequest(nil, &req)
+	payload, err := cur.w.codec.AppendPipelineRequest(nil, &req)
 	if err != nil {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), KeepAliveInterval)
 	defer cancel()
-	if _, err := c.post(ctx, s.trace, s.endpoint("/v3/pipeline"), payload, &cur.keepBody); err != nil {
+	if _, err := c.post(ctx, cur.w, s.trace, s.endpoint(cur.w.pipeline), payload, &cur.keepBody); err != nil {
 		// The stream is gone; the next request on it will say so.
 		return false
 	}
-	if err := c.codec.DecodePipelineResponse(cur.keepBody, resp); err != nil || resp.Baton == "" {
+	if err := cur.w.codec.DecodePipelineResponse(cur.keepBody, resp); err != nil || resp.Baton == "" {
 		return false
 	}
 	s.baton = resp.Baton

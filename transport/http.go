@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/codec/direct"
 	"github.com/gohrana/libsql/session"
 )
 
@@ -77,21 +78,21 @@ func readFailed(err error) *session.Error {
 // post sends one request and reads a 2xx body into *body; anything else
 // becomes a *session.Error. answered reports whether a response arrived
 // (the server then acted on the request and its baton).
-func (c *Client) post(ctx context.Context, tr *sendTrace, endpoint string, payload []byte, body *[]byte) (answered bool, err error) {
+func (c *Client) post(ctx context.Context, w *wire, tr *sendTrace, endpoint string, payload []byte, body *[]byte) (answered bool, err error) {
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
 	req, err := http.NewRequestWithContext(tr.attach(ctx), http.MethodPost, endpoint, bytes.NewReader(payload))
 	if err != nil {
 		return false, sendFailed(false, err)
 	}
-	c.setHeaders(req)
+	c.setHeaders(req, w)
 	resp, sent, err := c.do(req, tr)
 	if err != nil {
 		return false, sendFailed(sent, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return true, c.statusError(resp)
+		return true, c.statusError(resp, w)
 	}
 	if resp.ContentLength > c.maxResp {
 		return true, readFailed(fmt.Errorf("%w: the server announced %d bytes, over the limit of %d",
@@ -169,15 +170,20 @@ func (b *blockBuffer) join() []byte {
 }
 
 // statusError turns a non-2xx response into a *session.Error, decoding the
-// three body shapes sqld uses: text/plain, {"message","code"} and
-// {"error"}.
-func (c *Client) statusError(resp *http.Response) error {
+// body shapes sqld uses, told apart by their Content-Type: text/plain
+// (protocol errors), JSON {"message","code"} (STREAM_EXPIRED on the JSON
+// routes) or {"error"} (everything else, on every route), and the Protobuf
+// Error message (STREAM_EXPIRED on the Protobuf routes).
+func (c *Client) statusError(resp *http.Response, w *wire) error {
 	raw, _ := readLimited(nil, resp.Body, 64<<10)
 	e := &session.Error{HTTPStatus: resp.StatusCode}
 	ct := resp.Header.Get("Content-Type")
 	var he codec.Error
 	switch {
-	case strings.HasPrefix(ct, "application/json") && c.codec.DecodeError(raw, &he) == nil && he.Message != "":
+	case strings.HasPrefix(ct, "application/json") && jsonCodec(w).DecodeError(raw, &he) == nil && he.Message != "":
+		e.Code, e.Message = he.Code, he.Message
+	case strings.HasPrefix(ct, "application/x-protobuf") && w.codec.Format() == codec.FormatProtobuf &&
+		w.codec.DecodeError(raw, &he) == nil && he.Message != "":
 		e.Code, e.Message = he.Code, he.Message
 	case strings.HasPrefix(ct, "text/plain") && len(raw) > 0:
 		e.Message = strings.TrimSpace(string(raw))
@@ -192,6 +198,16 @@ func (c *Client) statusError(resp *http.Response) error {
 	// 503 after forwarding the request, so only 429 counts as no effect.
 	e.Safe = resp.StatusCode == http.StatusTooManyRequests
 	return e
+}
+
+// jsonCodec returns the codec that decodes JSON error bodies on w's routes:
+// w's own, or direct's when w speaks Protobuf (sqld's generic errors are
+// JSON on every route).
+func jsonCodec(w *wire) codec.Codec {
+	if w.codec.Format() == codec.FormatJSON {
+		return w.codec
+	}
+	return direct.Codec
 }
 
 // unwrapURLError drops *url.Error, whose text repeats the URL; the caller's

@@ -72,21 +72,18 @@ func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 
 func (s *Stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *session.Result) error {
 	c := s.c
-	v, err := c.Version(ctx)
+	w, err := c.probe(ctx)
 	if err != nil {
 		return err
 	}
 	s.req = codec.PipelineRequest{Baton: s.baton, Requests: reqs}
-	s.reqBuf, err = c.codec.AppendPipelineRequest(s.reqBuf[:0], &s.req)
+	s.reqBuf, err = w.codec.AppendPipelineRequest(s.reqBuf[:0], &s.req)
 	s.req.Requests = nil // the caller's
 	if err != nil {
 		return err
 	}
-	endpoint := s.endpoint("/v3/pipeline")
-	if v == V2 {
-		endpoint = s.endpoint("/v2/pipeline")
-	}
-	if answered, err := c.post(ctx, s.trace, endpoint, s.reqBuf, res.Body()); err != nil {
+	endpoint := s.endpoint(w.pipeline)
+	if answered, err := c.post(ctx, w, s.trace, endpoint, s.reqBuf, res.Body()); err != nil {
 		// sqld drops the stream on an HTTP error, except when it refused
 		// the request before touching the stream (429, the only answered
 		// error that is Safe): then the stream, and any transaction and
@@ -97,7 +94,7 @@ func (s *Stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *
 		return err
 	}
 	resp := res.Response()
-	if err := c.codec.DecodePipelineResponse(*res.Body(), resp); err != nil {
+	if err := w.codec.DecodePipelineResponse(*res.Body(), resp); err != nil {
 		s.forget()
 		return &session.Error{Message: "decode failed", Err: err}
 	}
