@@ -34,6 +34,9 @@ type conn struct {
 	deferExec bool
 	readOnly  readOnlyCache
 	repl      *session.Replication // the connector's; nil for a conn of no connector
+	// infinities: the codec carries ±Inf floats (Protobuf), so arguments
+	// may be infinite.
+	infinities bool
 }
 
 // Statements run in autocommit mode (autocommit) or inside the open
@@ -52,7 +55,9 @@ type describer interface {
 	describe(ctx context.Context, sql string) (codec.DescribeResult, error)
 }
 
-func newConn(s session.Stream, cfg *Config, repl *session.Replication) *conn {
+// newConn returns a conn on stream s for the connector's cfg, replication
+// indexes and write bound; infinities says whether its codec carries ±Inf.
+func newConn(s session.Stream, cfg *Config, repl *session.Replication, w *writers, infinities bool) *conn {
 	sc := session.NewConn(s)
 	if repl != nil {
 		sc.SetReplication(repl)
@@ -66,7 +71,8 @@ func newConn(s session.Stream, cfg *Config, repl *session.Replication) *conn {
 		}
 		sc.Persist(key, codec.Stmt{SQL: sql})
 	}
-	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout}, deferExec: cfg.DeferredExec, repl: repl}
+	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout, writers: w},
+		deferExec: cfg.DeferredExec, repl: repl, infinities: infinities}
 }
 
 // remember makes a connection setting that sql just made outlive the
@@ -183,7 +189,7 @@ func (c *conn) ResetSession(context.Context) error {
 func (c *conn) IsValid() bool { return c.openTx() == nil }
 
 // CheckNamedValue converts and checks one argument.
-func (c *conn) CheckNamedValue(nv *driver.NamedValue) error { return checkNamedValue(nv) }
+func (c *conn) CheckNamedValue(nv *driver.NamedValue) error { return checkNamedValue(nv, c.infinities) }
 
 // ExecContext runs a statement without returning rows. With no arguments,
 // a text of several statements runs them all, in order (schema files,

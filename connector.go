@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/session"
 	"github.com/gohrana/libsql/transport"
 )
@@ -30,6 +31,8 @@ type Connector struct {
 	// The replication indexes, shared by the connections.
 	repl    *session.Replication
 	writers *writers // Config.MaxWriters, shared by the connections
+	// infinities: the codec carries ±Inf (see checkFloat).
+	infinities bool
 }
 
 // ConnectorOption adjusts a Connector.
@@ -98,7 +101,13 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 		opt(&o)
 	}
 	own := *cfg
-	return &Connector{cfg: &own, repl: session.NewReplication(!cfg.DisableReadYourWrites, cfg.ReplicationWait), transport: transport.New(o), writers: newWriters(maxWriters(cfg))}, nil
+	return &Connector{
+		cfg:        &own,
+		repl:       session.NewReplication(!cfg.DisableReadYourWrites, cfg.ReplicationWait),
+		transport:  transport.New(o),
+		writers:    newWriters(maxWriters(cfg)),
+		infinities: cd.Format() == codec.FormatProtobuf && o.Fallback == nil,
+	}, nil
 }
 
 // Connect returns a new connection. It sends nothing: connections are
@@ -107,9 +116,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cn := newConn(c.transport.NewStream(), c.cfg, c.repl)
-	cn.auto.writers = c.writers
-	return cn, nil
+	return newConn(c.transport.NewStream(), c.cfg, c.repl, c.writers, c.infinities), nil
 }
 
 // Driver returns the libsql Driver.

@@ -28,10 +28,11 @@
 // Errors from the server are *Error values carrying the Hrana code; use
 // errors.Is with ErrConstraint, ErrBusy, ErrAuth and the other classes.
 //
-// The JSON codec is chosen with the DSN parameter codec=: "direct", the
-// default, is always linked; "gojson", the baseline on goccy/go-json, is
-// available once its package is imported, so that programs that do not ask
-// for it do not link it:
+// The codec is chosen with the DSN parameter codec=: "direct" (JSON, the
+// default) and "protobuf" (Hrana 3 over Protobuf, on /v3-protobuf) are
+// always linked; "gojson", the baseline on goccy/go-json, is available once
+// its package is imported, so that programs that do not ask for it do not
+// link it:
 //
 //	import _ "github.com/gohrana/libsql/codec/gojson"
 package libsql
@@ -44,7 +45,8 @@ import (
 	"strings"
 
 	"github.com/gohrana/libsql/codec"
-	_ "github.com/gohrana/libsql/codec/direct" // registers "direct", the default
+	_ "github.com/gohrana/libsql/codec/direct"   // registers "direct", the default
+	_ "github.com/gohrana/libsql/codec/protobuf" // registers "protobuf"
 )
 
 // DriverName is the name the driver registers with database/sql.

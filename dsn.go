@@ -23,7 +23,9 @@ type Config struct {
 	// AuthToken is sent as a Bearer token. It never appears in errors or in
 	// the output of String, GoString or fmt's %v and %+v.
 	AuthToken string `json:"-"`
-	// Codec names the JSON codec: "direct" (default) or "gojson".
+	// Codec names the codec: "direct" (JSON, the default), "protobuf"
+	// (Hrana 3 over Protobuf; the server must offer /v3-protobuf) or
+	// "gojson" (JSON, the baseline; its package must be imported).
 	Codec string
 	// Timeout bounds each HTTP request to the server; 0 means only the
 	// caller's context does.
@@ -105,7 +107,7 @@ func NewConfig() *Config {
 //	https://host[:port][/path][?...]
 //	http://host[:port][/path][?...]
 //
-// Parameters: authToken (alias auth_token), codec (direct|gojson),
+// Parameters: authToken (alias auth_token), codec (direct|protobuf|gojson),
 // tls (libsql:// only; 1/0, true/false), timeout (a Go duration such as
 // "10s", or whole seconds), compression (gzip|none|auto), deferredExec
 // (alias deferred_exec; 1/0, true/false: Config.DeferredExec), maxWriters

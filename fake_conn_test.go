@@ -489,7 +489,7 @@ func TestFakeConnValuesAndArgs(t *testing.T) {
 		{"SELECT ?, :a", []any{1, 2}},
 		{"SELECT :a", []any{1, sql.Named("a", 2)}},
 		{"SELECT :a, :b", []any{1}},
-		{"SELECT ?", []any{math.NaN()}},
+		{"SELECT ?", []any{math.Inf(1)}}, // JSON cannot carry it
 		{"SELECT ?", []any{uint64(math.MaxUint64)}},
 		{"SELECT ?", []any{"\xff"}},
 	} {

@@ -382,7 +382,11 @@ func TestFakeDeferredCommitFails(t *testing.T) {
 		{"statement skipped", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepSkipped(), fs.StepSkipped()),
 			errs(libsql.ErrTxLost), "the server skipped it", false},
 		// The answer does not say what happened to COMMIT.
-		{"wrong count", allOK(2), nil, "the outcome of COMMIT is unknown: server answered a 3-step batch with 2 results", false},
+		{"wrong count", allOK(4), nil, "the outcome of COMMIT is unknown: server answered a 3-step batch with 4 results", false},
+		// Missing trailing steps are skipped ones (Protobuf leaves them
+		// out): COMMIT did not run.
+		{"short answer", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 1))),
+			errs(libsql.ErrTxLost), "skipped COMMIT", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

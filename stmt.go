@@ -61,7 +61,9 @@ func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driv
 }
 
 // CheckNamedValue converts and checks one argument.
-func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error { return checkNamedValue(nv) }
+func (s *stmt) CheckNamedValue(nv *driver.NamedValue) error {
+	return checkNamedValue(nv, s.c.infinities)
+}
 
 func valuesToNamed(args []driver.Value) []driver.NamedValue {
 	nv := make([]driver.NamedValue, len(args))

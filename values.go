@@ -46,8 +46,10 @@ var timeFormats = []string{
 }
 
 // checkNamedValue normalises one argument to int64, float64, bool, string,
-// []byte, time.Time or nil, rejecting what the wire cannot carry.
-func checkNamedValue(nv *driver.NamedValue) error {
+// []byte, time.Time or nil, rejecting what the wire cannot carry: ±Inf
+// unless infinities (the codec carries them). NaN becomes NULL, which is
+// what SQLite stores for it on every codec.
+func checkNamedValue(nv *driver.NamedValue, infinities bool) error {
 	switch v := nv.Value.(type) {
 	case nil, int64, bool, []byte, time.Time:
 		return nil
@@ -57,10 +59,10 @@ func checkNamedValue(nv *driver.NamedValue) error {
 		}
 		return nil
 	case float64:
-		return checkFloat(nv, v)
+		return checkFloat(nv, v, infinities)
 	case float32:
 		nv.Value = float64(v)
-		return checkFloat(nv, float64(v))
+		return checkFloat(nv, float64(v), infinities)
 	case int:
 		nv.Value = int64(v)
 		return nil
@@ -92,12 +94,19 @@ func checkNamedValue(nv *driver.NamedValue) error {
 	if _, ok := v.(driver.Valuer); ok {
 		return fmt.Errorf("libsql: argument %s: Value() returned another Valuer", argName(nv))
 	}
-	return checkNamedValue(nv)
+	return checkNamedValue(nv, infinities)
 }
 
-func checkFloat(nv *driver.NamedValue, f float64) error {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return fmt.Errorf("libsql: argument %s: %v cannot be sent (JSON has no NaN or infinity)", argName(nv), f)
+// checkFloat applies the float policy (README "Values"): NaN is sent as
+// NULL, since SQLite would store NULL for it anyway (and JSON cannot carry
+// it); ±Inf is sent as is where the codec carries it and rejected where it
+// cannot.
+func checkFloat(nv *driver.NamedValue, f float64, infinities bool) error {
+	switch {
+	case math.IsNaN(f):
+		nv.Value = nil
+	case math.IsInf(f, 0) && !infinities:
+		return fmt.Errorf("libsql: argument %s: %v cannot be sent with a JSON codec (JSON has no infinity); use codec=protobuf", argName(nv), f)
 	}
 	return nil
 }

@@ -22,37 +22,43 @@ func TestCheckNamedValue(t *testing.T) {
 	ts := time.Date(2024, 2, 29, 23, 59, 59, 123456789, time.FixedZone("x", 3600))
 	s := "ptr"
 	ok := []struct {
-		in   any
-		want codec.Value
+		in         any
+		want       codec.Value
+		infinities bool // the codec carries ±Inf
 	}{
-		{nil, codec.NullValue()},
-		{int(-7), codec.IntValue(-7)},
-		{int8(-8), codec.IntValue(-8)},
-		{int64(math.MinInt64), codec.IntValue(math.MinInt64)},
-		{uint8(255), codec.IntValue(255)},
-		{uint32(math.MaxUint32), codec.IntValue(math.MaxUint32)},
-		{uint64(math.MaxInt64), codec.IntValue(math.MaxInt64)},
-		{uint(12), codec.IntValue(12)},
-		{myInt(3), codec.IntValue(3)},
-		{float32(1.5), codec.FloatValue(1.5)},
-		{math.MaxFloat64, codec.FloatValue(math.MaxFloat64)},
-		{true, codec.IntValue(1)},
-		{false, codec.IntValue(0)},
-		{"héllo", codec.StringValue("héllo")},
-		{[]byte{}, codec.BlobValue([]byte{})},
-		{[]byte(nil), codec.NullValue()},
-		{[]byte{0, 1}, codec.BlobValue([]byte{0, 1})},
-		{&s, codec.StringValue("ptr")},
-		{valuer{int64(9)}, codec.IntValue(9)},
-		{valuer{nil}, codec.NullValue()},
-		{ts, codec.StringValue("2024-02-29 22:59:59.123456789")},
-		{time.Date(2024, 2, 29, 23, 59, 59, 0, time.UTC), codec.StringValue("2024-02-29 23:59:59")},
-		{time.Date(2024, 2, 29, 23, 59, 59, 500000000, time.UTC), codec.StringValue("2024-02-29 23:59:59.5")},
-		{time.Date(2024, 2, 29, 23, 59, 59, 1000, time.UTC), codec.StringValue("2024-02-29 23:59:59.000001")},
+		{nil, codec.NullValue(), false},
+		{int(-7), codec.IntValue(-7), false},
+		{int8(-8), codec.IntValue(-8), false},
+		{int64(math.MinInt64), codec.IntValue(math.MinInt64), false},
+		{uint8(255), codec.IntValue(255), false},
+		{uint32(math.MaxUint32), codec.IntValue(math.MaxUint32), false},
+		{uint64(math.MaxInt64), codec.IntValue(math.MaxInt64), false},
+		{uint(12), codec.IntValue(12), false},
+		{myInt(3), codec.IntValue(3), false},
+		{float32(1.5), codec.FloatValue(1.5), false},
+		{math.MaxFloat64, codec.FloatValue(math.MaxFloat64), false},
+		{math.NaN(), codec.NullValue(), false},
+		{float32(math.NaN()), codec.NullValue(), true},
+		{valuer{math.NaN()}, codec.NullValue(), false},
+		{math.Inf(1), codec.FloatValue(math.Inf(1)), true},
+		{float32(math.Inf(-1)), codec.FloatValue(math.Inf(-1)), true},
+		{true, codec.IntValue(1), false},
+		{false, codec.IntValue(0), false},
+		{"héllo", codec.StringValue("héllo"), false},
+		{[]byte{}, codec.BlobValue([]byte{}), false},
+		{[]byte(nil), codec.NullValue(), false},
+		{[]byte{0, 1}, codec.BlobValue([]byte{0, 1}), false},
+		{&s, codec.StringValue("ptr"), false},
+		{valuer{int64(9)}, codec.IntValue(9), false},
+		{valuer{nil}, codec.NullValue(), false},
+		{ts, codec.StringValue("2024-02-29 22:59:59.123456789"), false},
+		{time.Date(2024, 2, 29, 23, 59, 59, 0, time.UTC), codec.StringValue("2024-02-29 23:59:59"), false},
+		{time.Date(2024, 2, 29, 23, 59, 59, 500000000, time.UTC), codec.StringValue("2024-02-29 23:59:59.5"), false},
+		{time.Date(2024, 2, 29, 23, 59, 59, 1000, time.UTC), codec.StringValue("2024-02-29 23:59:59.000001"), false},
 	}
 	for _, tt := range ok {
 		nv := driver.NamedValue{Ordinal: 1, Value: tt.in}
-		if err := checkNamedValue(&nv); err != nil {
+		if err := checkNamedValue(&nv, tt.infinities); err != nil {
 			t.Errorf("%T %v: %v", tt.in, tt.in, err)
 			continue
 		}
@@ -66,16 +72,15 @@ func TestCheckNamedValue(t *testing.T) {
 	}{
 		{uint64(math.MaxInt64 + 1), "overflows int64"},
 		{uint(math.MaxUint64), "overflows int64"},
-		{math.NaN(), "NaN"},
-		{math.Inf(-1), "-Inf"},
-		{float32(math.Inf(1)), "+Inf"},
+		{math.Inf(-1), "-Inf cannot be sent with a JSON codec"},
+		{float32(math.Inf(1)), "+Inf cannot be sent with a JSON codec"},
 		{string([]byte{0xff}), "not valid UTF-8"},
 		{struct{}{}, "unsupported type"},
 		{valuer{math.Inf(1)}, "+Inf"},
 	}
 	for _, tt := range bad {
 		nv := driver.NamedValue{Ordinal: 2, Value: tt.in}
-		err := checkNamedValue(&nv)
+		err := checkNamedValue(&nv, false)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%T %v: got %v, want error containing %q", tt.in, tt.in, err, tt.want)
 		}

@@ -186,16 +186,26 @@ const garbageSlack = 5 * time.Second
 // garbageDSNTimeout is the DSN timeout of the silence cases.
 const garbageDSNTimeout = 300 * time.Millisecond
 
-func garbageCases(other string) []garbageCase {
+func garbageCases(other, codecName string) []garbageCase {
+	// The bodies that are valid HTTP but the wrong answer, in the codec's
+	// encoding. An empty body is a Protobuf message with no results.
+	emptyWords, wrongShape := []string{"decode"}, `{"baton":null,"results":"nope"}`
+	if isProtobuf(codecName) {
+		emptyWords, wrongShape = []string{"results for"}, "\x1a\x01\xff" // results: a truncated message
+	}
+	ctype, noResults, err := wireEncode(codecName, `{"baton":null,"base_url":null,"results":[]}`)
+	if err != nil {
+		panic(err)
+	}
 	const html502 = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx/1.25.3</center>\r\n</body>\r\n</html>\r\n"
 	return []garbageCase{
 		{name: "html_502_page", mode: garbageReply(http.StatusBadGateway, "text/html", html502),
 			status: http.StatusBadGateway, words: []string{"Bad Gateway"}},
 		{name: "html_200_captive_portal", mode: garbageReply(http.StatusOK, "text/html", "<!DOCTYPE html><html><body>Please log in to the Wi-Fi</body></html>"),
 			words: []string{"decode", "cannot decode response"}},
-		{name: "empty_200", mode: garbageReply(http.StatusOK, "application/json", ""),
-			words: []string{"decode"}},
-		{name: "json_of_the_wrong_shape", mode: garbageReply(http.StatusOK, "application/json", `{"baton":null,"results":"nope"}`),
+		{name: "empty_200", mode: garbageReply(http.StatusOK, ctype, ""),
+			words: emptyWords},
+		{name: "body_of_the_wrong_shape", mode: garbageReply(http.StatusOK, ctype, wrongShape),
 			words: []string{"decode"}},
 		{name: "gzip_body_not_asked_for", mode: &garbageMode{serve: func(_ *garbageProxy, w http.ResponseWriter, _ *http.Request) {
 			// The driver asks loopback servers for identity; a gzip body
@@ -206,7 +216,7 @@ func garbageCases(other string) []garbageCase {
 			_, _ = io.WriteString(zw, `{"baton":null,"base_url":null,"results":[]}`)
 			_ = zw.Close()
 		}}, words: []string{"decode"}},
-		{name: "too_few_results", mode: garbageReply(http.StatusOK, "application/json", `{"baton":null,"base_url":null,"results":[]}`),
+		{name: "too_few_results", mode: garbageReply(http.StatusOK, ctype, string(noResults)),
 			words: []string{"results for"}},
 		{name: "redirect_not_followed", mode: &garbageMode{serve: func(_ *garbageProxy, w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, other+r.URL.Path, http.StatusTemporaryRedirect)
@@ -271,7 +281,7 @@ func TestGarbage(t *testing.T) {
 			table := freshTable(t, db, "garbage", "(id INTEGER PRIMARY KEY, v TEXT)")
 			mustExec(t, db, "INSERT INTO "+table+" (v) VALUES ('seed')")
 
-			for _, gc := range garbageCases(other.URL) {
+			for _, gc := range garbageCases(other.URL, codecName) {
 				if gc.transportOnly && codecName != codecs[0] {
 					continue
 				}
@@ -457,15 +467,20 @@ func TestGarbageErrorBodies(t *testing.T) {
 	srvURL := startServer(t)
 	p := garbageStartProxy(t, srvURL)
 
-	// Real STREAM_EXPIRED: start a transaction now, touch it again after
-	// the other cases, once sqld's 10 s stream expiry has passed.
-	expDB, err := sql.Open("libsql", p.url+"?codec=direct")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = expDB.Close() })
-	expTx, err := expDB.BeginTx(t.Context(), nil)
-	require.NoError(t, err)
-	_, err = expTx.ExecContext(t.Context(), "SELECT 1")
-	require.NoError(t, err)
+	// Real STREAM_EXPIRED (JSON or Protobuf, by the route): start a
+	// transaction per codec now, touch it again after the other cases, once
+	// sqld's 10 s stream expiry has passed.
+	expDB, expTx := map[string]*sql.DB{}, map[string]*sql.Tx{}
+	for _, c := range codecs {
+		db, err := sql.Open("libsql", p.url+"?codec="+c)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = db.Close() })
+		tx, err := db.BeginTx(t.Context(), nil)
+		require.NoError(t, err)
+		_, err = tx.ExecContext(t.Context(), "SELECT 1")
+		require.NoError(t, err)
+		expDB[c], expTx[c] = db, tx
+	}
 	expStart := time.Now()
 
 	for _, codecName := range codecs {
@@ -497,7 +512,7 @@ func TestGarbageErrorBodies(t *testing.T) {
 			t.Run("real/text_plain_invalid_baton", func(t *testing.T) {
 				// A proxy that garbles the baton: sqld answers 400 text/plain.
 				p.set(&garbageMode{serve: func(p *garbageProxy, w http.ResponseWriter, r *http.Request) {
-					garbageRewriteBaton(r, func(string) string { return strings.Repeat("A", 64) })
+					garbageRewriteBaton(r, codecName, func(string) string { return strings.Repeat("A", 64) })
 					p.rp.ServeHTTP(w, r)
 				}})
 				defer p.set(nil)
@@ -519,7 +534,7 @@ func TestGarbageErrorBodies(t *testing.T) {
 				p.set(&garbageMode{serve: func(p *garbageProxy, w http.ResponseWriter, r *http.Request) {
 					body, _ := io.ReadAll(r.Body)
 					r.Body = io.NopCloser(bytes.NewReader(body))
-					if !bytes.Contains(body, []byte(`"baton":"`)) {
+					if pipelineBaton(codecName, body) == "" {
 						p.rp.ServeHTTP(w, r)
 						return
 					}
@@ -555,44 +570,55 @@ func TestGarbageErrorBodies(t *testing.T) {
 				defer bad.Close()
 				_, err = bad.ExecContext(ctx, "SELECT 1")
 				le := relRequireHTTPError(t, err, 404, libsql.ErrNotFound)
-				require.Equal(t, "Not Found", le.Message)
+				if isProtobuf(codecName) {
+					// The probe already fails.
+					require.Contains(t, le.Message, "GET /v3-protobuf answered HTTP 404")
+				} else {
+					require.Equal(t, "Not Found", le.Message)
+				}
 			})
 			require.NoError(t, db.PingContext(ctx))
 		})
 	}
 
-	t.Run("real/hrana_stream_expired", func(t *testing.T) {
-		// sqld expires an idle stream after 10 s, rounded up to a whole
-		// second: 10-11 s.
-		if d := 11500*time.Millisecond - time.Since(expStart); d > 0 {
-			time.Sleep(d)
-		}
-		_, err := expTx.ExecContext(t.Context(), "SELECT 2")
-		le := relRequireHTTPError(t, err, 400, nil)
-		require.Equal(t, "STREAM_EXPIRED", le.Code, "%v", err)
-		require.Equal(t, "The stream has expired due to inactivity", le.Message)
-		require.True(t, errors.Is(err, libsql.ErrTxLost), "%v", err)
-		require.Error(t, expTx.Commit())
-		require.NoError(t, expDB.PingContext(t.Context()))
-	})
+	// sqld expires an idle stream after 10 s, rounded up to a whole
+	// second: 10-11 s.
+	if d := 11500*time.Millisecond - time.Since(expStart); d > 0 {
+		time.Sleep(d)
+	}
+	for _, c := range codecs {
+		t.Run(c+"/real/hrana_stream_expired", func(t *testing.T) {
+			_, err := expTx[c].ExecContext(t.Context(), "SELECT 2")
+			le := relRequireHTTPError(t, err, 400, nil)
+			require.Equal(t, "STREAM_EXPIRED", le.Code, "%v", err)
+			require.Equal(t, "The stream has expired due to inactivity", le.Message)
+			require.True(t, errors.Is(err, libsql.ErrTxLost), "%v", err)
+			require.Error(t, expTx[c].Commit())
+			require.NoError(t, expDB[c].PingContext(t.Context()))
+		})
+	}
 }
 
-// garbageRewriteBaton changes the baton of a JSON pipeline request, if it
-// has one.
-func garbageRewriteBaton(r *http.Request, fn func(string) string) {
+// garbageRewriteBaton changes the baton of a pipeline request in the
+// codec's encoding, if it has one.
+func garbageRewriteBaton(r *http.Request, codecName string, fn func(string) string) {
 	body, _ := io.ReadAll(r.Body)
-	var m map[string]json.RawMessage
-	if json.Unmarshal(body, &m) == nil {
-		var baton string
-		if json.Unmarshal(m["baton"], &baton) == nil && baton != "" {
-			nb, _ := json.Marshal(fn(baton))
-			m["baton"] = nb
-			body, _ = json.Marshal(m)
-		}
-	}
+	_, body = rewriteBaton(codecName, body, fn)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", strconv.Itoa(len(body)))
+}
+
+// garbageRewriteJSONBaton is rewriteBaton for a JSON body.
+func garbageRewriteJSONBaton(body []byte, fn func(string) string) (string, []byte) {
+	var m map[string]json.RawMessage
+	var baton string
+	if json.Unmarshal(body, &m) == nil && json.Unmarshal(m["baton"], &baton) == nil && baton != "" && fn != nil {
+		nb, _ := json.Marshal(fn(baton))
+		m["baton"] = nb
+		body, _ = json.Marshal(m)
+	}
+	return baton, body
 }
 
 // garbageHugeSize is the size of the bodies of TestGarbageHugeBody: far

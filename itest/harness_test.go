@@ -58,8 +58,17 @@ const (
 // serverURL is the base URL of the shared server, e.g. "http://127.0.0.1:34567".
 var serverURL string
 
-// codecs are the codec names the tests run against (DSN parameter codec=).
-var codecs = []string{"direct", "gojson"}
+// codecs are the codec names the tests run against (DSN parameter codec=):
+// every codec, unless LIBSQL_ITEST_CODECS names some (comma-separated), to
+// look at one while working on it.
+var codecs = itestCodecs()
+
+func itestCodecs() []string {
+	if s := os.Getenv("LIBSQL_ITEST_CODECS"); s != "" {
+		return strings.Split(s, ",")
+	}
+	return []string{"direct", "gojson", "protobuf"}
+}
 
 func TestMain(m *testing.M) {
 	os.Exit(runMain(m))

@@ -138,7 +138,7 @@ func TestDSNPragma(t *testing.T) {
 // sends when its write lock cannot be had (the statement did not run).
 // sqld itself waits for its lock (up to its 5 s transaction timeout), so a
 // real SQLITE_BUSY only comes under load this test cannot make on demand.
-func busyProxy(t *testing.T, marker string, n int) (url string, refused *atomic.Int32) {
+func busyProxy(t *testing.T, codecName, marker string, n int) (url string, refused *atomic.Int32) {
 	t.Helper()
 	target, err := neturl.Parse(serverURL)
 	require.NoError(t, err)
@@ -147,10 +147,11 @@ func busyProxy(t *testing.T, marker string, n int) (url string, refused *atomic.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if r.URL.Path == "/v3/pipeline" && bytes.Contains(body, []byte(marker)) && refused.Load() < int32(n) {
+		if r.URL.Path == pipelinePath(codecName) && bytes.Contains(body, []byte(marker)) && refused.Load() < int32(n) {
 			refused.Add(1)
-			w.Header().Set("Content-Type", "application/json")
-			_, _ = io.WriteString(w, `{"baton":null,"base_url":null,"results":[{"type":"error","error":{"message":"SQLite error: database is locked","code":"SQLITE_BUSY"}},{"type":"ok","response":{"type":"close"}}]}`)
+			ct, answer := wireAnswer(t, codecName, `{"baton":null,"base_url":null,"results":[{"type":"error","error":{"message":"SQLite error: database is locked","code":"SQLITE_BUSY"}},{"type":"ok","response":{"type":"close"}}]}`)
+			w.Header().Set("Content-Type", ct)
+			_, _ = w.Write(answer)
 			return
 		}
 		forward.ServeHTTP(w, r)
@@ -177,19 +178,19 @@ func TestBusyRetry(t *testing.T) {
 				return d
 			}
 
-			url, refused := busyProxy(t, "'retried'", 3)
+			url, refused := busyProxy(t, c, "'retried'", 3)
 			_, err = open(url).ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('retried')")
 			require.NoError(t, err, "retried until it got through")
 			require.EqualValues(t, 3, refused.Load())
 			require.EqualValues(t, 1, countRowsWhere(t, db, table, "v = 'retried'"), "applied once")
 
-			url, refused = busyProxy(t, "'unretried'", 1)
+			url, refused = busyProxy(t, c, "'unretried'", 1)
 			_, err = open(url, "busyTimeout=0").ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('unretried')")
 			require.True(t, errors.Is(err, libsql.ErrBusy), "%v", err)
 			require.EqualValues(t, 1, refused.Load())
 			require.Zero(t, countRowsWhere(t, db, table, "v = 'unretried'"))
 
-			url, refused = busyProxy(t, "'bounded'", 1000)
+			url, refused = busyProxy(t, c, "'bounded'", 1000)
 			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 			defer cancel()
 			start := time.Now()

@@ -3,6 +3,7 @@ package itest
 import (
 	"database/sql"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strconv"
@@ -374,13 +375,61 @@ func TestSQLTextEncoding(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, []string{"ünïcödé 😀", `a"b`, "tab\tnl\nx", `back\slash`}, cols)
 		})
-		t.Run("infinity", func(t *testing.T) {
-			// JSON has no infinity: sqld sends {"type":"float","value":null}
-			// for both signs, so the sign is lost on the way.
+	})
+}
+
+// TestFloatSpecialValues pins the float policy of README "Values" on every
+// codec: NaN arguments are stored as NULL (what SQLite does with NaN, and
+// what a NaN result becomes); ±Inf travels exactly over Protobuf, while
+// JSON codecs refuse ±Inf arguments and read both infinities as +Inf
+// (sqld writes {"type":"float","value":null} for either sign).
+func TestFloatSpecialValues(t *testing.T) {
+	forEachCodec(t, func(t *testing.T, db *sql.DB, codecName string) {
+		ctx := t.Context()
+		table := freshTable(t, db, "floats", "(id INTEGER PRIMARY KEY, v REAL)")
+		typeOf := func(id int) (typ string, v sql.NullFloat64) {
+			t.Helper()
+			require.NoError(t, db.QueryRowContext(ctx, "SELECT typeof(v), v FROM "+table+" WHERE id = ?", id).Scan(&typ, &v))
+			return typ, v
+		}
+
+		t.Run("nan_argument_is_null", func(t *testing.T) {
+			mustExec(t, db, "INSERT INTO "+table+" (id, v) VALUES (1, ?)", math.NaN())
+			typ, v := typeOf(1)
+			require.Equal(t, "null", typ)
+			require.False(t, v.Valid)
+		})
+		t.Run("nan_result_is_null", func(t *testing.T) {
+			var got any
+			require.NoError(t, db.QueryRowContext(ctx, "SELECT 9e999 - 9e999").Scan(&got))
+			require.Nil(t, got)
+		})
+		t.Run("infinite_results", func(t *testing.T) {
 			var pos, neg float64
-			require.NoError(t, db.QueryRowContext(t.Context(), "SELECT 9e999, -9e999").Scan(&pos, &neg))
+			require.NoError(t, db.QueryRowContext(ctx, "SELECT 9e999, -9e999").Scan(&pos, &neg))
 			require.True(t, math.IsInf(pos, 1), "9e999 reads as +Inf, got %v", pos)
-			require.True(t, math.IsInf(neg, 0), "-9e999 reads as an infinity, got %v", neg)
+			if isProtobuf(codecName) {
+				require.True(t, math.IsInf(neg, -1), "-9e999 reads as -Inf, got %v", neg)
+			} else {
+				require.True(t, math.IsInf(neg, 1), "JSON loses the sign: -9e999 reads as +Inf, got %v", neg)
+			}
+		})
+		t.Run("infinite_arguments", func(t *testing.T) {
+			for id, arg := range map[int]float64{2: math.Inf(1), 3: math.Inf(-1)} {
+				_, err := db.ExecContext(ctx, "INSERT INTO "+table+" (id, v) VALUES (?, ?)", id, arg)
+				if !isProtobuf(codecName) {
+					require.ErrorContains(t, err, "cannot be sent with a JSON codec")
+					require.Zero(t, countRowsWhere(t, db, table, fmt.Sprintf("id = %d", id)), "nothing stored")
+					continue
+				}
+				require.NoError(t, err)
+				typ, v := typeOf(id)
+				require.Equal(t, "real", typ)
+				require.Equal(t, arg, v.Float64)
+				var above bool
+				require.NoError(t, db.QueryRowContext(ctx, "SELECT abs(v) > 1e308 FROM "+table+" WHERE id = ?", id).Scan(&above))
+				require.True(t, above, "stored as an infinity, not a finite value")
+			}
 		})
 	})
 }

@@ -214,7 +214,7 @@ func TestWritersStress(t *testing.T) {
 			require.NoError(t, err)
 			tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: workers}
 			t.Cleanup(tr.CloseIdleConnections)
-			cnt := &inFlight{rt: tr}
+			cnt := &inFlight{rt: tr, path: pipelinePath(c)}
 			conn, err := libsql.NewConnector(cfg, libsql.WithRoundTripper(cnt))
 			require.NoError(t, err)
 			db := sql.OpenDB(conn)
@@ -247,12 +247,13 @@ func TestWritersStress(t *testing.T) {
 // remembers the most at once.
 type inFlight struct {
 	rt                http.RoundTripper
+	path              string // the codec's pipeline path
 	all, writes       atomic.Int64
 	maxAll, maxWrites atomic.Int64
 }
 
 func (c *inFlight) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.URL.Path != "/v3/pipeline" || r.GetBody == nil {
+	if r.URL.Path != c.path || r.GetBody == nil {
 		return c.rt.RoundTrip(r)
 	}
 	body, err := r.GetBody()

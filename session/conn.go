@@ -204,9 +204,14 @@ func (c *Conn) Batch(ctx context.Context, steps []codec.BatchStep) (*Result, err
 	if err != nil {
 		return nil, err
 	}
-	if n := len(resp.Batch.Steps); n != len(steps) {
+	if n := len(resp.Batch.Steps); n > len(steps) {
 		res.Release()
 		return nil, &Error{Message: fmt.Sprintf("server answered a %d-step batch with %d results", len(steps), n)}
+	}
+	// Protobuf's BatchResult is two maps keyed by step, so skipped steps
+	// after the last one that ran are not on the wire: they are skipped.
+	for len(resp.Batch.Steps) < len(steps) {
+		resp.Batch.Steps = append(resp.Batch.Steps, codec.StepOutcome{Status: codec.StepSkipped})
 	}
 	return res, nil
 }

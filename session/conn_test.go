@@ -123,16 +123,28 @@ func TestOperationErrors(t *testing.T) {
 	}
 }
 
+// A batch answer with more steps than the batch is an error; one with
+// fewer has its trailing steps skipped (Protobuf leaves them out).
 func TestBatchStepCount(t *testing.T) {
 	c, _ := newConn(t, ok(func(rs []codec.StreamResult) {
-		rs[0].Response.Batch.Steps = make([]codec.StepOutcome, 1)
+		rs[0].Response.Batch.Steps = make([]codec.StepOutcome, 3)
+	}), ok(func(rs []codec.StreamResult) {
+		rs[0].Response.Batch.Steps = []codec.StepOutcome{{Status: codec.StepOK}}
 	}), ok(func(rs []codec.StreamResult) {
 		rs[0].Response.Batch.Steps = []codec.StepOutcome{{Status: codec.StepOK}, {Status: codec.StepOK, Result: codec.StmtResult{LastInsertRowID: 9}}}
 	}))
 	steps := make([]codec.BatchStep, 2)
 	if _, err := c.Batch(context.Background(), steps); err == nil {
-		t.Fatal("a batch answered with the wrong number of steps")
+		t.Fatal("a batch answered with too many steps")
 	}
+	short, err := c.Batch(context.Background(), steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := short.Batch().Steps; len(got) != 2 || got[0].Status != codec.StepOK || got[1].Status != codec.StepSkipped {
+		t.Fatalf("short answer: %+v", got)
+	}
+	short.Release()
 	res, err := c.Batch(context.Background(), steps)
 	if err != nil {
 		t.Fatal(err)
