@@ -87,6 +87,13 @@ func resetStreamResponse(r *codec.StreamResponse) {
 	r.Type, r.IsAutocommit = codec.RequestUnknown, false
 }
 
+func resetResponse(r *codec.SocketResponse) {
+	resetStmtResult(&r.Result)
+	resetBatch(&r.Batch)
+	resetDescribe(&r.Describe)
+	*r = codec.SocketResponse{Result: r.Result, Batch: r.Batch, Describe: r.Describe, Entries: r.Entries[:0]}
+}
+
 // streamResult decodes a StreamResult: oneof ok = 1 (StreamResponse),
 // error = 2 (Error).
 func streamResult(b []byte, i int, r *codec.StreamResult) error {
@@ -141,76 +148,32 @@ func streamResult(b []byte, i int, r *codec.StreamResult) error {
 // streamResponse decodes a StreamResponse: a oneof whose member numbers are
 // the request types (close = 1 ... get_autocommit = 8).
 func streamResponse(b []byte, i int, r *codec.StreamResponse) error {
-	start := i
-	resetStreamResponse(r)
-	typ := codec.RequestUnknown
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		t := responseType(num)
-		if t == codec.RequestUnknown {
-			if j, err = skipField(b, num, wt, j); err != nil {
-				return err
-			}
-			i = j
-			continue
-		}
-		s, e, err := lenField(b, j, at, wt, t.String())
-		if err != nil {
-			return err
-		}
-		typ = t
-		// The last member wins as a whole: drop what another, or an
-		// earlier occurrence of this one, left behind.
-		resetStreamResponse(r)
-		// The member's message, with its result (if any) in field 1.
-		for k := s; k < e; {
-			at := k
-			num, wt, l, err := readTag(b[:e], k)
-			if err != nil {
-				return err
-			}
-			switch {
-			case num == 1 && t == codec.RequestExecute:
-				var rs, re int
-				if rs, re, err = lenField(b[:e], l, at, wt, "result"); err == nil {
-					err = stmtResult(b[:re], rs, &r.Result)
-					l = re
-				}
-			case num == 1 && t == codec.RequestBatch:
-				var rs, re int
-				if rs, re, err = lenField(b[:e], l, at, wt, "result"); err == nil {
-					err = batchResult(b[:re], rs, &r.Batch)
-					l = re
-				}
-			case num == 1 && t == codec.RequestDescribe:
-				var rs, re int
-				if rs, re, err = lenField(b[:e], l, at, wt, "result"); err == nil {
-					err = describeResult(b[:re], rs, &r.Describe)
-					l = re
-				}
-			case num == 1 && t == codec.RequestGetAutocommit:
-				var v uint64
-				v, l, err = varintField(b[:e], l, at, wt, "is_autocommit")
-				r.IsAutocommit = v != 0
-			default:
-				l, err = skipField(b[:e], num, wt, l)
-			}
-			if err != nil {
-				return err
-			}
-			k = l
-		}
-		r.Type = t
-		i = e
+	// A StreamResponse's members are among a SocketResponse's: decode into
+	// one that holds r's slices, then take them back.
+	sr := codec.SocketResponse{Result: r.Result, Batch: r.Batch, Describe: r.Describe}
+	typ, err := responseOneof(b, i, &sr, streamMember, nil)
+	*r = codec.StreamResponse{Type: codec.RequestType(typ), Result: sr.Result, Batch: sr.Batch,
+		Describe: sr.Describe, IsAutocommit: sr.IsAutocommit}
+	if err == nil && typ == 0 {
+		err = decodeErr(i, "stream response without a known type")
 	}
-	if typ == codec.RequestUnknown {
-		return decodeErr(start, "stream response without a known type")
+	return err
+}
+
+// streamMember is the memberFunc of StreamResponse.
+func streamMember(num uint64) (uint8, shape) {
+	t := responseType(num)
+	switch t {
+	case codec.RequestExecute:
+		return uint8(t), shapeExecute
+	case codec.RequestBatch:
+		return uint8(t), shapeBatch
+	case codec.RequestDescribe:
+		return uint8(t), shapeDescribe
+	case codec.RequestGetAutocommit:
+		return uint8(t), shapeAutocommit
 	}
-	return nil
+	return uint8(t), shapeEmpty
 }
 
 // responseType maps a StreamResponse member number to its request type.
@@ -776,10 +739,15 @@ func (pbCodec) DecodeCursorEntry(data []byte, e *codec.CursorEntry) error {
 	if e == nil {
 		return nilDest()
 	}
+	return cursorEntry(data, 0, e)
+}
+
+// cursorEntry decodes the CursorEntry b[i:] into e, which it resets first
+// (keeping the strings of its error to reuse).
+func cursorEntry(b []byte, i int, e *codec.CursorEntry) error {
 	oldErr := e.Error
 	e.Reset()
-	b := data
-	for i := 0; i < len(b); {
+	for i < len(b) {
 		at := i
 		num, wt, j, err := readTag(b, i)
 		if err != nil {

@@ -117,11 +117,10 @@ func (pbCodec) AppendCursorRequest(dst []byte, req *codec.CursorRequest) ([]byte
 	if err != nil {
 		return dst[:orig], exportErr(err)
 	}
-	dst, start := beginMsg(dst, 2)
-	if dst, err = appendBatch(dst, &req.Batch); err != nil {
-		return dst[:orig], exportErr(prefixErr(err, "batch", -1, ""))
+	if dst, err = appendBatchField(dst, 2, &req.Batch); err != nil {
+		return dst[:orig], exportErr(err)
 	}
-	return endMsg(dst, start), nil
+	return dst, nil
 }
 
 // appendBaton writes the optional baton, field 1 of both request bodies;
@@ -162,42 +161,76 @@ func appendStreamRequest(dst []byte, r *codec.StreamRequest) ([]byte, error) {
 	var err error
 	switch r.Type {
 	case codec.RequestExecute: // ExecuteStreamReq { Stmt stmt = 1 }
-		start := 0
-		dst, start = beginMsg(dst, 1)
-		if dst, err = appendStmt(dst, &r.Stmt); err != nil {
-			return dst, prefixErr(err, "stmt", -1, "")
-		}
-		dst = endMsg(dst, start)
+		dst, err = appendStmtField(dst, 1, &r.Stmt)
 	case codec.RequestBatch: // BatchStreamReq { Batch batch = 1 }
-		start := 0
-		dst, start = beginMsg(dst, 1)
-		if dst, err = appendBatch(dst, &r.Batch); err != nil {
-			return dst, prefixErr(err, "batch", -1, "")
-		}
-		dst = endMsg(dst, start)
+		dst, err = appendBatchField(dst, 1, &r.Batch)
 	case codec.RequestSequence, codec.RequestDescribe:
-		// { optional string sql = 1; optional int32 sql_id = 2;
-		//   optional uint64 replication_index = 3 }
-		if dst, err = appendStringField(dst, 1, r.SQL, "sql"); err != nil {
-			return dst, err
-		}
-		if r.ReplicationIndex != 0 {
-			dst = appendUintField(dst, 3, r.ReplicationIndex)
-		}
-	case codec.RequestStoreSQL: // { int32 sql_id = 1; string sql = 2 }
-		if r.SQLID != 0 {
-			dst = appendInt32Field(dst, 1, r.SQLID)
-		}
-		if dst, err = appendStringField(dst, 2, r.SQL, "sql"); err != nil {
-			return dst, err
-		}
+		dst, err = appendSQLRef(dst, 1, r.SQL, 0, false, r.ReplicationIndex)
+	case codec.RequestStoreSQL:
+		dst, err = appendStoreSQL(dst, r.SQLID, r.SQL)
 	case codec.RequestCloseSQL: // { int32 sql_id = 1 }
-		if r.SQLID != 0 {
-			dst = appendInt32Field(dst, 1, r.SQLID)
-		}
+		dst = appendNonZeroInt32(dst, 1, r.SQLID)
+	}
+	if err != nil {
+		return dst, err
 	}
 	dst = endMsg(dst, member)
 	return endMsg(dst, req), nil
+}
+
+// The fields of requests, shared by stream requests and socket requests.
+
+// appendNonZeroInt32 writes a proto3 int32 field, left out when 0.
+func appendNonZeroInt32(dst []byte, num int, v int32) []byte {
+	if v == 0 {
+		return dst
+	}
+	return appendInt32Field(dst, num, v)
+}
+
+// appendStmtField writes s as a Stmt message in field num.
+func appendStmtField(dst []byte, num int, s *codec.Stmt) ([]byte, error) {
+	dst, start := beginMsg(dst, num)
+	dst, err := appendStmt(dst, s)
+	if err != nil {
+		return dst, prefixErr(err, "stmt", -1, "")
+	}
+	return endMsg(dst, start), nil
+}
+
+// appendBatchField writes b as a Batch message in field num.
+func appendBatchField(dst []byte, num int, b *codec.Batch) ([]byte, error) {
+	dst, start := beginMsg(dst, num)
+	dst, err := appendBatch(dst, b)
+	if err != nil {
+		return dst, prefixErr(err, "batch", -1, "")
+	}
+	return endMsg(dst, start), nil
+}
+
+// appendSQLRef writes the fields of a sequence or describe request from
+// field num on: { optional string sql = num; optional int32 sql_id =
+// num+1; optional uint64 replication_index = num+2 }, sql_id instead of
+// sql when byID.
+func appendSQLRef(dst []byte, num int, sql string, id int32, byID bool, ri uint64) ([]byte, error) {
+	if byID {
+		dst = appendInt32Field(dst, num+1, id)
+	} else {
+		var err error
+		if dst, err = appendStringField(dst, num, sql, "sql"); err != nil {
+			return dst, err
+		}
+	}
+	if ri != 0 {
+		dst = appendUintField(dst, num+2, ri)
+	}
+	return dst, nil
+}
+
+// appendStoreSQL writes the fields of a store_sql request:
+// { int32 sql_id = 1; string sql = 2 }.
+func appendStoreSQL(dst []byte, id int32, sql string) ([]byte, error) {
+	return appendStringField(appendNonZeroInt32(dst, 1, id), 2, sql, "sql")
 }
 
 // appendStmt writes the fields of a Stmt: sql = 1 or sql_id = 2, args = 3,

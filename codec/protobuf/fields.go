@@ -79,3 +79,14 @@ func stringField(b []byte, i, at int, wt uint8, field, old string) (string, int,
 func utf8Err(off int, field string) error {
 	return &codec.DecodeError{Codec: Name, Offset: off, Msg: "field \"" + field + "\"", Err: codec.ErrInvalidUTF8}
 }
+
+// int32Field reads an int32 varint field, whose negative values are
+// sign-extended to 64 bits; a value outside the int32 range is an error,
+// where Protobuf would truncate.
+func int32Field(b []byte, i, at int, wt uint8, field string) (int32, int, error) {
+	v, j, err := varintField(b, i, at, wt, field)
+	if err == nil && (int64(v) < math.MinInt32 || int64(v) > math.MaxInt32) {
+		err = decodeErr(at, "field \""+field+"\": value outside the int32 range")
+	}
+	return int32(v), j, err
+}
