@@ -1,7 +1,7 @@
-// Command e2e-run compares this driver (both codecs) with
-// github.com/tursodatabase/libsql-client-go end to end against one local
-// sqld, and prints a Markdown table of medians, ratios against the peer and
-// the performance targets.
+// Command e2e-run compares this driver (each codec: direct, gojson,
+// protobuf) with github.com/tursodatabase/libsql-client-go end to end
+// against one local sqld, and prints a Markdown table of medians, ratios
+// against the peer and the performance targets.
 //
 // From the bench/e2e module (or `make bench-e2e` at the repository root):
 //
@@ -18,8 +18,8 @@
 // Workloads:
 //
 //	(a) scan20k     fixture.Query over the 20,000-row fixture table, typed Scan (and the net/http
-//	                ceiling: the same request, body discarded; uncompressed as the driver on
-//	                loopback, and with gzip as the peer)
+//	                ceilings: the same request, body discarded; in JSON and in Protobuf,
+//	                uncompressed as the driver on loopback, and in JSON with gzip as the peer)
 //	(b) point       5,000 point SELECTs by primary key, one at a time: p50, p99
 //	(c) insert      10,000 prepared INSERTs of fixture rows in one transaction
 //	(d) concurrent  16 goroutines doing point SELECTs for 10 s
@@ -70,7 +70,7 @@ type config struct {
 
 // variant is one client configuration.
 type variant struct {
-	name   string // "ours/direct", "ours/gojson", "peer", "ceiling"
+	name   string // "ours/direct", "ours/gojson", "ours/protobuf", "peer", "ceiling", ...
 	peer   bool   // run e2e-peer rather than e2e-ours
 	codec  string // ?codec= for ours
 	worker string // workload name for the worker, if not the workload's own
@@ -78,10 +78,14 @@ type variant struct {
 }
 
 var (
-	direct  = variant{name: "ours/direct", codec: "direct"}
-	gojson  = variant{name: "ours/gojson", codec: "gojson"}
-	peer    = variant{name: "peer", peer: true}
-	ceiling = variant{name: "ceiling", worker: "ceiling"}
+	direct   = variant{name: "ours/direct", codec: "direct"}
+	gojson   = variant{name: "ours/gojson", codec: "gojson"}
+	protobuf = variant{name: "ours/protobuf", codec: "protobuf"}
+	peer     = variant{name: "peer", peer: true}
+	// ceiling bounds (a) for JSON (the direct and gojson codecs),
+	// ceilingProtobuf for Protobuf: net/http, body discarded.
+	ceiling         = variant{name: "ceiling", worker: "ceiling"}
+	ceilingProtobuf = variant{name: "ceiling/protobuf", worker: "ceiling-protobuf"}
 	// directGzip is for information (flag -gzip): ours/direct with
 	// compression=gzip, which is what it does on a real network (and what
 	// the peer always does).
@@ -94,6 +98,16 @@ var (
 	// ceilingGzip is for information: the ceiling with net/http's gzip.
 	ceilingGzip = variant{name: "ceiling/gzip", worker: "ceiling-gzip"}
 )
+
+// ours are this driver's codecs, each a variant of every workload and a
+// column of the report.
+var ours = []variant{direct, gojson, protobuf}
+
+// clients returns the variants every workload runs, ours and the peer,
+// followed by the workload's own.
+func clients(extra ...variant) []variant {
+	return append(append(append([]variant{}, ours...), peer), extra...)
+}
 
 // wl is one workload of the comparison.
 type wl struct {
@@ -109,24 +123,24 @@ func workloads() []wl {
 	five := func(*config) time.Duration { return 5 * time.Minute }
 	return []wl{
 		{name: "scan20k", label: "(a) scan 20,000 rows x 6 cols, typed Scan",
-			variants: []variant{direct, gojson, peer, ceiling, ceilingGzip},
+			variants: clients(ceiling, ceilingProtobuf, ceilingGzip),
 			args: func(c *config) []string {
 				return []string{"-n", strconv.Itoa(workload.FixtureRows), "-iters", strconv.Itoa(c.scanIters)}
 			}, timeout: five},
 		{name: "point", label: "(b) point SELECT by primary key, sequential",
-			variants: []variant{direct, gojson, peer},
+			variants: clients(),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.points)} }, timeout: five},
 		{name: "insert", label: "(c) prepared INSERTs in one transaction",
-			variants: []variant{direct, gojson, peer, directDeferred, insertFloor},
+			variants: clients(directDeferred, insertFloor),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.inserts)} }, timeout: five},
 		{name: "concurrent", label: "(d) concurrent point SELECTs",
-			variants: []variant{direct, gojson, peer},
+			variants: clients(),
 			args: func(c *config) []string {
 				return []string{"-n", "1", "-conc", strconv.Itoa(c.conc), "-duration", c.duration.String()}
 			},
 			timeout: func(c *config) time.Duration { return 2*c.duration + 3*time.Minute }},
 		{name: "scan1m", label: "(e) scan 1,000,000 rows x 3 cols, typed Scan",
-			variants: []variant{direct, gojson, peer},
+			variants: clients(),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.bigRows)} },
 			timeout:  func(*config) time.Duration { return 15 * time.Minute }, big: true},
 	}

@@ -78,6 +78,9 @@ func (rep *report) summarize(ws []wl) {
 				bytes = append(bytes, r.BytesPerRow)
 				rss = append(rss, float64(r.MaxRSSKB))
 			}
+			if s.Runs == 0 {
+				continue // not run (or not yet): no cells rather than a failure
+			}
 			s.Rate, s.P50Micros, s.P99Micros = workload.Median(s.Rates), workload.Median(p50), workload.Median(p99)
 			s.CPUNsPerRow, s.AllocsPerRow = workload.Median(cpu), workload.Median(allocs)
 			s.BytesPerRow, s.MaxRSSKB = workload.Median(bytes), workload.Median(rss)
@@ -98,6 +101,90 @@ func (rep *report) get(w, v string) *summary {
 // ok reports whether s has at least one successful run.
 func (s *summary) ok() bool { return s != nil && s.Runs > s.Failed }
 
+// mainTable writes the rows of the report's main table: a label and a
+// metric, then one cell per column of ours, the peer's, and one ratio to
+// the peer per column of ours. Missing cells are left empty.
+type mainTable struct {
+	w    io.Writer
+	rep  *report
+	cols []string // the variants of ours
+}
+
+func (t mainTable) header() {
+	cells := []string{"workload", "metric"}
+	cells = append(cells, t.cols...)
+	cells = append(cells, "peer")
+	for _, c := range t.cols {
+		cells = append(cells, strings.TrimPrefix(c, "ours/")+" ÷ peer")
+	}
+	fmt.Fprintf(t.w, "| %s |\n", strings.Join(cells, " | "))
+	fmt.Fprintf(t.w, "|---|---|%s\n", strings.Repeat("--:|", 2*len(t.cols)+1))
+}
+
+func (t mainTable) line(label, metric string, cells ...string) {
+	all := make([]string, 2*len(t.cols)+1)
+	copy(all, cells)
+	fmt.Fprintf(t.w, "| %s | %s | %s |\n", label, metric, strings.Join(all, " | "))
+}
+
+// values returns cell of each column of ours, then of the peer, for
+// workload wn.
+func (t mainTable) values(wn string, cell func(*summary) string) []string {
+	out := make([]string, 0, len(t.cols)+1)
+	for _, c := range t.cols {
+		out = append(out, cell(t.rep.get(wn, c)))
+	}
+	return append(out, cell(t.rep.get(wn, "peer")))
+}
+
+// ratios returns each column of ours ÷ against, by of.
+func (t mainTable) ratios(wn string, against *summary, of func(*summary) float64) []string {
+	out := make([]string, 0, len(t.cols))
+	for _, c := range t.cols {
+		out = append(out, ratioCell(t.rep.get(wn, c), against, of))
+	}
+	return out
+}
+
+// standard writes a metric of every column with the ratios to the peer.
+func (t mainTable) standard(wn, label, metric string, cell func(*summary) string, of func(*summary) float64) {
+	t.line(label, metric, append(t.values(wn, cell), t.ratios(wn, t.rep.get(wn, "peer"), of)...)...)
+}
+
+// bound writes the row of a bound (a ceiling, the floor): every client's
+// rate ÷ the bound's, then more cells in the ratio columns.
+func (t mainTable) bound(wn, label, metric string, b *summary, more ...string) {
+	cells := append(t.ratios(wn, b, rateOf), ratioCell(t.rep.get(wn, "peer"), b, rateOf))
+	t.line(fmt.Sprintf("%s: %s rows/s", label, rateCell(b)), metric, append(cells, more...)...)
+}
+
+// column returns the position of variant v among the columns of ours.
+func (t mainTable) column(v string) int {
+	for i, c := range t.cols {
+		if c == v {
+			return i
+		}
+	}
+	return -1
+}
+
+// oursNames are the names of the variants of ours, the report's columns.
+func oursNames() []string {
+	names := make([]string, len(ours))
+	for i, v := range ours {
+		names[i] = v.name
+	}
+	return names
+}
+
+// ceilingOf names the ceiling of the encoding variant v speaks.
+func ceilingOf(v string) string {
+	if v == protobuf.name {
+		return ceilingProtobuf.name
+	}
+	return ceiling.name
+}
+
 func printReport(w io.Writer, rep *report) {
 	fmt.Fprintf(w, "Command: `%s`\n\n", rep.Command)
 	fmt.Fprintf(w, "Driver at %s; %s/%s, %d CPUs, %s, %s; load average %s before, %s after. "+
@@ -105,60 +192,107 @@ func printReport(w io.Writer, rep *report) {
 		orDash(rep.Revision), rep.GOOS, rep.GOARCH, rep.CPUs, rep.GoVersion, rep.Server, orDash(rep.LoadBefore), orDash(rep.LoadAfter),
 		rep.Rounds, rep.BigRounds)
 
-	fmt.Fprintln(w, "| workload | metric | ours/direct | ours/gojson | peer | direct ÷ peer | gojson ÷ peer |")
-	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|")
+	cols := oursNames()
+	t := mainTable{w: w, rep: rep, cols: cols}
+	t.header()
 	for _, wd := range rep.workloads {
-		d, g, p := rep.get(wd.name, "ours/direct"), rep.get(wd.name, "ours/gojson"), rep.get(wd.name, "peer")
+		p := rep.get(wd.name, "peer")
 		label := wd.label
 		switch wd.name {
 		case "scan20k", "insert", "scan1m":
-			fmt.Fprintf(w, "| %s | rows/s | %s | %s | %s | %s | %s |\n", label,
-				rateCell(d), rateCell(g), rateCell(p), ratioCell(d, p, rateOf), ratioCell(g, p, rateOf))
-			if f := rep.get(wd.name, "floor"); wd.name == "insert" && f != nil {
-				fmt.Fprintf(w, "| (c) floor for one request per INSERT: a raw-TCP HTTP/1.1 client, no database/sql: %s rows/s | ÷ this floor | %s | %s | %s | floor ÷ peer: %s | |\n",
-					rateCell(f), ratioCell(d, f, rateOf), ratioCell(g, f, rateOf), ratioCell(p, f, rateOf), ratioCell(f, p, rateOf))
+			t.standard(wd.name, label, "rows/s", rateCell, rateOf)
+			if f := rep.get(wd.name, insertFloor.name); wd.name == "insert" && f != nil {
+				t.bound(wd.name, "(c) floor for one request per INSERT: a raw-TCP HTTP/1.1 client, no database/sql", "÷ this floor", f,
+					"floor ÷ peer: "+ratioCell(f, p, rateOf))
 			}
-			if z := rep.get(wd.name, "ours/direct/deferred"); wd.name == "insert" && z != nil {
-				fmt.Fprintf(w, "| (c) the same with the opt-in deferredExec=1 (Execs sent in batches, errors reported late) | rows/s | %s | | | %s | |\n",
-					rateCell(z), ratioCell(z, p, rateOf))
+			if z := rep.get(wd.name, directDeferred.name); wd.name == "insert" && z != nil {
+				cells := make([]string, 2*len(cols)+1)
+				if i := t.column(direct.name); i >= 0 {
+					cells[i], cells[len(cols)+1+i] = rateCell(z), ratioCell(z, p, rateOf)
+				}
+				t.line("(c) the same with the opt-in deferredExec=1 (Execs sent in batches, errors reported late)", "rows/s", cells...)
 			}
 			if wd.name == "scan20k" {
 				for _, cv := range []struct{ name, label string }{
-					{"ceiling", "(a) net/http ceiling: the driver's request (uncompressed on loopback), body discarded"},
-					{"ceiling/gzip", "(a) the same with net/http's gzip, as the peer gets it (for information)"},
+					{ceiling.name, "(a) net/http ceiling for JSON: the driver's request on /v3/pipeline (uncompressed on loopback), body discarded"},
+					{ceilingProtobuf.name, "(a) net/http ceiling for Protobuf: the same request in Protobuf on /v3-protobuf/pipeline, body discarded"},
+					{ceilingGzip.name, "(a) the JSON one with net/http's gzip, as the peer gets it (for information)"},
 				} {
 					if c := rep.get(wd.name, cv.name); c != nil {
-						fmt.Fprintf(w, "| %s: %s rows/s | ÷ this ceiling | %s | %s | %s | | |\n",
-							cv.label, rateCell(c), ratioCell(d, c, rateOf), ratioCell(g, c, rateOf), ratioCell(p, c, rateOf))
+						t.bound(wd.name, cv.label, "÷ this ceiling", c)
 					}
 				}
 			}
 		case "point":
-			fmt.Fprintf(w, "| %s, %s queries | p50 µs | %s | %s | %s | %s | %s |\n", label, fmtInt(float64(rep.Points)),
-				usCell(d, p50Of), usCell(g, p50Of), usCell(p, p50Of), ratioCell(d, p, p50Of), ratioCell(g, p, p50Of))
-			fmt.Fprintf(w, "| | p99 µs | %s | %s | %s | %s | %s |\n",
-				usCell(d, p99Of), usCell(g, p99Of), usCell(p, p99Of), ratioCell(d, p, p99Of), ratioCell(g, p, p99Of))
-			fmt.Fprintf(w, "| | queries/s | %s | %s | %s | %s | %s |\n",
-				rateCell(d), rateCell(g), rateCell(p), ratioCell(d, p, rateOf), ratioCell(g, p, rateOf))
+			t.standard(wd.name, fmt.Sprintf("%s, %s queries", label, fmtInt(float64(rep.Points))), "p50 µs",
+				func(s *summary) string { return usCell(s, p50Of) }, p50Of)
+			t.standard(wd.name, "", "p99 µs", func(s *summary) string { return usCell(s, p99Of) }, p99Of)
+			t.standard(wd.name, "", "queries/s", rateCell, rateOf)
 		case "concurrent":
-			fmt.Fprintf(w, "| %s, %d goroutines, %s | queries/s | %s | %s | %s | %s | %s |\n", label, rep.Conc, rep.Duration,
-				rateCell(d), rateCell(g), rateCell(p), ratioCell(d, p, rateOf), ratioCell(g, p, rateOf))
-			fmt.Fprintf(w, "| | p50 / p99 µs | %s | %s | %s | | |\n", p5099(d), p5099(g), p5099(p))
+			t.standard(wd.name, fmt.Sprintf("%s, %d goroutines, %s", label, rep.Conc, rep.Duration), "queries/s", rateCell, rateOf)
+			t.line("", "p50 / p99 µs", t.values(wd.name, p5099)...)
 		}
 	}
 
+	printTargets(w, rep, cols)
+	printGzip(w, rep)
+
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Client cost per row (per query for (b) and (d)), medians; CPU is the client process's user+system time (getrusage), allocations from runtime.MemStats, both over the measured part only:")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| workload | variant | CPU µs/row | CPU ÷ ours/direct | allocs/row | B/row | max RSS MB | runs (failed) | rates per run |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|---|")
+	for _, s := range rep.Medians {
+		if !s.ok() {
+			fmt.Fprintf(w, "| %s | %s | fails: %s | | | | | %d (%d) | |\n", s.Workload, s.Variant, s.Error, s.Runs, s.Failed)
+			continue
+		}
+		rates := make([]string, len(s.Rates))
+		for i, r := range s.Rates {
+			rates[i] = fmtInt(r)
+		}
+		vsDirect := ""
+		if s.Variant != direct.name {
+			vsDirect = ratioCell(&s, rep.get(s.Workload, direct.name), cpuOf)
+		}
+		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %.1f | %s | %.0f | %d (%d) | %s |\n", s.Workload, s.Variant,
+			s.CPUNsPerRow/1e3, vsDirect, s.AllocsPerRow, fmtInt(s.BytesPerRow), s.MaxRSSKB/1024, s.Runs, s.Failed, strings.Join(rates, ", "))
+	}
+	for _, s := range rep.Medians {
+		if s.ok() && s.Failed > 0 {
+			fmt.Fprintf(w, "\nNote: %s %s failed %d of %d runs: %s\n", s.Workload, s.Variant, s.Failed, s.Runs, s.Error)
+		}
+	}
+}
+
+// target is one of the issue's targets, checked on the medians.
+type target struct {
+	name string // starts with the workload's letter, "(a)"
+	only string // the one column it applies to; "" for every one
+	// measure returns the cell of column v (whose median is s), whether
+	// it passes, and whether that is known.
+	measure func(v string, s *summary) (cell string, pass, known bool)
+}
+
+// Limits of the targets.
+const (
+	maxScanBigRSSMB = 64 // ours/protobuf's peak RSS over the 1,000,000-row cursor
+)
+
+// printTargets writes the table of the targets, one column per variant of
+// ours (cols).
+func printTargets(w io.Writer, rep *report, cols []string) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Targets (issue), on the medians:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| target | ours/direct | ours/gojson |")
-	fmt.Fprintln(w, "|---|---|---|")
-	type target struct {
-		name    string
-		measure func(s *summary) (string, bool, bool) // cell, pass, known
-	}
-	ratioTarget := func(wname, other string, of func(*summary) float64, min bool, bound float64) func(*summary) (string, bool, bool) {
-		return func(s *summary) (string, bool, bool) {
-			o := rep.get(wname, other)
+	fmt.Fprintf(w, "| target | %s |\n", strings.Join(cols, " | "))
+	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(cols)))
+	fixed := func(name string) func(string) string { return func(string) string { return name } }
+	// ratioTarget compares of(s) with of of the variant other names, in
+	// the same workload: at least bound times it (min), or at most.
+	ratioTarget := func(wname string, other func(v string) string, of func(*summary) float64, min bool, bound float64) func(string, *summary) (string, bool, bool) {
+		return func(v string, s *summary) (string, bool, bool) {
+			o := rep.get(wname, other(v))
 			if !s.ok() || !o.ok() || of(o) == 0 {
 				return "n/a", false, false
 			}
@@ -169,35 +303,50 @@ func printReport(w io.Writer, rep *report) {
 			return fmt.Sprintf("%.2fx", r), r <= bound, true
 		}
 	}
+	completes := func(_ string, s *summary) (string, bool, bool) {
+		switch {
+		case s == nil || s.Runs == 0:
+			return "n/a", false, false
+		case s.Failed == 0:
+			return fmt.Sprintf("%s rows/s", fmtInt(s.Rate)), true, true
+		}
+		return fmt.Sprintf("fails (%d/%d): %s", s.Failed, s.Runs, s.Error), false, true
+	}
+	maxRSS := func(_ string, s *summary) (string, bool, bool) {
+		if !s.ok() || s.MaxRSSKB == 0 {
+			return "n/a", false, false
+		}
+		mb := s.MaxRSSKB / 1024
+		return fmt.Sprintf("%.0f MB", mb), mb <= maxScanBigRSSMB, true
+	}
 	targets := []target{
-		{"(a) rows/s >= 5x the peer's", ratioTarget("scan20k", "peer", rateOf, true, 5)},
-		{"(a) rows/s >= 0.8x the net/http ceiling", ratioTarget("scan20k", "ceiling", rateOf, true, 0.8)},
-		{"(b) p50 <= 0.8x the peer's", ratioTarget("point", "peer", p50Of, false, 0.8)},
-		{"(c) rows/s >= 2x the peer's", ratioTarget("insert", "peer", rateOf, true, 2)},
-		{"(d) queries/s >= 1.5x the peer's", ratioTarget("concurrent", "peer", rateOf, true, 1.5)},
-		{"(e) the 1,000,000-row scan completes", nil},
+		{"(a) rows/s >= 5x the peer's", "", ratioTarget("scan20k", fixed(peer.name), rateOf, true, 5)},
+		{"(a) rows/s >= 0.8x the net/http ceiling of its encoding (ours/protobuf: the Protobuf one)", "", ratioTarget("scan20k", ceilingOf, rateOf, true, 0.8)},
+		{"(a) rows/s >= 1.1x the JSON net/http ceiling", protobuf.name, ratioTarget("scan20k", fixed(ceiling.name), rateOf, true, 1.1)},
+		{"(a) client CPU per row ÷ ours/direct's (for information)", protobuf.name, func(v string, s *summary) (string, bool, bool) {
+			cell, _, _ := ratioTarget("scan20k", fixed(direct.name), cpuOf, false, 0)(v, s)
+			return cell, false, false
+		}},
+		{"(b) p50 <= 0.8x the peer's", "", ratioTarget("point", fixed(peer.name), p50Of, false, 0.8)},
+		{"(c) rows/s >= 2x the peer's", "", ratioTarget("insert", fixed(peer.name), rateOf, true, 2)},
+		{"(d) queries/s >= 1.5x the peer's", "", ratioTarget("concurrent", fixed(peer.name), rateOf, true, 1.5)},
+		{"(e) the 1,000,000-row scan completes", "", completes},
+		{fmt.Sprintf("(e) max RSS <= %d MB", maxScanBigRSSMB), protobuf.name, maxRSS},
+		{"(e) rows/s >= 1.3x ours/direct's", protobuf.name, ratioTarget("scan1m", fixed(direct.name), rateOf, true, 1.3)},
 	}
 	wname := map[string]string{"(a)": "scan20k", "(b)": "point", "(c)": "insert", "(d)": "concurrent", "(e)": "scan1m"}
 	for _, t := range targets {
 		wn := wname[t.name[:3]]
-		if rep.get(wn, "ours/direct") == nil {
+		if rep.get(wn, direct.name) == nil || (t.only != "" && rep.get(wn, t.only) == nil) {
 			continue
 		}
-		cells := make([]string, 0, 2)
-		for _, v := range []string{"ours/direct", "ours/gojson"} {
-			s := rep.get(wn, v)
-			if t.measure == nil {
-				switch {
-				case s == nil || s.Runs == 0:
-					cells = append(cells, "n/a")
-				case s.Failed == 0:
-					cells = append(cells, fmt.Sprintf("%s rows/s: **PASS**", fmtInt(s.Rate)))
-				default:
-					cells = append(cells, fmt.Sprintf("fails (%d/%d): %s: **FAIL**", s.Failed, s.Runs, s.Error))
-				}
+		cells := make([]string, 0, len(cols))
+		for _, v := range cols {
+			if t.only != "" && v != t.only {
+				cells = append(cells, "")
 				continue
 			}
-			cell, pass, known := t.measure(s)
+			cell, pass, known := t.measure(v, rep.get(wn, v))
 			switch {
 			case !known:
 				cells = append(cells, cell)
@@ -209,38 +358,13 @@ func printReport(w io.Writer, rep *report) {
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", t.name, strings.Join(cells, " | "))
 	}
-	if z := rep.get("insert", "ours/direct/deferred"); z != nil {
-		cell, pass, known := ratioTarget("insert", "peer", rateOf, true, 2)(z)
+	if z := rep.get("insert", directDeferred.name); z != nil {
+		cell, pass, known := ratioTarget("insert", fixed(peer.name), rateOf, true, 2)(directDeferred.name, z)
 		verdict := ""
 		if known {
 			verdict = map[bool]string{true: " (>= 2x)", false: " (under 2x)"}[pass]
 		}
 		fmt.Fprintf(w, "\n(c) with the opt-in deferredExec=1, which changes when errors are reported: %s the peer's rows/s%s.\n", cell, verdict)
-	}
-
-	printGzip(w, rep)
-
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Client cost per row (per query for (b) and (d)), medians; CPU is the client process's user+system time (getrusage), allocations from runtime.MemStats, both over the measured part only:")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| workload | variant | CPU µs/row | allocs/row | B/row | max RSS MB | runs (failed) | rates per run |")
-	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|---|")
-	for _, s := range rep.Medians {
-		if !s.ok() {
-			fmt.Fprintf(w, "| %s | %s | fails: %s | | | | %d (%d) | |\n", s.Workload, s.Variant, s.Error, s.Runs, s.Failed)
-			continue
-		}
-		rates := make([]string, len(s.Rates))
-		for i, r := range s.Rates {
-			rates[i] = fmtInt(r)
-		}
-		fmt.Fprintf(w, "| %s | %s | %.2f | %.1f | %s | %.0f | %d (%d) | %s |\n", s.Workload, s.Variant,
-			s.CPUNsPerRow/1e3, s.AllocsPerRow, fmtInt(s.BytesPerRow), s.MaxRSSKB/1024, s.Runs, s.Failed, strings.Join(rates, ", "))
-	}
-	for _, s := range rep.Medians {
-		if s.ok() && s.Failed > 0 {
-			fmt.Fprintf(w, "\nNote: %s %s failed %d of %d runs: %s\n", s.Workload, s.Variant, s.Failed, s.Runs, s.Error)
-		}
 	}
 }
 
@@ -280,6 +404,7 @@ func printGzip(w io.Writer, rep *report) {
 func rateOf(s *summary) float64 { return s.Rate }
 func p50Of(s *summary) float64  { return s.P50Micros }
 func p99Of(s *summary) float64  { return s.P99Micros }
+func cpuOf(s *summary) float64  { return s.CPUNsPerRow }
 
 func rateCell(s *summary) string {
 	switch {

@@ -27,45 +27,127 @@ func TestLastJSONLine(t *testing.T) {
 
 // TestReport checks medians, ratios and verdicts on made-up results.
 func TestReport(t *testing.T) {
-	rep := &report{Rounds: 3, BigRounds: 1, Conc: 16, Duration: "10s", Points: 5000}
-	add := func(w, v string, rate, p50 float64, errMsg string) {
-		rep.Results = append(rep.Results, workload.Result{Workload: w, Variant: v, Rate: rate, P50Micros: p50, Error: errMsg})
+	// run is one made-up result; rates are multiplied by the three rounds'
+	// factors 0.9, 1 and 5, so that the median is the rate itself.
+	type run struct {
+		w, v      string
+		rate, p50 float64
+		cpu       float64 // ns per row
+		rssMB     int64
+		err       string
 	}
-	for _, r := range []float64{90, 100, 500} { // median 100
-		add("scan20k", "ours/direct", r*1000, 0, "")
-		add("scan20k", "ours/gojson", r*500, 0, "")
-		add("scan20k", "peer", r*100, 0, "")
-		add("scan20k", "ceiling", r*1100, 0, "")
-		add("point", "ours/direct", 0, 700, "")
-		add("point", "ours/gojson", 0, 900, "")
-		add("point", "peer", 0, 1000, "")
+	base := []run{
+		{w: "scan20k", v: "ours/direct", rate: 100000, cpu: 2000},
+		{w: "scan20k", v: "ours/gojson", rate: 50000, cpu: 6000},
+		{w: "scan20k", v: "peer", rate: 10000},
+		{w: "scan20k", v: "ceiling", rate: 110000},
+		{w: "point", v: "ours/direct", p50: 700},
+		{w: "point", v: "ours/gojson", p50: 900},
+		{w: "point", v: "peer", p50: 1000},
+		{w: "scan1m", v: "ours/direct", rate: 1e5, rssMB: 40},
+		{w: "scan1m", v: "ours/gojson", rate: 5e4},
+		{w: "scan1m", v: "peer", err: "Response is too large | really"},
 	}
-	add("scan1m", "ours/direct", 1e5, 0, "")
-	add("scan1m", "ours/gojson", 5e4, 0, "")
-	add("scan1m", "peer", 0, 0, "Response is too large | really")
-	var sel []wl
-	for _, w := range workloads() {
-		if w.name == "scan20k" || w.name == "point" || w.name == "scan1m" {
-			sel = append(sel, w)
-		}
-	}
-	rep.summarize(sel)
-	if s := rep.get("scan20k", "ours/direct"); s.Rate != 100000 || s.Runs != 3 {
-		t.Fatalf("median %+v", s)
-	}
-	var out bytes.Buffer
-	printReport(&out, rep)
-	got := out.String()
-	for _, want := range []string{
-		"| (a) rows/s >= 5x the peer's | 10.00x: **PASS** | 5.00x: **PASS** |",
-		"| (a) rows/s >= 0.8x the net/http ceiling | 0.91x: **PASS** | 0.45x: **FAIL** |",
-		"| (b) p50 <= 0.8x the peer's | 0.70x: **PASS** | 0.90x: **FAIL** |",
-		"| (e) the 1,000,000-row scan completes | 100,000 rows/s: **PASS** | 50,000 rows/s: **PASS** |",
-		`fails: Response is too large \| really`,
+	for _, c := range []struct {
+		name    string
+		runs    []run
+		want    []string
+		wantNot []string
+	}{
+		{
+			name: "json codecs only",
+			runs: base,
+			want: []string{
+				"| workload | metric | ours/direct | ours/gojson | ours/protobuf | peer | direct ÷ peer | gojson ÷ peer | protobuf ÷ peer |",
+				"| (a) scan 20,000 rows x 6 cols, typed Scan | rows/s | 100,000 | 50,000 |  | 10,000 | 10.00x | 5.00x |  |",
+				"| (a) rows/s >= 5x the peer's | 10.00x: **PASS** | 5.00x: **PASS** | n/a |",
+				"| (a) rows/s >= 0.8x the net/http ceiling of its encoding (ours/protobuf: the Protobuf one) | 0.91x: **PASS** | 0.45x: **FAIL** | n/a |",
+				"| (b) p50 <= 0.8x the peer's | 0.70x: **PASS** | 0.90x: **FAIL** | n/a |",
+				"| (e) the 1,000,000-row scan completes | 100,000 rows/s: **PASS** | 50,000 rows/s: **PASS** | n/a |",
+				"| scan20k | ours/gojson | 6.00 | 3.00x |",
+				`fails: Response is too large \| really`,
+			},
+			// Targets of a variant that did not run are left out.
+			wantNot: []string{"1.1x the JSON", "(e) max RSS", "1.3x ours/direct", "ceiling for Protobuf"},
+		},
+		{
+			name: "protobuf passes",
+			runs: append(base[:len(base):len(base)],
+				run{w: "scan20k", v: "ours/protobuf", rate: 130000, cpu: 1000},
+				run{w: "scan20k", v: "ceiling/protobuf", rate: 150000},
+				run{w: "point", v: "ours/protobuf", p50: 600},
+				run{w: "scan1m", v: "ours/protobuf", rate: 1.5e5, rssMB: 60},
+			),
+			want: []string{
+				"| (a) scan 20,000 rows x 6 cols, typed Scan | rows/s | 100,000 | 50,000 | 130,000 | 10,000 | 10.00x | 5.00x | 13.00x |",
+				"| (a) net/http ceiling for Protobuf: the same request in Protobuf on /v3-protobuf/pipeline, body discarded: 150,000 rows/s | ÷ this ceiling | 0.67x | 0.33x | 0.87x | 0.07x |  |  |  |",
+				"| (a) rows/s >= 0.8x the net/http ceiling of its encoding (ours/protobuf: the Protobuf one) | 0.91x: **PASS** | 0.45x: **FAIL** | 0.87x: **PASS** |",
+				"| (a) rows/s >= 1.1x the JSON net/http ceiling |  |  | 1.18x: **PASS** |",
+				"| (a) client CPU per row ÷ ours/direct's (for information) |  |  | 0.50x |",
+				"| (b) p50 <= 0.8x the peer's | 0.70x: **PASS** | 0.90x: **FAIL** | 0.60x: **PASS** |",
+				"| (e) max RSS <= 64 MB |  |  | 60 MB: **PASS** |",
+				"| (e) rows/s >= 1.3x ours/direct's |  |  | 1.50x: **PASS** |",
+				"| scan20k | ours/protobuf | 1.00 | 0.50x |",
+			},
+		},
+		{
+			name: "protobuf fails",
+			runs: append(base[:len(base):len(base)],
+				run{w: "scan20k", v: "ours/protobuf", rate: 105000},
+				run{w: "scan20k", v: "ceiling/protobuf", rate: 140000},
+				run{w: "scan1m", v: "ours/protobuf", rate: 1.2e5, rssMB: 65},
+			),
+			want: []string{
+				"| (a) rows/s >= 0.8x the net/http ceiling of its encoding (ours/protobuf: the Protobuf one) | 0.91x: **PASS** | 0.45x: **FAIL** | 0.75x: **FAIL** |",
+				"| (a) rows/s >= 1.1x the JSON net/http ceiling |  |  | 0.95x: **FAIL** |",
+				"| (e) max RSS <= 64 MB |  |  | 65 MB: **FAIL** |",
+				"| (e) rows/s >= 1.3x ours/direct's |  |  | 1.20x: **FAIL** |",
+			},
+		},
+		{
+			name: "protobuf errors",
+			runs: append(base[:len(base):len(base)],
+				run{w: "scan1m", v: "ours/protobuf", err: "boom"},
+			),
+			want: []string{
+				"| (e) the 1,000,000-row scan completes | 100,000 rows/s: **PASS** | 50,000 rows/s: **PASS** | fails (3/3): boom: **FAIL** |",
+				"| (e) max RSS <= 64 MB |  |  | n/a |",
+				"| (e) rows/s >= 1.3x ours/direct's |  |  | n/a |",
+			},
+		},
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("report lacks %q:\n%s", want, got)
-		}
+		t.Run(c.name, func(t *testing.T) {
+			rep := &report{Rounds: 3, BigRounds: 1, Conc: 16, Duration: "10s", Points: 5000}
+			for _, f := range []float64{0.9, 1, 5} {
+				for _, r := range c.runs {
+					rep.Results = append(rep.Results, workload.Result{Workload: r.w, Variant: r.v, Rate: r.rate * f,
+						P50Micros: r.p50, CPUNsPerRow: r.cpu, MaxRSSKB: r.rssMB * 1024, Error: r.err})
+				}
+			}
+			var sel []wl
+			for _, w := range workloads() {
+				if w.name == "scan20k" || w.name == "point" || w.name == "scan1m" {
+					sel = append(sel, w)
+				}
+			}
+			rep.summarize(sel)
+			if s := rep.get("scan20k", "ours/direct"); s.Rate != 100000 || s.Runs != 3 {
+				t.Fatalf("median %+v", s)
+			}
+			var out bytes.Buffer
+			printReport(&out, rep)
+			got := out.String()
+			for _, want := range c.want {
+				if !strings.Contains(got, want) {
+					t.Errorf("report lacks %q:\n%s", want, got)
+				}
+			}
+			for _, not := range c.wantNot {
+				if strings.Contains(got, not) {
+					t.Errorf("report has %q:\n%s", not, got)
+				}
+			}
+		})
 	}
 }
 
