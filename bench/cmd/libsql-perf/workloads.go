@@ -22,7 +22,7 @@ import (
 	_ "github.com/gohrana/libsql" // registers the "libsql" driver and codec=direct
 	"github.com/gohrana/libsql/codec"
 	_ "github.com/gohrana/libsql/codec/gojson" // registers codec=gojson
-	"github.com/gohrana/libsql/codec/protobuf" // registers codec=protobuf
+	"github.com/gohrana/libsql/codec/protobuf" // registers codec=protobuf, also for a driver that does not link it (perf-compare's older bases)
 	"github.com/gohrana/libsql/internal/fixture"
 )
 

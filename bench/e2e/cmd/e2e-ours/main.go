@@ -14,8 +14,7 @@ import (
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/bench/e2e/internal/ceiling"
 	"github.com/gohrana/libsql/bench/e2e/internal/worker"
-	_ "github.com/gohrana/libsql/codec/gojson"   // registers codec=gojson
-	_ "github.com/gohrana/libsql/codec/protobuf" // registers codec=protobuf
+	_ "github.com/gohrana/libsql/codec/gojson" // registers codec=gojson (direct and protobuf come with the driver)
 )
 
 func main() {
