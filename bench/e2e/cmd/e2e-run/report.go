@@ -288,19 +288,32 @@ func printTargets(w io.Writer, rep *report, cols []string) {
 	fmt.Fprintf(w, "| target | %s |\n", strings.Join(cols, " | "))
 	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(cols)))
 	fixed := func(name string) func(string) string { return func(string) string { return name } }
-	// ratioTarget compares of(s) with of of the variant other names, in
-	// the same workload: at least bound times it (min), or at most.
+	// ratioTo returns of(s) ÷ of of the variant that other(v) names, in
+	// workload wname, and whether both ran.
+	ratioTo := func(wname string, other func(v string) string, of func(*summary) float64, v string, s *summary) (float64, bool) {
+		o := rep.get(wname, other(v))
+		if !s.ok() || !o.ok() || of(o) == 0 {
+			return 0, false
+		}
+		return of(s) / of(o), true
+	}
+	// ratioTarget wants that ratio to be at least bound (min) or at most.
 	ratioTarget := func(wname string, other func(v string) string, of func(*summary) float64, min bool, bound float64) func(string, *summary) (string, bool, bool) {
 		return func(v string, s *summary) (string, bool, bool) {
-			o := rep.get(wname, other(v))
-			if !s.ok() || !o.ok() || of(o) == 0 {
+			r, ok := ratioTo(wname, other, of, v, s)
+			if !ok {
 				return "n/a", false, false
 			}
-			r := of(s) / of(o)
-			if min {
-				return fmt.Sprintf("%.2fx", r), r >= bound, true
+			return fmt.Sprintf("%.2fx", r), (min && r >= bound) || (!min && r <= bound), true
+		}
+	}
+	// ratioInfo shows the ratio without a verdict.
+	ratioInfo := func(wname string, other func(v string) string, of func(*summary) float64) func(string, *summary) (string, bool, bool) {
+		return func(v string, s *summary) (string, bool, bool) {
+			if r, ok := ratioTo(wname, other, of, v, s); ok {
+				return fmt.Sprintf("%.2fx", r), false, false
 			}
-			return fmt.Sprintf("%.2fx", r), r <= bound, true
+			return "n/a", false, false
 		}
 	}
 	completes := func(_ string, s *summary) (string, bool, bool) {
@@ -323,10 +336,7 @@ func printTargets(w io.Writer, rep *report, cols []string) {
 		{"(a) rows/s >= 5x the peer's", "", ratioTarget("scan20k", fixed(peer.name), rateOf, true, 5)},
 		{"(a) rows/s >= 0.8x the net/http ceiling of its encoding (ours/protobuf: the Protobuf one)", "", ratioTarget("scan20k", ceilingOf, rateOf, true, 0.8)},
 		{"(a) rows/s >= 1.1x the JSON net/http ceiling", protobuf.name, ratioTarget("scan20k", fixed(ceiling.name), rateOf, true, 1.1)},
-		{"(a) client CPU per row ÷ ours/direct's (for information)", protobuf.name, func(v string, s *summary) (string, bool, bool) {
-			cell, _, _ := ratioTarget("scan20k", fixed(direct.name), cpuOf, false, 0)(v, s)
-			return cell, false, false
-		}},
+		{"(a) client CPU per row ÷ ours/direct's (for information)", protobuf.name, ratioInfo("scan20k", fixed(direct.name), cpuOf)},
 		{"(b) p50 <= 0.8x the peer's", "", ratioTarget("point", fixed(peer.name), p50Of, false, 0.8)},
 		{"(c) rows/s >= 2x the peer's", "", ratioTarget("insert", fixed(peer.name), rateOf, true, 2)},
 		{"(d) queries/s >= 1.5x the peer's", "", ratioTarget("concurrent", fixed(peer.name), rateOf, true, 1.5)},
