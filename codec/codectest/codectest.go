@@ -20,7 +20,8 @@
 //	}
 //
 // Real responses of sqld 0.24.32 are kept under testdata/sqld and are part
-// of the fixtures.
+// of the fixtures: HTTP bodies, and the server messages of WebSocket
+// sessions (socket.go holds what is particular to those).
 package codectest
 
 import (
@@ -42,10 +43,11 @@ const (
 	KindCursorHeader                 // DecodeCursorHeader
 	KindCursorEntry                  // DecodeCursorEntry
 	KindError                        // DecodeError
+	KindServerMsg                    // codec.SocketCodec's DecodeServerMsg
 )
 
 // Kinds lists every Kind.
-var Kinds = []Kind{KindPipeline, KindCursorHeader, KindCursorEntry, KindError}
+var Kinds = []Kind{KindPipeline, KindCursorHeader, KindCursorEntry, KindError, KindServerMsg}
 
 // String returns a short name of the kind.
 func (k Kind) String() string {
@@ -58,6 +60,8 @@ func (k Kind) String() string {
 		return "entry"
 	case KindError:
 		return "error"
+	case KindServerMsg:
+		return "server"
 	}
 	return "Kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -70,6 +74,7 @@ type Result struct {
 	Header   codec.CursorHeader     // KindCursorHeader
 	Entry    codec.CursorEntry      // KindCursorEntry
 	Error    codec.Error            // KindError
+	Server   codec.ServerMsg        // KindServerMsg
 	Err      error                  // the decode error, or a *PanicError
 }
 
@@ -111,6 +116,13 @@ func DecodeInto(c codec.Codec, input []byte, dst *Result) {
 		dst.Err = c.DecodeCursorEntry(input, &dst.Entry)
 	case KindError:
 		dst.Err = c.DecodeError(input, &dst.Error)
+	case KindServerMsg:
+		sc, ok := c.(codec.SocketCodec)
+		if !ok {
+			dst.Err = fmt.Errorf("codectest: codec %s decodes no server messages", c.Name())
+			return
+		}
+		dst.Err = sc.DecodeServerMsg(input, &dst.Server)
 	default:
 		dst.Err = fmt.Errorf("codectest: unknown kind %v", dst.Kind)
 	}
@@ -146,6 +158,8 @@ func Diff(a, b *Result) string {
 		return DiffCursorEntry(&a.Entry, &b.Entry)
 	case KindError:
 		return DiffError(&a.Error, &b.Error)
+	case KindServerMsg:
+		return DiffServerMsg(&a.Server, &b.Server)
 	}
 	return ""
 }
@@ -218,10 +232,33 @@ func (d *differ) streamResult(a, b *codec.StreamResult) {
 	ra, rb := &a.Response, &b.Response
 	d.at("response", func() {
 		d.num("type", ra.Type, rb.Type)
-		d.at("result", func() { d.stmtResult(&ra.Result, &rb.Result) })
-		d.at("batch", func() { d.batch(&ra.Batch, &rb.Batch) })
-		d.at("describe", func() { d.describe(&ra.Describe, &rb.Describe) })
+		d.results(&ra.Result, &rb.Result, &ra.Batch, &rb.Batch, &ra.Describe, &rb.Describe)
 		d.num("is_autocommit", ra.IsAutocommit, rb.IsAutocommit)
+	})
+}
+
+// results compares the three results a response may carry.
+func (d *differ) results(ra, rb *codec.StmtResult, ba, bb *codec.BatchResult, da, db *codec.DescribeResult) {
+	d.at("result", func() { d.stmtResult(ra, rb) })
+	d.at("batch", func() { d.batch(ba, bb) })
+	d.at("describe", func() { d.describe(da, db) })
+}
+
+func (d *differ) serverMsg(a, b *codec.ServerMsg) {
+	d.num("type", a.Type, b.Type)
+	d.num("request_id", a.RequestID, b.RequestID)
+	d.at("error", func() { d.error(&a.Error, &b.Error) })
+	ra, rb := &a.Response, &b.Response
+	d.at("response", func() {
+		d.num("type", ra.Type, rb.Type)
+		d.results(&ra.Result, &rb.Result, &ra.Batch, &rb.Batch, &ra.Describe, &rb.Describe)
+		d.num("is_autocommit", ra.IsAutocommit, rb.IsAutocommit)
+		if d.length("entries", len(ra.Entries), len(rb.Entries)) {
+			for i := range ra.Entries {
+				d.at("entries/"+strconv.Itoa(i), func() { d.entry(&ra.Entries[i], &rb.Entries[i]) })
+			}
+		}
+		d.num("done", ra.Done, rb.Done)
 	})
 }
 
@@ -347,6 +384,14 @@ func DiffCursorEntry(a, b *codec.CursorEntry) string {
 	return d.msg
 }
 
+// DiffServerMsg compares two server messages field by field, like
+// DiffPipelineResponse.
+func DiffServerMsg(a, b *codec.ServerMsg) string {
+	var d differ
+	d.serverMsg(a, b)
+	return d.msg
+}
+
 // DiffError compares two Error objects.
 func DiffError(a, b *codec.Error) string {
 	var d differ
@@ -386,20 +431,23 @@ func (r *Result) strings() []string {
 			add(c.Name, c.Decltype)
 		}
 	}
+	results := func(r *codec.StmtResult, b *codec.BatchResult, d *codec.DescribeResult) {
+		cols(r.Cols)
+		for _, st := range b.Steps {
+			cols(st.Result.Cols)
+			add(st.Error.Message, st.Error.Code)
+		}
+		for _, p := range d.Params {
+			add(p.Name)
+		}
+		cols(d.Cols)
+	}
 	switch r.Kind {
 	case KindPipeline:
 		add(r.Pipeline.Baton, r.Pipeline.BaseURL)
 		for _, sr := range r.Pipeline.Results {
 			add(sr.Error.Message, sr.Error.Code)
-			cols(sr.Response.Result.Cols)
-			for _, st := range sr.Response.Batch.Steps {
-				cols(st.Result.Cols)
-				add(st.Error.Message, st.Error.Code)
-			}
-			for _, p := range sr.Response.Describe.Params {
-				add(p.Name)
-			}
-			cols(sr.Response.Describe.Cols)
+			results(&sr.Response.Result, &sr.Response.Batch, &sr.Response.Describe)
 		}
 	case KindCursorHeader:
 		add(r.Header.Baton, r.Header.BaseURL)
@@ -408,6 +456,14 @@ func (r *Result) strings() []string {
 		add(r.Entry.Error.Message, r.Entry.Error.Code)
 	case KindError:
 		add(r.Error.Message, r.Error.Code)
+	case KindServerMsg:
+		m := &r.Server
+		add(m.Error.Message, m.Error.Code)
+		results(&m.Response.Result, &m.Response.Batch, &m.Response.Describe)
+		for _, e := range m.Response.Entries {
+			cols(e.Cols)
+			add(e.Error.Message, e.Error.Code)
+		}
 	}
 	return out
 }

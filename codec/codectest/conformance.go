@@ -25,7 +25,12 @@ import (
 //   - EncodeFloatSpelling: a float is never sent as an integer literal when
 //     that would change it (-0).
 //   - RoundTrip: values encoded by c decode back, with c, to equal values.
+//   - SocketRoundTrip: every socket message c encodes reads back, with
+//     ReadClientMsgJSON, as the message it was made from.
 //   - Concurrent: decoding and encoding from several goroutines at once.
+//
+// The server-message fixtures and the socket encode cases need c to be a
+// codec.SocketCodec.
 func Conformance(t *testing.T, c codec.Codec) {
 	t.Run("Registered", func(t *testing.T) {
 		got, ok := codec.Lookup(c.Name())
@@ -103,6 +108,26 @@ func Conformance(t *testing.T, c codec.Codec) {
 		}
 	})
 	t.Run("RoundTrip", func(t *testing.T) { checkRoundTrip(t, c, encodeValues()) })
+	t.Run("SocketRoundTrip", func(t *testing.T) {
+		for _, ec := range EncodeCases() {
+			if ec.Fail || ec.Socket == nil && ec.Hello == nil {
+				continue
+			}
+			t.Run(ec.Name, func(t *testing.T) {
+				out, err := ec.Encode(c, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := ReadClientMsgJSON(out)
+				if err != nil {
+					t.Fatalf("%v in %s", err, out)
+				}
+				if d := DiffClientMsg(&got, ec.ClientMsg()); d != "" {
+					t.Fatalf("%s\nencoded: %s", d, out)
+				}
+			})
+		}
+	})
 	t.Run("Concurrent", func(t *testing.T) { checkConcurrent(t, c, fixtures) })
 }
 
@@ -293,5 +318,22 @@ func StaleResult(kind Kind) Result {
 			Row: row(vI(1), vI(2), vI(3), vT("x"), vB(1), vF(2)), AffectedRowCount: 1, LastInsertRowID: 2, HasLastInsertRowID: true,
 			Error: codec.Error{Message: "stale", Code: "STALE"}, ReplicationIndex: 3, HasReplicationIndex: true},
 		Error: codec.Error{Message: "stale", Code: "STALE"},
+		Server: codec.ServerMsg{Type: codec.ServerResponseOK, RequestID: 99, Error: codec.Error{Message: "stale", Code: "STALE"},
+			Response: codec.SocketResponse{Type: codec.SocketBatch, Result: stale(),
+				Batch:        codec.BatchResult{Steps: []codec.StepOutcome{stepOK(stale()), stepErr("e", "c"), stepSkip, stepOK(stale())}, ReplicationIndex: 3, HasReplicationIndex: true},
+				Describe:     codec.DescribeResult{Params: []codec.DescribeParam{{Name: ":p"}}, Cols: cols("d", "D"), IsExplain: true, IsReadonly: true},
+				IsAutocommit: true, Done: true, Entries: staleEntries()}},
 	}
+}
+
+// staleEntries is a list of cursor entries of every type, for stale
+// destinations.
+func staleEntries() []codec.CursorEntry {
+	var es []codec.CursorEntry
+	for i := 0; i < 12; i++ {
+		es = append(es, codec.CursorEntry{Type: codec.EntryType(i % 7), Step: uint32(i), Cols: cols("a", "b", "c", "d"),
+			Row: row(vI(1), vT("x"), vB(2), vF(3)), AffectedRowCount: 4, LastInsertRowID: 5, HasLastInsertRowID: true,
+			Error: codec.Error{Message: "stale", Code: "STALE"}, ReplicationIndex: 6, HasReplicationIndex: true})
+	}
+	return es
 }

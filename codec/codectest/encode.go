@@ -16,8 +16,10 @@ import (
 // the promise that encoding fails.
 type EncodeCase struct {
 	Name     string
-	Pipeline *codec.PipelineRequest // one of Pipeline and Cursor is set
+	Pipeline *codec.PipelineRequest // one of Pipeline, Cursor, Socket and Hello is set
 	Cursor   *codec.CursorRequest
+	Socket   *codec.SocketRequest // a socket's request message
+	Hello    *string              // a socket's hello message, with this JWT
 	// Want is the expected JSON. It is compared with JSONDiff: member
 	// order and the spelling of numbers are free, strings and the value of
 	// numbers are not.
@@ -27,12 +29,34 @@ type EncodeCase struct {
 	Rule  string
 }
 
-// Encode encodes the request of ec with c, appending to dst.
+// Encode encodes the request of ec with c, appending to dst. A socket
+// message needs c to be a codec.SocketCodec.
 func (ec *EncodeCase) Encode(c codec.Codec, dst []byte) ([]byte, error) {
-	if ec.Cursor != nil {
+	switch {
+	case ec.Cursor != nil:
 		return c.AppendCursorRequest(dst, ec.Cursor)
+	case ec.Socket != nil || ec.Hello != nil:
+		sc, ok := c.(codec.SocketCodec)
+		if !ok {
+			return dst, fmt.Errorf("codectest: codec %s encodes no socket messages", c.Name())
+		}
+		if ec.Hello != nil {
+			return sc.AppendHello(dst, *ec.Hello)
+		}
+		return sc.AppendSocketRequest(dst, ec.Socket)
 	}
 	return c.AppendPipelineRequest(dst, ec.Pipeline)
+}
+
+// ClientMsg returns the socket message of ec (nil for other requests).
+func (ec *EncodeCase) ClientMsg() *ClientMsg {
+	switch {
+	case ec.Hello != nil:
+		return &ClientMsg{Hello: true, JWT: *ec.Hello}
+	case ec.Socket != nil:
+		return &ClientMsg{Request: *ec.Socket}
+	}
+	return nil
 }
 
 // Values used by the encode cases and the round trip.
@@ -126,7 +150,7 @@ func EncodeCases() []EncodeCase {
 	condWant := func(c string) string {
 		return wrapReqs(`{"type":"batch","batch":{"steps":[{"condition":` + c + `,"stmt":{"sql":"select 1","want_rows":true}}]}}`)
 	}
-	return []EncodeCase{
+	cases := []EncodeCase{
 		ok("empty", ruleShape, pipe(""), `{"baton":null,"requests":[]}`),
 		ok("empty-nil-requests", ruleShape, &codec.PipelineRequest{}, `{"baton":null,"requests":[]}`),
 		ok("baton-close", ruleShape, pipe("b+/x", codec.StreamRequest{Type: codec.RequestClose}), `{"baton":"b+/x","requests":[{"type":"close"}]}`),
@@ -218,6 +242,7 @@ func EncodeCases() []EncodeCase {
 		fail("nested-bad-cond-type", condStmt(&codec.BatchCond{Type: codec.CondAnd, Conds: []codec.BatchCond{{Type: codec.CondOK}, {Type: 42}}}), nil),
 		fail("not-without-cond", condStmt(&codec.BatchCond{Type: codec.CondNot}), nil),
 	}
+	return append(cases, socketEncodeCases()...)
 }
 
 // JSONDiff compares got with the JSON want: objects as sets of members

@@ -398,6 +398,7 @@ func Fixtures() []Fixture {
 	addCursor(b)
 	addHTTPErrors(b)
 	addRepeated(b)
+	addSocket(b)
 	return b.list
 }
 

@@ -156,25 +156,49 @@ func pbDescribe(d *codec.DescribeResult) pb {
 	return m
 }
 
+// pbResponseBody is the message of the response member for the request
+// type named name (the same names over HTTP and WebSocket): the result,
+// is_autocommit (written when false too if required, as the socket's
+// GetAutocommitResp has it), or a fetch_cursor's entries and done.
+func pbResponseBody(name string, r *codec.SocketResponse, required bool) pb {
+	var m pb
+	switch name {
+	case "execute":
+		return m.msg(1, pbStmtResult(&r.Result))
+	case "batch":
+		return m.msg(1, pbBatchResult(&r.Batch))
+	case "describe":
+		return m.msg(1, pbDescribe(&r.Describe))
+	case "get_autocommit":
+		if r.IsAutocommit || required {
+			m = m.uint(1, b2u(r.IsAutocommit))
+		}
+	case "fetch_cursor":
+		for i := range r.Entries {
+			m = m.msg(1, pbEntry(&r.Entries[i]))
+		}
+		if r.Done {
+			m = m.uint(2, 1)
+		}
+	}
+	return m
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func pbStreamResult(r *codec.StreamResult) pb {
 	var m pb
 	if !r.OK {
 		return m.msg(2, pbError(r.Error))
 	}
 	resp := &r.Response
-	var member pb
-	switch resp.Type {
-	case codec.RequestExecute:
-		member = member.msg(1, pbStmtResult(&resp.Result))
-	case codec.RequestBatch:
-		member = member.msg(1, pbBatchResult(&resp.Batch))
-	case codec.RequestDescribe:
-		member = member.msg(1, pbDescribe(&resp.Describe))
-	case codec.RequestGetAutocommit:
-		if resp.IsAutocommit {
-			member = member.uint(1, 1)
-		}
-	}
+	sr := codec.SocketResponse{Result: resp.Result, Batch: resp.Batch, Describe: resp.Describe, IsAutocommit: resp.IsAutocommit}
+	member := pbResponseBody(resp.Type.String(), &sr, false)
 	num := map[codec.RequestType]int{
 		codec.RequestClose: 1, codec.RequestExecute: 2, codec.RequestBatch: 3, codec.RequestSequence: 4,
 		codec.RequestDescribe: 5, codec.RequestStoreSQL: 6, codec.RequestCloseSQL: 7, codec.RequestGetAutocommit: 8,
@@ -216,10 +240,39 @@ func pbEntry(e *codec.CursorEntry) pb {
 	return m
 }
 
+// pbServerMsg writes a ServerMsg as sqld does (hrana/ws/protobuf.rs): the
+// member of the message type, its request_id when not 0, and the Error and
+// result messages that prost writes even when empty (they are required).
+func pbServerMsg(s *codec.ServerMsg) pb {
+	var m pb
+	id := func(b pb) pb {
+		if s.RequestID != 0 {
+			b = b.uint(1, uint64(int64(s.RequestID)))
+		}
+		return b
+	}
+	switch s.Type {
+	case codec.ServerHelloOK:
+		return m.msg(1, nil)
+	case codec.ServerHelloError:
+		return m.msg(2, pb(nil).msg(1, pbError(s.Error)))
+	case codec.ServerResponseOK:
+		t := s.Response.Type
+		if t.String() == "" {
+			panic("codectest: socket response of unknown type")
+		}
+		return m.msg(3, id(nil).msg(int(t)+1, pbResponseBody(t.String(), &s.Response, true)))
+	case codec.ServerResponseError:
+		return m.msg(4, id(nil).msg(2, pbError(s.Error)))
+	}
+	panic("codectest: server message of unknown type")
+}
+
 // ProtobufInput returns the Hrana 3 Protobuf encoding of the payload of r
 // that r.Kind names: a PipelineRespBody, a CursorRespBody, one CursorEntry
-// (without a length prefix) or an Error. It panics on a Result that no
-// message can hold (a value or response of unknown type).
+// (without a length prefix), an Error or a ServerMsg (hrana3-protobuf). It
+// panics on a Result that no message can hold (a value or response of
+// unknown type).
 func ProtobufInput(r *Result) []byte {
 	var m pb
 	switch r.Kind {
@@ -235,6 +288,8 @@ func ProtobufInput(r *Result) []byte {
 		m = pbEntry(&r.Entry)
 	case KindError:
 		m = pbError(r.Error)
+	case KindServerMsg:
+		m = pbServerMsg(&r.Server)
 	default:
 		panic("codectest: unknown kind")
 	}
@@ -249,28 +304,45 @@ func ProtobufInput(r *Result) []byte {
 // BatchResult loses its trailing skipped steps (the maps hold only the
 // steps that ran) and its replication index (not in the Protobuf message);
 // a replication_index cursor entry without an index is the empty entry
-// sqld writes, EntryUnknown. Slices of r are shared, not copied.
+// sqld writes, EntryUnknown, also among a fetch_cursor's entries. Slices of
+// r are shared, not copied, except those it changes.
 func ProtobufWant(r Result) Result {
 	out := r
 	switch r.Kind {
 	case KindPipeline:
 		out.Pipeline.Results = make([]codec.StreamResult, len(r.Pipeline.Results))
 		for i, sr := range r.Pipeline.Results {
-			b := &sr.Response.Batch
-			n := len(b.Steps)
-			for n > 0 && b.Steps[n-1].Status == codec.StepSkipped {
-				n--
-			}
-			b.Steps = b.Steps[:n]
-			b.ReplicationIndex, b.HasReplicationIndex = 0, false
+			sr.Response.Batch = protobufBatch(sr.Response.Batch)
 			out.Pipeline.Results[i] = sr
 		}
 	case KindCursorEntry:
-		if r.Entry.Type == codec.EntryReplicationIndex && !r.Entry.HasReplicationIndex {
-			out.Entry = codec.CursorEntry{}
+		out.Entry = protobufEntry(r.Entry)
+	case KindServerMsg:
+		resp := &out.Server.Response
+		resp.Batch = protobufBatch(resp.Batch)
+		resp.Entries = make([]codec.CursorEntry, len(r.Server.Response.Entries))
+		for i, e := range r.Server.Response.Entries {
+			resp.Entries[i] = protobufEntry(e)
 		}
 	}
 	return out
+}
+
+// protobufBatch is b as the Protobuf maps carry it.
+func protobufBatch(b codec.BatchResult) codec.BatchResult {
+	n := len(b.Steps)
+	for n > 0 && b.Steps[n-1].Status == codec.StepSkipped {
+		n--
+	}
+	return codec.BatchResult{Steps: b.Steps[:n]}
+}
+
+// protobufEntry is e as a Protobuf CursorEntry carries it.
+func protobufEntry(e codec.CursorEntry) codec.CursorEntry {
+	if e.Type == codec.EntryReplicationIndex && !e.HasReplicationIndex {
+		return codec.CursorEntry{}
+	}
+	return e
 }
 
 // ProtobufFixtures returns the Protobuf form of every fixture that decodes:

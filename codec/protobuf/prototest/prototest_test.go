@@ -79,9 +79,37 @@ func roundTrip(t *testing.T, req *codec.PipelineRequest) {
 	}
 }
 
+// socketRoundTrip encodes the socket message m with codec/protobuf and
+// decodes it with the reference: it must come back as it went in.
+func socketRoundTrip(t *testing.T, m *codectest.ClientMsg) {
+	t.Helper()
+	var enc []byte
+	var err error
+	if m.Hello {
+		enc, err = protobuf.Codec.(codec.SocketCodec).AppendHello(nil, m.JWT)
+	} else {
+		enc, err = protobuf.Codec.(codec.SocketCodec).AppendSocketRequest(nil, &m.Request)
+	}
+	if err != nil {
+		return // checked by codec/protobuf's own tests
+	}
+	got, err := prototest.DecodeClientMsg(enc)
+	if err != nil {
+		t.Fatalf("the reference cannot decode %x: %v", enc, err)
+	}
+	if d := codectest.DiffClientMsg(&got, m); d != "" {
+		t.Fatalf("round trip: %s\nencoded: %x", d, enc)
+	}
+}
+
 func TestEncodeRoundTrip(t *testing.T) {
 	n := 0
 	for _, ec := range codectest.EncodeCases() {
+		if m := ec.ClientMsg(); m != nil {
+			socketRoundTrip(t, m)
+			n++
+			continue
+		}
 		if ec.Pipeline != nil {
 			roundTrip(t, ec.Pipeline)
 			n++
@@ -104,7 +132,8 @@ func TestEncodeRoundTrip(t *testing.T) {
 }
 
 // FuzzEncodeRoundTrip builds requests from arbitrary bytes (values of
-// every type, SQL, batons, conditions) and round-trips them.
+// every type, SQL, batons, conditions) and round-trips them, as pipeline
+// requests and as socket messages.
 func FuzzEncodeRoundTrip(f *testing.F) {
 	f.Add([]byte("\x00\x01\x02\x03\x04\x05abc\xff"), "select 1", int64(-1), 1.5)
 	f.Add([]byte{}, "", int64(math.MinInt64), math.NaN())
@@ -152,5 +181,18 @@ func FuzzEncodeRoundTrip(f *testing.F) {
 			{Type: codec.RequestClose},
 		}}
 		roundTrip(t, req)
+		for i := range req.Requests {
+			r := &req.Requests[i]
+			socketRoundTrip(t, &codectest.ClientMsg{Request: codec.SocketRequest{RequestID: id, Type: socketTypes[i],
+				StreamID: int32(n), CursorID: -id, MaxCount: uint32(u), Stmt: r.Stmt, Batch: r.Batch, SQL: r.SQL,
+				SQLID: r.SQLID, HasSQLID: n%3 == 0, ReplicationIndex: r.ReplicationIndex}})
+		}
+		socketRoundTrip(t, &codectest.ClientMsg{Hello: true, JWT: sql})
 	})
 }
+
+// socketTypes pairs the requests of FuzzEncodeRoundTrip with socket request
+// types that carry what they hold, and the types that carry ids only.
+var socketTypes = []codec.SocketRequestType{codec.SocketExecute, codec.SocketExecute, codec.SocketOpenCursor,
+	codec.SocketSequence, codec.SocketDescribe, codec.SocketStoreSQL, codec.SocketCloseSQL, codec.SocketFetchCursor,
+	codec.SocketCloseCursor}

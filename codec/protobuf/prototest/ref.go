@@ -15,7 +15,7 @@ import (
 // RefName is the Codec name of Ref's decode errors.
 const RefName = "protowire"
 
-// Ref is the reference decoder. It implements codec.Codec so that
+// Ref is the reference decoder. It implements codec.SocketCodec so that
 // codectest can drive it; its encode methods always fail. It favours
 // plainness over speed and allocates freely.
 var Ref codec.Codec = ref{}
@@ -134,6 +134,14 @@ var errUTF8 = errors.New("utf8")
 
 func u64(f field) uint64 { want(f, protowire.VarintType); return f.u }
 
+func i32(f field) int32 {
+	v := int64(u64(f))
+	if v < math.MinInt32 || v > math.MaxInt32 {
+		bad("int32 out of range")
+	}
+	return int32(v)
+}
+
 func u32(f field) uint32 {
 	v := u64(f)
 	if v > math.MaxUint32 {
@@ -209,26 +217,37 @@ func streamResponse(b []byte) codec.StreamResponse {
 		if f.num < 1 || f.num > 8 {
 			continue
 		}
-		r = codec.StreamResponse{Type: []codec.RequestType{0, codec.RequestClose, codec.RequestExecute, codec.RequestBatch,
-			codec.RequestSequence, codec.RequestDescribe, codec.RequestStoreSQL, codec.RequestCloseSQL, codec.RequestGetAutocommit}[f.num]}
-		for _, g := range fields(msg(f)) {
-			if g.num != 1 {
-				continue
-			}
-			switch r.Type {
-			case codec.RequestExecute:
-				r.Result = stmtResult(msg(g))
-			case codec.RequestBatch:
-				r.Batch = batchResult(msg(g))
-			case codec.RequestDescribe:
-				r.Describe = describeResult(msg(g))
-			case codec.RequestGetAutocommit:
-				r.IsAutocommit = u64(g) != 0
-			}
-		}
+		t := []codec.RequestType{0, codec.RequestClose, codec.RequestExecute, codec.RequestBatch,
+			codec.RequestSequence, codec.RequestDescribe, codec.RequestStoreSQL, codec.RequestCloseSQL, codec.RequestGetAutocommit}[f.num]
+		x := responseBody(t.String(), msg(f))
+		r = codec.StreamResponse{Type: t, Result: x.Result, Batch: x.Batch, Describe: x.Describe, IsAutocommit: x.IsAutocommit}
 	}
 	if r.Type == codec.RequestUnknown {
 		bad("stream response without a known member")
+	}
+	return r
+}
+
+// responseBody decodes the message of the response member of the request
+// type named name (the same names over HTTP and WebSocket): the result,
+// is_autocommit, or a fetch_cursor's entries = 1 and done = 2.
+func responseBody(name string, b []byte) codec.SocketResponse {
+	var r codec.SocketResponse
+	for _, g := range fields(b) {
+		switch {
+		case g.num == 1 && name == "execute":
+			r.Result = stmtResult(msg(g))
+		case g.num == 1 && name == "batch":
+			r.Batch = batchResult(msg(g))
+		case g.num == 1 && name == "describe":
+			r.Describe = describeResult(msg(g))
+		case g.num == 1 && name == "get_autocommit":
+			r.IsAutocommit = u64(g) != 0
+		case g.num == 1 && name == "fetch_cursor":
+			r.Entries = append(r.Entries, cursorEntry(msg(g)))
+		case g.num == 2 && name == "fetch_cursor":
+			r.Done = u64(g) != 0
+		}
 	}
 	return r
 }
@@ -408,62 +427,113 @@ func (ref) DecodeCursorHeader(data []byte, h *codec.CursorHeader) error {
 
 func (ref) DecodeCursorEntry(data []byte, e *codec.CursorEntry) error {
 	*e = codec.CursorEntry{}
-	return run(func() {
-		for _, f := range fields(data) {
-			if f.num < 1 || f.num > 6 {
-				continue
-			}
-			b := msg(f)
-			var x codec.CursorEntry
-			switch f.num {
-			case 1:
-				x.Type = codec.EntryStepBegin
-				for _, g := range fields(b) {
-					switch g.num {
-					case 1:
-						x.Step = u32(g)
-					case 2:
-						x.Cols = append(x.Cols, col(msg(g)))
-					}
-				}
-			case 2:
-				x.Type = codec.EntryStepEnd
-				for _, g := range fields(b) {
-					switch g.num {
-					case 1:
-						x.AffectedRowCount = u64(g)
-					case 2:
-						x.LastInsertRowID, x.HasLastInsertRowID = sint(g), true
-					}
-				}
-			case 3:
-				x.Type = codec.EntryStepError
-				for _, g := range fields(b) {
-					switch g.num {
-					case 1:
-						x.Step = u32(g)
-					case 2:
-						x.Error = errorMsg(msg(g))
-					}
-				}
-			case 4:
-				x.Type, x.Row = codec.EntryRow, row(b)
-			case 5:
-				x.Type, x.Error = codec.EntryError, errorMsg(b)
-			case 6:
-				x.Type, x.HasReplicationIndex = codec.EntryReplicationIndex, true
-				for _, g := range fields(b) {
-					if g.num == 1 {
-						x.ReplicationIndex = u64(g)
-					}
-				}
-			}
-			*e = x
+	return run(func() { *e = cursorEntry(data) })
+}
+
+func cursorEntry(b []byte) codec.CursorEntry {
+	var e codec.CursorEntry
+	for _, f := range fields(b) {
+		if f.num < 1 || f.num > 6 {
+			continue
 		}
-	})
+		b := msg(f)
+		var x codec.CursorEntry
+		switch f.num {
+		case 1:
+			x.Type = codec.EntryStepBegin
+			for _, g := range fields(b) {
+				switch g.num {
+				case 1:
+					x.Step = u32(g)
+				case 2:
+					x.Cols = append(x.Cols, col(msg(g)))
+				}
+			}
+		case 2:
+			x.Type = codec.EntryStepEnd
+			for _, g := range fields(b) {
+				switch g.num {
+				case 1:
+					x.AffectedRowCount = u64(g)
+				case 2:
+					x.LastInsertRowID, x.HasLastInsertRowID = sint(g), true
+				}
+			}
+		case 3:
+			x.Type = codec.EntryStepError
+			for _, g := range fields(b) {
+				switch g.num {
+				case 1:
+					x.Step = u32(g)
+				case 2:
+					x.Error = errorMsg(msg(g))
+				}
+			}
+		case 4:
+			x.Type, x.Row = codec.EntryRow, row(b)
+		case 5:
+			x.Type, x.Error = codec.EntryError, errorMsg(b)
+		case 6:
+			x.Type, x.HasReplicationIndex = codec.EntryReplicationIndex, true
+			for _, g := range fields(b) {
+				if g.num == 1 {
+					x.ReplicationIndex = u64(g)
+				}
+			}
+		}
+		e = x
+	}
+	return e
 }
 
 func (ref) DecodeError(data []byte, e *codec.Error) error {
 	*e = codec.Error{}
 	return run(func() { *e = errorMsg(data) })
 }
+
+// DecodeServerMsg decodes a ServerMsg of the hrana3-protobuf subprotocol:
+// oneof hello_ok = 1, hello_error = 2 (error = 1), response_ok = 3
+// (request_id = 1, oneof response 2..13, the request type plus one),
+// response_error = 4 (request_id = 1, error = 2).
+func (ref) DecodeServerMsg(data []byte, m *codec.ServerMsg) error {
+	*m = codec.ServerMsg{}
+	return run(func() {
+		for _, f := range fields(data) {
+			if f.num < 1 || f.num > 4 {
+				continue
+			}
+			b := msg(f)
+			x := codec.ServerMsg{Type: codec.ServerMsgType(f.num)}
+			for _, g := range fields(b) {
+				switch {
+				case x.Type == codec.ServerHelloError && g.num == 1,
+					x.Type == codec.ServerResponseError && g.num == 2:
+					x.Error = errorMsg(msg(g))
+				case (x.Type == codec.ServerResponseOK || x.Type == codec.ServerResponseError) && g.num == 1:
+					x.RequestID = i32(g)
+				case x.Type == codec.ServerResponseOK && g.num >= 2 && g.num <= 13:
+					t := codec.SocketRequestType(g.num - 1)
+					x.Response = responseBody(t.String(), msg(g))
+					x.Response.Type = t
+				}
+			}
+			if x.Type == codec.ServerResponseOK && x.Response.Type == codec.SocketUnknown {
+				bad("response_ok without a response")
+			}
+			*m = x
+		}
+		if m.Type == codec.ServerMsgUnknown {
+			bad("server message without a known member")
+		}
+	})
+}
+
+func (ref) AppendHello(dst []byte, _ string) ([]byte, error) {
+	return dst, &codec.EncodeError{Codec: RefName, Msg: "decode only"}
+}
+
+func (ref) AppendSocketRequest(dst []byte, _ *codec.SocketRequest) ([]byte, error) {
+	return dst, &codec.EncodeError{Codec: RefName, Msg: "decode only"}
+}
+
+var _ codec.SocketCodec = ref{}

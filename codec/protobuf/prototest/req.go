@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/codec/codectest"
 )
 
 // DecodePipelineRequest decodes a PipelineReqBody, as sqld would read it.
@@ -35,6 +36,84 @@ func DecodeCursorRequest(data []byte) (req codec.CursorRequest, err error) {
 		}
 	})
 	return req, err
+}
+
+// DecodeClientMsg decodes a ClientMsg of the hrana3-protobuf subprotocol,
+// as sqld would read it: oneof hello = 1 (HelloMsg { optional string
+// jwt = 1 }), request = 2 (RequestMsg { int32 request_id = 1; oneof
+// request 2..13, the request type plus one }). Of the members, the last one
+// wins.
+func DecodeClientMsg(data []byte) (m codectest.ClientMsg, err error) {
+	err = run(func() {
+		seen := false
+		for _, f := range fields(data) {
+			switch f.num {
+			case 1:
+				m = codectest.ClientMsg{Hello: true}
+				for _, g := range fields(msg(f)) {
+					if g.num == 1 {
+						m.JWT = str(g)
+					}
+				}
+			case 2:
+				m = codectest.ClientMsg{Request: socketRequest(msg(f))}
+			default:
+				continue
+			}
+			seen = true
+		}
+		if !seen {
+			bad("client message without a member")
+		}
+	})
+	return m, err
+}
+
+// socketRequest decodes a RequestMsg.
+func socketRequest(b []byte) codec.SocketRequest {
+	var r codec.SocketRequest
+	for _, f := range fields(b) {
+		if f.num == 1 {
+			r.RequestID = i32(f)
+			continue
+		}
+		if f.num < 2 || f.num > 13 {
+			continue
+		}
+		r = codec.SocketRequest{RequestID: r.RequestID, Type: codec.SocketRequestType(f.num - 1)}
+		for _, g := range fields(msg(f)) {
+			switch t := r.Type; {
+			case g.num == 1 && (t == codec.SocketCloseCursor || t == codec.SocketFetchCursor):
+				r.CursorID = i32(g)
+			case g.num == 1 && (t == codec.SocketStoreSQL || t == codec.SocketCloseSQL):
+				r.SQLID = i32(g)
+			case g.num == 1:
+				r.StreamID = i32(g)
+			case g.num == 2 && t == codec.SocketExecute:
+				r.Stmt = stmt(msg(g))
+			case g.num == 3 && t == codec.SocketExecute:
+				r.ReplicationIndex = u64(g)
+			case g.num == 2 && t == codec.SocketBatch, g.num == 3 && t == codec.SocketOpenCursor:
+				r.Batch = batch(msg(g))
+			case g.num == 2 && t == codec.SocketOpenCursor:
+				r.CursorID = i32(g)
+			case g.num == 2 && t == codec.SocketFetchCursor:
+				r.MaxCount = u32(g)
+			case g.num == 2 && (t == codec.SocketSequence || t == codec.SocketDescribe):
+				r.SQL = str(g)
+			case g.num == 3 && (t == codec.SocketSequence || t == codec.SocketDescribe):
+				r.SQLID, r.HasSQLID = i32(g), true
+			case g.num == 4 && (t == codec.SocketSequence || t == codec.SocketDescribe):
+				r.ReplicationIndex = u64(g)
+			case g.num == 2 && t == codec.SocketStoreSQL:
+				r.SQL = str(g)
+			}
+		}
+	}
+	if r.Type == codec.SocketUnknown {
+		bad("request message without a request")
+	}
+	return r
 }
 
 func streamRequest(b []byte) codec.StreamRequest {

@@ -1,0 +1,289 @@
+package codectest
+
+// This file: the fixtures of server messages (KindServerMsg), the
+// messages of Hrana over WebSocket in the JSON subprotocols.
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+// Rules of the server messages, which the codec package documents with the
+// others.
+const (
+	ruleServer    = `a server message needs "type" (hello_ok, hello_error, response_ok or response_error); hello_error and response_error need an "error" object, response_ok a "response" object with a known "type"; members that the type does not use are ignored whatever their JSON type`
+	ruleRequestID = `request_id: an int32, as a number or a string (as last_insert_rowid), taken from its last occurrence; null or absent is 0`
+	ruleFetch     = `a fetch_cursor response: "entries" an array (or null) of cursor entry objects, each decoded as a cursor line is; "done" a boolean (or null)`
+	ruleSocketRes = `a socket response's members depend on its type as a stream response's do: "result" for execute, batch and describe (optional), "is_autocommit" for get_autocommit, "entries" and "done" for fetch_cursor; the socket's type names (open_stream, close_stream, ...) are not the HTTP ones (close)`
+)
+
+func (b *builder) server(name, rule, input string, want codec.ServerMsg) {
+	b.add(Fixture{Name: "server/" + name, Kind: KindServerMsg, Input: []byte(input), Want: Result{Server: want}, Rule: rule})
+}
+
+func (b *builder) serverFail(name, rule, input string) {
+	b.add(Fixture{Name: "server/" + name, Kind: KindServerMsg, Input: []byte(input), Fail: true, Rule: rule})
+}
+
+// --- expected values ---
+
+func helloOK() codec.ServerMsg { return codec.ServerMsg{Type: codec.ServerHelloOK} }
+
+func helloErr(msg, code string) codec.ServerMsg {
+	return codec.ServerMsg{Type: codec.ServerHelloError, Error: codec.Error{Message: msg, Code: code}}
+}
+
+func respOK(id int32, r codec.SocketResponse) codec.ServerMsg {
+	return codec.ServerMsg{Type: codec.ServerResponseOK, RequestID: id, Response: r}
+}
+
+func respErr(id int32, msg, code string) codec.ServerMsg {
+	return codec.ServerMsg{Type: codec.ServerResponseError, RequestID: id, Error: codec.Error{Message: msg, Code: code}}
+}
+
+func sockType(t codec.SocketRequestType) codec.SocketResponse { return codec.SocketResponse{Type: t} }
+
+func sockExec(r codec.StmtResult) codec.SocketResponse {
+	return codec.SocketResponse{Type: codec.SocketExecute, Result: r}
+}
+
+func sockBatch(b codec.BatchResult) codec.SocketResponse {
+	return codec.SocketResponse{Type: codec.SocketBatch, Batch: b}
+}
+
+func sockDescribe(d codec.DescribeResult) codec.SocketResponse {
+	return codec.SocketResponse{Type: codec.SocketDescribe, Describe: d}
+}
+
+func sockAutocommit(v bool) codec.SocketResponse {
+	return codec.SocketResponse{Type: codec.SocketGetAutocommit, IsAutocommit: v}
+}
+
+func sockFetch(done bool, es ...codec.CursorEntry) codec.SocketResponse {
+	return codec.SocketResponse{Type: codec.SocketFetchCursor, Entries: es, Done: done}
+}
+
+// Cursor entries.
+func eBegin(step uint32, c []codec.Col) codec.CursorEntry {
+	return codec.CursorEntry{Type: codec.EntryStepBegin, Step: step, Cols: c}
+}
+
+func eEnd(arc uint64, lir int64, has bool) codec.CursorEntry {
+	return codec.CursorEntry{Type: codec.EntryStepEnd, AffectedRowCount: arc, LastInsertRowID: lir, HasLastInsertRowID: has}
+}
+
+func eRow(v ...codec.Value) codec.CursorEntry { return codec.CursorEntry{Type: codec.EntryRow, Row: v} }
+
+func eStepErr(step uint32, msg, code string) codec.CursorEntry {
+	return codec.CursorEntry{Type: codec.EntryStepError, Step: step, Error: codec.Error{Message: msg, Code: code}}
+}
+
+func eErr(msg, code string) codec.CursorEntry {
+	return codec.CursorEntry{Type: codec.EntryError, Error: codec.Error{Message: msg, Code: code}}
+}
+
+func eIndex(ri uint64) codec.CursorEntry {
+	return codec.CursorEntry{Type: codec.EntryReplicationIndex, ReplicationIndex: ri, HasReplicationIndex: true}
+}
+
+// --- inputs ---
+
+// okMsg is a response_ok message with the request id (JSON text) and the
+// response object.
+func okMsg(id, response string) string {
+	return `{"type":"response_ok","request_id":` + id + `,"response":` + response + `}`
+}
+
+// errMsg is a response_error message.
+func errMsg(id, errObj string) string {
+	return `{"type":"response_error","request_id":` + id + `,"error":` + errObj + `}`
+}
+
+func addSocket(b *builder) {
+	// hello_ok and hello_error.
+	b.server("hello-ok", ruleServer, `{"type":"hello_ok"}`, helloOK())
+	b.server("hello-ok-ignores-members", ruleIrrel, `{"type":"hello_ok","request_id":"x","error":5,"response":[1]}`, helloOK())
+	b.server("hello-ok-unknown-fields", ruleUnknown, `{"x":{"y":[1,{"z":null}]},"type":"hello_ok","w":-1.5e3}`, helloOK())
+	b.server("hello-ok-escaped-key", ruleUnknown, `{"\u0074ype":"hello_ok"}`, helloOK())
+	b.server("hello-ok-whitespace", ruleWS, " \n\t{ \"type\" :\r\"hello_ok\" } \r\n", helloOK())
+	b.server("hello-error", ruleServer, `{"type":"hello_error","error":{"message":"Authentication failed: m","code":"AUTH_JWT_INVALID"}}`,
+		helloErr("Authentication failed: m", "AUTH_JWT_INVALID"))
+	b.server("hello-error-before-type", ruleServer, `{"error":{"code":"C","message":"m"},"type":"hello_error"}`, helloErr("m", "C"))
+	b.server("hello-error-no-code", ruleObjects, `{"type":"hello_error","error":{"message":"m","code":null}}`, helloErr("m", ""))
+	b.server("hello-error-empty", ruleObjects, `{"type":"hello_error","error":{},"request_id":true}`, helloErr("", ""))
+	b.serverFail("hello-error-without-error", ruleServer, `{"type":"hello_error"}`)
+	b.serverFail("hello-error-null", ruleServer, `{"type":"hello_error","error":null}`)
+	b.serverFail("hello-error-string", ruleType, `{"type":"hello_error","error":"m"}`)
+	b.serverFail("hello-error-message-number", ruleType, `{"type":"hello_error","error":{"message":5}}`)
+
+	// The message type.
+	b.serverFail("no-type", ruleServer, `{}`)
+	b.serverFail("type-null", ruleServer, `{"type":null}`)
+	b.serverFail("type-unknown", ruleServer, `{"type":"hello"}`)
+	b.serverFail("type-case", ruleUnknown, `{"type":"HELLO_OK"}`)
+	b.serverFail("type-number", ruleType, `{"type":1}`)
+	b.serverFail("type-null-last", ruleNull, `{"type":"hello_ok","type":null}`)
+	b.server("type-last-wins", ruleLastWins, `{"type":"hello_error","type":"hello_ok"}`, helloOK())
+	b.serverFail("empty", ruleTop, ``)
+	b.serverFail("array", ruleTop, `[{"type":"hello_ok"}]`)
+	b.serverFail("string", ruleTop, `"hello_ok"`)
+	b.serverFail("null", ruleTop, `null`)
+	b.serverFail("trailing", ruleTrailing, `{"type":"hello_ok"} x`)
+	b.serverFail("two-messages", ruleTrailing, `{"type":"hello_ok"}{"type":"hello_ok"}`)
+	b.serverFail("truncated", ruleSyntax, `{"type":"hello_ok"`)
+	b.serverFail("trailing-comma", ruleSyntax, `{"type":"hello_ok",}`)
+	b.server("depth-64", ruleDepth, `{"type":"hello_ok","x":`+deep(63)+`}`, helloOK())
+	b.serverFail("depth-65", ruleDepth, `{"type":"hello_ok","x":`+deep(64)+`}`)
+	b.serverFail("depth-65-in-entries", ruleDepth, okMsg("1", `{"type":"fetch_cursor","entries":[{"type":"row","row":[{"type":"null","x":`+deep(59)+`}]}]}`))
+	b.failUTF8(KindServerMsg, "utf8-in-message", []byte("{\"type\":\"hello_error\",\"error\":{\"message\":\"\xff\"}}"))
+	b.failUTF8(KindServerMsg, "utf8-in-unknown-field", []byte("{\"type\":\"hello_ok\",\"x\":\"\xc0\xaf\"}"))
+	b.failUTF8(KindServerMsg, "utf8-in-row", []byte(okMsg("1", "{\"type\":\"fetch_cursor\",\"entries\":[{\"type\":\"row\",\"row\":[{\"type\":\"text\",\"value\":\"\xed\xa0\x80\"}]}]}")))
+
+	// A response of every type.
+	for _, t := range []codec.SocketRequestType{codec.SocketOpenStream, codec.SocketCloseStream, codec.SocketOpenCursor,
+		codec.SocketCloseCursor, codec.SocketSequence, codec.SocketStoreSQL, codec.SocketCloseSQL} {
+		b.server("response-"+t.String(), ruleSocketRes, okMsg("1", `{"type":"`+t.String()+`"}`), respOK(1, sockType(t)))
+	}
+	exec := rows(cols("a", "INTEGER", "b", ""), row(vI(1), vT("x\n")), row(vN(), vB(0, 1)), row(vF(-0.5), vF(inf)))
+	exec.ReplicationIndex, exec.HasReplicationIndex, exec.RowsRead, exec.QueryDurationMS = 5, true, 3, 0.5
+	b.server("response-execute", ruleSocketRes, okMsg("2", `{"type":"execute","result":{"cols":[{"name":"a","decltype":"INTEGER"},{"name":"b","decltype":null}],`+
+		`"rows":[[{"type":"integer","value":"1"},{"type":"text","value":"x\n"}],[{"type":"null"},{"type":"blob","base64":"AAE"}],`+
+		`[{"type":"float","value":-0.5},{"type":"float","value":null}]],`+
+		`"affected_row_count":0,"last_insert_rowid":null,"replication_index":"5","rows_read":3,"rows_written":0,"query_duration_ms":0.5}}`),
+		respOK(2, sockExec(exec)))
+	ins := codec.StmtResult{AffectedRowCount: 2, LastInsertRowID: -3, HasLastInsertRowID: true, RowsWritten: 2}
+	b.server("response-execute-insert", ruleInt64, okMsg("3", `{"type":"execute","result":{"cols":[],"rows":[],"affected_row_count":2,"last_insert_rowid":"-3","rows_written":2}}`),
+		respOK(3, sockExec(ins)))
+	b.server("response-execute-without-result", ruleOptional, okMsg("4", `{"type":"execute"}`), respOK(4, sockExec(codec.StmtResult{})))
+	b.server("response-execute-result-null", ruleNull, okMsg("4", `{"type":"execute","result":null}`), respOK(4, sockExec(codec.StmtResult{})))
+	b.serverFail("response-execute-result-string", ruleType, okMsg("4", `{"type":"execute","result":"r"}`))
+	b.serverFail("response-execute-row-length", ruleRowLen, okMsg("4", `{"type":"execute","result":{"cols":[{"name":"a"}],"rows":[[]]}}`))
+	b.server("response-batch", ruleBatch, okMsg("5", `{"type":"batch","result":{"step_results":[{"cols":[{"name":"n","decltype":null}],"rows":[[{"type":"integer","value":"7"}]]},null,null],`+
+		`"step_errors":[null,{"message":"m","code":"C"}],"replication_index":"8"}}`),
+		respOK(5, sockBatch(codec.BatchResult{Steps: []codec.StepOutcome{stepOK(rows(cols("n", ""), row(vI(7)))), stepErr("m", "C"), stepSkip},
+			ReplicationIndex: 8, HasReplicationIndex: true})))
+	b.serverFail("response-batch-both", ruleBatch, okMsg("5", `{"type":"batch","result":{"step_results":[{}],"step_errors":[{}]}}`))
+	b.server("response-describe", ruleSocketRes, okMsg("6", `{"type":"describe","result":{"params":[{"name":":a"},{"name":null}],"cols":[{"name":"x","decltype":"TEXT"},{"name":"?","decltype":null}],"is_explain":false,"is_readonly":true}}`),
+		respOK(6, sockDescribe(codec.DescribeResult{Params: []codec.DescribeParam{{Name: ":a"}, {}}, Cols: cols("x", "TEXT", "?", ""), IsReadonly: true})))
+	b.server("response-get-autocommit", ruleSocketRes, okMsg("7", `{"type":"get_autocommit","is_autocommit":true}`), respOK(7, sockAutocommit(true)))
+	b.server("response-get-autocommit-false", ruleSocketRes, okMsg("7", `{"type":"get_autocommit","is_autocommit":false}`), respOK(7, sockAutocommit(false)))
+	b.server("response-get-autocommit-null", ruleNull, okMsg("7", `{"type":"get_autocommit","is_autocommit":null}`), respOK(7, sockAutocommit(false)))
+	b.serverFail("response-get-autocommit-string", ruleType, okMsg("7", `{"type":"get_autocommit","is_autocommit":"true"}`))
+	b.serverFail("response-http-type", ruleSocketRes, okMsg("1", `{"type":"close"}`))
+	b.serverFail("response-unknown-type", ruleServer, okMsg("1", `{"type":"nope"}`))
+	b.serverFail("response-without-type", ruleServer, okMsg("1", `{}`))
+	b.serverFail("response-type-number", ruleType, okMsg("1", `{"type":4}`))
+	b.serverFail("response-ok-without-response", ruleServer, `{"type":"response_ok","request_id":1}`)
+	b.serverFail("response-ok-response-null", ruleServer, `{"type":"response_ok","request_id":1,"response":null}`)
+	b.serverFail("response-ok-response-string", ruleType, `{"type":"response_ok","request_id":1,"response":"open_stream"}`)
+	b.serverFail("response-ok-response-array", ruleType, `{"type":"response_ok","request_id":1,"response":[]}`)
+	b.server("response-before-type", ruleServer, `{"response":{"type":"open_stream"},"request_id":3,"type":"response_ok"}`,
+		respOK(3, sockType(codec.SocketOpenStream)))
+	b.server("response-ignored-for-error", ruleIrrel, `{"type":"response_error","request_id":1,"response":{"type":"nope"},"error":{"message":"m","code":"C"}}`,
+		respErr(1, "m", "C"))
+
+	// fetch_cursor.
+	b.server("fetch-cursor", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[`+
+		`{"type":"step_begin","step":0,"cols":[{"name":"a","decltype":"INTEGER"}]},`+
+		`{"type":"row","row":[{"type":"integer","value":"1"}]},{"type":"row","row":[{"type":"text","value":"t\u00e9"}]},`+
+		`{"type":"step_end","affected_row_count":1,"last_insert_rowid":2},`+
+		`{"type":"step_error","step":1,"error":{"message":"m","code":"C"}},`+
+		`{"type":"error","error":{"message":"e","code":"E"}},`+
+		`{"type":"future_entry","x":1},`+
+		`{"type":"replication_index","replication_index":null},`+
+		`{"type":"replication_index","replication_index":9}],"done":true}`),
+		respOK(8, sockFetch(true, eBegin(0, cols("a", "INTEGER")), eRow(vI(1)), eRow(vT("té")), eEnd(1, 2, true),
+			eStepErr(1, "m", "C"), eErr("e", "E"), codec.CursorEntry{}, codec.CursorEntry{Type: codec.EntryReplicationIndex}, eIndex(9))))
+	b.server("fetch-cursor-empty", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[],"done":false}`), respOK(8, sockFetch(false)))
+	b.server("fetch-cursor-entries-null", ruleNull, okMsg("8", `{"type":"fetch_cursor","entries":null,"done":null}`), respOK(8, sockFetch(false)))
+	b.server("fetch-cursor-members-absent", ruleFetch, okMsg("8", `{"type":"fetch_cursor"}`), respOK(8, sockFetch(false)))
+	b.server("fetch-cursor-before-type", ruleFetch, okMsg("8", `{"entries":[{"type":"row","row":[]}],"done":true,"type":"fetch_cursor"}`),
+		respOK(8, sockFetch(true, eRow())))
+	b.server("fetch-cursor-members-of-other-types", ruleIrrel, okMsg("8", `{"type":"fetch_cursor","result":5,"is_autocommit":"x","entries":[]}`),
+		respOK(8, sockFetch(false)))
+	b.server("fetch-cursor-members-ignored", ruleIrrel, okMsg("8", `{"type":"execute","entries":5,"done":"x"}`), respOK(8, sockExec(codec.StmtResult{})))
+	b.serverFail("fetch-cursor-entries-object", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":{}}`))
+	b.serverFail("fetch-cursor-entries-string", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":"[]"}`))
+	b.serverFail("fetch-cursor-entry-null", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[null]}`))
+	b.serverFail("fetch-cursor-entry-array", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[[]]}`))
+	b.serverFail("fetch-cursor-entry-number", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[1]}`))
+	b.serverFail("fetch-cursor-entry-bad-step", ruleUint, okMsg("8", `{"type":"fetch_cursor","entries":[{"type":"step_begin","step":-1}]}`))
+	b.serverFail("fetch-cursor-entry-type-number", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":[{"type":7}]}`))
+	b.serverFail("fetch-cursor-entry-bad-value", ruleValue, okMsg("8", `{"type":"fetch_cursor","entries":[{"type":"row","row":[{"type":"integer","value":1.5}]}]}`))
+	b.serverFail("fetch-cursor-done-string", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":[],"done":"true"}`))
+	b.serverFail("fetch-cursor-done-number", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":[],"done":1}`))
+
+	// request_id.
+	for _, c := range []struct {
+		name, json string
+		want       int32
+	}{
+		{"id-zero", `0`, 0}, {"id-negative", `-7`, -7}, {"id-min", `-2147483648`, math.MinInt32}, {"id-max", `2147483647`, math.MaxInt32},
+		{"id-minus-zero", `-0`, 0}, {"id-string", `"42"`, 42}, {"id-string-plus", `"+42"`, 42}, {"id-string-leading-zeros", `"007"`, 7},
+		{"id-string-negative", `"-2147483648"`, math.MinInt32}, {"id-string-escaped", `"\u0034"`, 4}, {"id-null", `null`, 0},
+	} {
+		b.server(c.name, ruleRequestID, okMsg(c.json, `{"type":"open_stream"}`), respOK(c.want, sockType(codec.SocketOpenStream)))
+	}
+	for _, c := range []struct{ name, json string }{
+		{"id-above-max", `2147483648`}, {"id-below-min", `-2147483649`}, {"id-string-above-max", `"2147483648"`},
+		{"id-above-int64", `9223372036854775808`}, {"id-fraction", `1.5`}, {"id-exponent", `1e3`}, {"id-bool", `true`},
+		{"id-object", `{}`}, {"id-array", `[1]`}, {"id-string-bad", `"x"`}, {"id-string-empty", `""`}, {"id-string-space", `" 1"`},
+	} {
+		b.serverFail(c.name, ruleRequestID, okMsg(c.json, `{"type":"open_stream"}`))
+		b.serverFail(c.name+"-error", ruleRequestID, errMsg(c.json, `{}`))
+	}
+	b.server("id-absent", ruleRequestID, `{"type":"response_ok","response":{"type":"open_stream"}}`, respOK(0, sockType(codec.SocketOpenStream)))
+	b.server("id-before-type", ruleRequestID, `{"request_id":5,"type":"response_error","error":{}}`, respErr(5, "", ""))
+	b.server("id-last-wins", ruleRequestID, `{"type":"response_ok","request_id":"x","request_id":3,"response":{"type":"open_stream"}}`,
+		respOK(3, sockType(codec.SocketOpenStream)))
+	b.serverFail("id-bad-last", ruleRequestID, `{"type":"response_ok","request_id":3,"request_id":"x","response":{"type":"open_stream"}}`)
+
+	// response_error.
+	b.server("response-error", ruleServer, errMsg("3", `{"message":"SQL string could not be parsed: near X","code":"SQL_PARSE_ERROR"}`),
+		respErr(3, "SQL string could not be parsed: near X", "SQL_PARSE_ERROR"))
+	b.server("response-error-unknown-fields", ruleUnknown, errMsg("3", `{"message":"m","code":"C","details":{"a":[]}}`), respErr(3, "m", "C"))
+	b.serverFail("response-error-without-error", ruleServer, `{"type":"response_error","request_id":3}`)
+	b.serverFail("response-error-null", ruleServer, errMsg("3", `null`))
+	b.serverFail("response-error-array", ruleType, errMsg("3", `[]`))
+	b.serverFail("response-error-code-number", ruleType, errMsg("3", `{"message":"m","code":1}`))
+
+	// Repeated keys.
+	b.serverFail("repeat-response-checked-in-place", ruleRepeat, `{"type":"response_ok","response":{"type":"nope"},"response":{"type":"open_stream"}}`)
+	b.server("repeat-response-before-type-unchecked", ruleRepeat, `{"response":{"type":"nope"},"type":"response_ok","response":{"type":"open_stream"}}`,
+		respOK(0, sockType(codec.SocketOpenStream)))
+	b.server("repeat-response-not-object-first", ruleRepeat, `{"type":"response_ok","response":5,"response":{"type":"close_sql"}}`,
+		respOK(0, sockType(codec.SocketCloseSQL)))
+	b.serverFail("repeat-error-checked-in-place", ruleRepeat, `{"type":"response_error","error":{"code":5},"error":{}}`)
+	b.server("repeat-error-dropped-when-retyped", ruleRepeat, `{"type":"response_error","error":{"message":"m"},"type":"response_ok","request_id":1,"response":{"type":"close_sql"}}`,
+		respOK(1, sockType(codec.SocketCloseSQL)))
+	b.server("repeat-response-dropped-when-retyped", ruleRepeat, `{"type":"response_ok","request_id":2,"response":{"type":"execute","result":{"cols":[{"name":"a"}]}},"type":"response_error","error":{"message":"m","code":"C"}}`,
+		respErr(2, "m", "C"))
+	b.server("repeat-error-kept-when-retyped", ruleRepeat, `{"type":"hello_error","error":{"message":"m","code":"C"},"type":"response_error"}`,
+		respErr(0, "m", "C"))
+	b.server("repeat-id-dropped-when-retyped", ruleRepeat, `{"type":"response_error","request_id":4,"error":{},"type":"hello_error"}`, helloErr("", ""))
+	b.server("repeat-entries-dropped-when-retyped", ruleRepeat, okMsg("1", `{"type":"fetch_cursor","entries":[{"type":"row","row":[]}],"done":true,"type":"execute"}`),
+		respOK(1, sockExec(codec.StmtResult{})))
+	b.serverFail("repeat-entries-checked-in-place", ruleRepeat, okMsg("1", `{"type":"fetch_cursor","entries":[null],"entries":[]}`))
+	b.server("repeat-entries-null-last", ruleNull, okMsg("1", `{"type":"fetch_cursor","entries":[{"type":"row","row":[]}],"entries":null}`),
+		respOK(1, sockFetch(false)))
+	b.server("repeat-done-last-wins", ruleRepeat, okMsg("1", `{"type":"fetch_cursor","done":"x","done":true}`), respOK(1, sockFetch(true)))
+	b.server("repeat-entry-member-last-wins", ruleRepeat, okMsg("1", `{"type":"fetch_cursor","entries":[{"type":"step_begin","step":1,"step":2}]}`),
+		respOK(1, sockFetch(false, eBegin(2, nil))))
+
+	// Many entries, as a large fetch returns them.
+	many := make([]codec.CursorEntry, 0, 200)
+	var in strings.Builder
+	in.WriteString(`{"type":"fetch_cursor","entries":[`)
+	for i := 0; i < 200; i++ {
+		if i > 0 {
+			in.WriteByte(',')
+		}
+		in.WriteString(`{"type":"row","row":[{"type":"integer","value":"` + strconv.Itoa(i) + `"},{"type":"text","value":"r` + strconv.Itoa(i) + `"}]}`)
+		many = append(many, eRow(vI(int64(i)), vT("r"+strconv.Itoa(i))))
+	}
+	in.WriteString(`],"done":false}`)
+	b.server("fetch-cursor-200-rows", ruleFetch, okMsg("9", in.String()), respOK(9, sockFetch(false, many...)))
+}
