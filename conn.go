@@ -166,27 +166,37 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 const levelSerializable = 6
 
 // Close releases the connection. An open transaction's stream is closed,
-// which rolls it back.
+// which rolls it back, and so is a stream kept between statements (over
+// WebSocket).
 func (c *conn) Close() error {
 	if t := c.openTx(); t != nil {
 		_ = t.Rollback()
 	}
+	c.s.Reset()
 	return nil
 }
 
 // Ping checks that the server is reachable and accepts the credentials.
 func (c *conn) Ping(ctx context.Context) error { return c.s.Ping(ctx) }
 
-// ResetSession is called before a pooled connection is reused.
+// ResetSession is called before a pooled connection is reused. One with a
+// transaction, or whose stream still awaits the answers to a request whose
+// context ended (over WebSocket), is bad. One whose server stream was lost
+// while it sat in the pool (its socket died) starts a new stream, on which
+// its settings are replayed: a pooled connection's state is only those.
 func (c *conn) ResetSession(context.Context) error {
-	if c.openTx() != nil {
+	if c.openTx() != nil || c.s.Busy() {
 		return driver.ErrBadConn
+	}
+	if c.s.Lost() {
+		c.s.Reset()
 	}
 	return nil
 }
 
-// IsValid reports whether the connection may go back to the pool.
-func (c *conn) IsValid() bool { return c.openTx() == nil }
+// IsValid reports whether the connection may go back to the pool: not with
+// a transaction open, nor with its stream Busy.
+func (c *conn) IsValid() bool { return c.openTx() == nil && !c.s.Busy() }
 
 // CheckNamedValue converts and checks one argument.
 func (c *conn) CheckNamedValue(nv *driver.NamedValue) error { return checkNamedValue(nv, c.infinities) }

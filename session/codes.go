@@ -13,6 +13,10 @@ const (
 	CodeResponseTooLarge   = "RESPONSE_TOO_LARGE"
 	CodeStreamExpired      = "STREAM_EXPIRED"
 
+	// codeAuthPrefix starts every code of sqld's authentication errors
+	// (AUTH_JWT_INVALID, AUTH_JWT_EXPIRED, AUTH_HEADER_NOT_FOUND, ...).
+	codeAuthPrefix = "AUTH_"
+
 	// The codes of errors SQLite reported: sqld sends SQLite's primary
 	// result code by name (never an extended one), and SQLITE_UNKNOWN for
 	// SQLITE_ERROR and any code it has no name for.

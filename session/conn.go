@@ -55,6 +55,17 @@ func (c *Conn) Held() bool { return c.held }
 // StreamOpen reports whether the server holds a stream for the Conn.
 func (c *Conn) StreamOpen() bool { return c.s.Open() }
 
+// Busy reports whether the Conn's stream still awaits the answers to a
+// request whose context ended (see Stream.Busy); it refuses operations
+// meanwhile, so database/sql should not reuse the connection.
+func (c *Conn) Busy() bool { return c.s.Busy() }
+
+// Lost reports whether the Conn's server stream is gone with the
+// connection state on it (see Stream.Lost): its next operation fails,
+// Safe and BadConn, unless Reset first, and the one after opens a new
+// stream, on which the settings of Persist are replayed.
+func (c *Conn) Lost() bool { return c.s.Lost() }
+
 // Persist makes st (a connection setting, such as a PRAGMA assignment) run
 // first on every server stream the Conn opens from now on, so that the
 // setting outlives the stream it was made on. It rides in the same request

@@ -37,6 +37,8 @@ func (f *fakeStream) OpenCursor(context.Context, *codec.Batch, bool, []codec.Str
 }
 func (f *fakeStream) Apart() session.Stream                { return f }
 func (f *fakeStream) Open() bool                           { return f.open }
+func (f *fakeStream) Busy() bool                           { return false }
+func (f *fakeStream) Lost() bool                           { return false }
 func (f *fakeStream) Reset()                               { f.resets++; f.open = false }
 func (f *fakeStream) Version(context.Context) (int, error) { return f.version, nil }
 

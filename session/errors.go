@@ -119,7 +119,9 @@ func (e *Error) Is(target error) bool {
 	case ErrBusy:
 		return e.Code == CodeSQLiteBusy || e.Code == CodeSQLiteLocked || e.Code == CodeTransactionBusy
 	case ErrAuth:
-		return e.HTTPStatus == http.StatusUnauthorized
+		// sqld's authentication codes (a hello refused over WebSocket,
+		// where there is no HTTP status) all start with AUTH_.
+		return e.HTTPStatus == http.StatusUnauthorized || strings.HasPrefix(e.Code, codeAuthPrefix)
 	case ErrPermission:
 		return e.HTTPStatus == http.StatusForbidden || e.Code == CodeSQLiteAuth || e.Code == CodeSQLitePerm
 	case ErrSyntax:

@@ -42,6 +42,7 @@ func TestErrorClasses(t *testing.T) {
 		{&session.Error{Code: "SQLITE_LOCKED"}, []error{session.ErrBusy}, ""},
 		{&session.Error{Code: "TRANSACTION_BUSY"}, []error{session.ErrBusy}, ""},
 		{&session.Error{HTTPStatus: 401, Message: "bad token"}, []error{session.ErrAuth}, "libsql: HTTP Unauthorized: bad token"},
+		{&session.Error{Code: "AUTH_JWT_INVALID", Message: "The JWT is invalid"}, []error{session.ErrAuth}, "libsql: The JWT is invalid (AUTH_JWT_INVALID)"},
 		{&session.Error{HTTPStatus: 403}, []error{session.ErrPermission}, ""},
 		{&session.Error{Code: "SQLITE_AUTH"}, []error{session.ErrPermission}, ""},
 		{&session.Error{Code: "SQLITE_PERM"}, []error{session.ErrPermission}, ""},

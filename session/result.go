@@ -10,10 +10,11 @@ import (
 // from the pool with NewResult (operations do), and give it back with
 // Release or ReleaseShared once it is no longer used.
 type Result struct {
-	resp  codec.PipelineResponse
-	body  []byte
-	first int // results before this one are the Conn's setup, not the caller's
-	step  int // Stmt's batch step, plus one; 0: the first request's own
+	resp   codec.PipelineResponse
+	body   []byte
+	bodies [][]byte // see Bodies
+	first  int      // results before this one are the Conn's setup, not the caller's
+	step   int      // Stmt's batch step, plus one; 0: the first request's own
 }
 
 var resultPool = sync.Pool{New: func() any { return new(Result) }}
@@ -31,6 +32,11 @@ func (r *Result) Release() {
 	if cap(r.body) > maxPooledBody {
 		r.body = nil
 	}
+	for i, b := range r.bodies {
+		if cap(b) > maxPooledBody {
+			r.bodies[i] = nil
+		}
+	}
 	r.resp.Reset()
 	r.first, r.step = 0, 0
 	resultPool.Put(r)
@@ -40,6 +46,7 @@ func (r *Result) Release() {
 // collector, for a caller that handed out memory sharing it.
 func (r *Result) ReleaseShared() {
 	r.body = nil
+	clear(r.bodies)
 	r.Release()
 }
 
@@ -50,6 +57,12 @@ func (r *Result) Response() *codec.PipelineResponse { return &r.resp }
 // Body is the buffer the response body is read into, reused across uses of
 // the Result; the decoded response may point into it.
 func (r *Result) Body() *[]byte { return &r.body }
+
+// Bodies are the buffers of a transport that reads the response as
+// several messages (over WebSocket, one per request), kept and reused
+// across uses of the Result like Body; the decoded response may point into
+// any of them.
+func (r *Result) Bodies() *[][]byte { return &r.bodies }
 
 // Results returns the results of the caller's requests, one each, in
 // order (after those of any setup the Conn sent first).

@@ -43,6 +43,18 @@ type Stream interface {
 	// Open reports whether the server currently holds a stream for this
 	// Stream (over HTTP: it has a baton).
 	Open() bool
+	// Busy reports whether the stream still awaits the answers to requests
+	// whose caller gave up on them (its context ended): until they arrive
+	// it refuses requests (Safe, BadConn), since what they did to the
+	// stream's state is not known yet. An HTTP stream never is: a request
+	// ends with its exchange.
+	Busy() bool
+	// Lost reports whether the server stream this Stream held is gone
+	// without a Reset (over WebSocket: its socket died), and the connection
+	// state on it with it. Its next request fails, Safe and BadConn, and
+	// opens a new stream after; Reset forgets it quietly. An HTTP stream
+	// reports a lost stream as the error of the request that finds it.
+	Lost() bool
 	// Reset abandons the server stream: it closes it if it is open (which
 	// rolls back any transaction on it), ignoring failures, within a bounded
 	// time and without the caller's context, and forgets it.

@@ -34,6 +34,14 @@ func (s *Stream) Apart() session.Stream { return s.c.newStream() }
 // Open reports whether the server holds a stream for s (it has a baton).
 func (s *Stream) Open() bool { return s.baton != "" }
 
+// Busy reports false: an HTTP request ends with its exchange, answered or
+// not.
+func (s *Stream) Busy() bool { return false }
+
+// Lost reports false: a stream the server dropped shows as the error of the
+// request that carries its baton.
+func (s *Stream) Lost() bool { return false }
+
 // Version returns the client's Hrana version, probing the server if needed.
 func (s *Stream) Version(ctx context.Context) (int, error) { return s.c.Version(ctx) }
 
