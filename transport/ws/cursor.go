@@ -1,0 +1,278 @@
+package ws
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/session"
+)
+
+// firstFetchBuffer is the size of the buffer a cursor's first fetch is
+// read into; later ones are sized after the fetch before them.
+const firstFetchBuffer = 32 << 10
+
+var _ session.Cursor = (*Cursor)(nil)
+
+// Cursor reads the entries of a cursor on a stream, one fetch_cursor
+// (Options.CursorBatch entries) at a time, with the next fetch already
+// asked for while the current one is read: memory stays bounded by two
+// fetches whatever the size of the result. Each fetch is read into a buffer
+// of its own that is never reused, so values stay valid after later calls.
+//
+// The stream serves nothing else while its cursor is open: a request on it
+// closes the cursor first (its Next then fails).
+type Cursor struct {
+	s     *Stream
+	k     *socket
+	id    int32
+	ctx   context.Context // OpenCursor's: it bounds the reading too
+	cur   *exchange       // the fetch being read; nil before the first
+	next  int             // the next entry of cur
+	ahead *exchange       // the fetch asked for; nil if none
+	spare *exchange       // a fetch read to the end, for the next one
+	size  int             // of the last fetch's message
+	last  bool            // the server said there are no more entries
+	done  bool            // the final entry has been read
+	err   error
+	reqs  [1]codec.SocketRequest
+	bufs  [1][]byte
+}
+
+// OpenCursor runs the batch through a cursor on the stream: open_stream if
+// needed, setup and open_cursor go in one burst, and it returns once they
+// are answered, with the first fetch asked for. end is ignored: the
+// stream stays open when the cursor closes.
+func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, setup []codec.StreamRequest) (session.Cursor, error) {
+	if err := s.usable(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, &session.Error{Message: "cursor failed", Safe: true, Err: err}
+	}
+	k, opening, err := s.bind(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if k.version < V3 {
+		s.abort(opening)
+		return nil, &session.Error{Safe: true, Message: "cursor failed: the server does not support Hrana 3 cursors"}
+	}
+	s.reqs = s.reqs[:0]
+	if opening {
+		s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketOpenStream, StreamID: s.id})
+	}
+	interrupted := s.interruptCursor()
+	for i := range setup {
+		r, err := s.request(k, &setup[i])
+		if err != nil {
+			s.abort(opening)
+			return nil, err
+		}
+		s.reqs = append(s.reqs, r)
+	}
+	b, err := s.batch(k, batch)
+	if err != nil {
+		s.abort(opening)
+		return nil, err
+	}
+	id := k.alloc(&k.cursors)
+	s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketOpenCursor, StreamID: s.id, CursorID: id, Batch: *b})
+	ex := s.exchange()
+	ex.reset(len(s.reqs), nil)
+	if opening {
+		ex.open = 0
+	}
+	if _, err := k.send(ex, s.reqs); err != nil {
+		k.release(&k.cursors, id)
+		s.abort(opening)
+		if !k.alive() {
+			s.forget()
+		}
+		return nil, err
+	}
+	s.sent(interrupted)
+	total := len(s.reqs)
+	clear(s.reqs)
+	select {
+	case <-ex.done:
+	case <-ctx.Done():
+		// What the open left on the stream is unknown: close the stream,
+		// which closes the cursor too once the server gets to it.
+		s.ex = nil
+		s.Reset()
+		k.release(&k.cursors, id)
+		return nil, &session.Error{Message: "cursor failed", Err: ctx.Err()}
+	}
+	if err := s.answered(ex); err != nil {
+		k.release(&k.cursors, id)
+		return nil, err
+	}
+	m := ex.msgs[total-1]
+	if m.Type != codec.ServerResponseOK {
+		if m.Error.Code == "STREAM_NOT_OPEN" {
+			// Failed inside the stream: the server keeps the id until the
+			// stream closes.
+			s.heldCursor = id
+		} else {
+			k.release(&k.cursors, id)
+		}
+		return nil, session.StmtError(&m.Error)
+	}
+	cur := &Cursor{s: s, k: k, id: id, ctx: ctx}
+	s.cursor = cur
+	for i := range setup {
+		if m := ex.msgs[total-1-len(setup)+i]; m.Type != codec.ServerResponseOK {
+			cur.Close()
+			err := session.StmtError(&m.Error)
+			err.Message = "connection setting " + strconv.Quote(setup[i].Stmt.SQL) + " failed: " + err.Message
+			return nil, err
+		}
+	}
+	if err := cur.fetch(); err != nil {
+		cur.Close()
+		return nil, err
+	}
+	return cur, nil
+}
+
+// fetch asks for the next entries.
+func (cur *Cursor) fetch() error {
+	ex := cur.spare
+	cur.spare = nil
+	if ex == nil {
+		ex = newExchange()
+	}
+	size := firstFetchBuffer
+	if cur.size > 0 {
+		size = cur.size + cur.size/4 + 512
+	}
+	// A buffer of its own, never reused: the entries read from it hand
+	// out values that point into it.
+	cur.bufs[0] = make([]byte, 0, size)
+	ex.reset(1, cur.bufs[:])
+	cur.reqs[0] = codec.SocketRequest{Type: codec.SocketFetchCursor, CursorID: cur.id, MaxCount: cur.s.c.cursorBatch}
+	if _, err := cur.k.send(ex, cur.reqs[:]); err != nil {
+		return err
+	}
+	cur.ahead = ex
+	return nil
+}
+
+// Next decodes the next entry into e. It returns io.EOF after the final
+// entry (replication_index, or error, which is returned as an entry).
+func (cur *Cursor) Next(e *codec.CursorEntry) error {
+	if cur.err != nil {
+		return cur.err
+	}
+	if cur.done {
+		return io.EOF
+	}
+	for {
+		if cur.cur != nil {
+			entries := cur.cur.msgs[0].Response.Entries
+			if cur.next < len(entries) {
+				copyEntry(e, &entries[cur.next])
+				cur.next++
+				switch e.Type {
+				case codec.EntryUnknown:
+					continue
+				case codec.EntryReplicationIndex, codec.EntryError:
+					cur.done = true
+				}
+				return nil
+			}
+			if cur.last {
+				cur.err = &session.Error{Message: "read failed", Err: session.ErrCursorTruncated}
+				return cur.err
+			}
+			// Read to the end: its buffer stays with the values handed
+			// out, its message and slices serve the next fetch.
+			cur.cur.bufs[0] = nil
+			cur.spare, cur.cur = cur.cur, nil
+		}
+		if err := cur.receive(); err != nil {
+			cur.err = err
+			return err
+		}
+	}
+}
+
+// receive waits for the fetch asked for, makes it the current one, and
+// asks for the next if the server has more.
+func (cur *Cursor) receive() error {
+	ex := cur.ahead
+	if ex == nil {
+		return &session.Error{Message: "read failed", Err: errCursorDetached}
+	}
+	select {
+	case <-ex.done:
+	case <-cur.ctx.Done():
+		// The fetch is answered all the same; Close closes the cursor
+		// behind it.
+		return &session.Error{Message: "read failed", Err: cur.ctx.Err()}
+	}
+	cur.ahead = nil
+	if ex.err != nil {
+		e := *ex.err
+		e.Safe, e.BadConn = false, false
+		return &e
+	}
+	m := ex.msgs[0]
+	if m.Type != codec.ServerResponseOK {
+		return &session.Error{Code: m.Error.Code, Message: "fetch_cursor failed: " + m.Error.Message}
+	}
+	cur.cur, cur.next = ex, 0
+	cur.size = len(ex.bufs[0])
+	cur.last = m.Response.Done
+	if !cur.last && cur.s.cursor == cur {
+		return cur.fetch()
+	}
+	return nil
+}
+
+// errCursorDetached is the cause of a read from a cursor whose stream
+// served another request, or was reset or lost.
+var errCursorDetached = errors.New("the cursor was closed: its stream served another request or was reset")
+
+// copyEntry copies the entry src into e, reusing e's slices: src's are
+// decoded into again by a later fetch, while the bytes the values point
+// into are not.
+func copyEntry(e *codec.CursorEntry, src *codec.CursorEntry) {
+	cols, row := e.Cols[:0], e.Row[:0]
+	*e = *src
+	e.Cols = append(cols, src.Cols...)
+	e.Row = append(row, src.Row...)
+}
+
+// Done reports whether the final entry has been read.
+func (cur *Cursor) Done() bool { return cur.done }
+
+// Close closes the cursor on the server (close_cursor, not waited for);
+// the stream stays open. Entries already asked for still arrive and are
+// dropped.
+func (cur *Cursor) Close() error {
+	if cur.s.cursor == cur {
+		cur.k.sendDetached([]codec.SocketRequest{{Type: codec.SocketCloseCursor, CursorID: cur.id}})
+		cur.k.release(&cur.k.cursors, cur.id)
+		cur.detach()
+	}
+	if cur.err == nil && !cur.done {
+		cur.err = errors.New("libsql: cursor closed")
+	}
+	return nil
+}
+
+// detach ends the cursor's tie to its stream, which has closed it (or
+// lost it): reads that need the server fail.
+func (cur *Cursor) detach() {
+	if cur.s.cursor == cur {
+		cur.s.cursor = nil
+	}
+	cur.ahead = nil
+	if cur.err == nil && !cur.done {
+		cur.err = &session.Error{Message: "read failed", Err: errCursorDetached}
+	}
+}

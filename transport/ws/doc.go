@@ -1,0 +1,67 @@
+// Package ws carries Hrana stream requests to libsql-server over WebSocket
+// (GET / upgraded, subprotocols hrana3 and hrana2 with a JSON codec,
+// hrana3-protobuf with the Protobuf one). It implements session.Transport,
+// session.Stream and session.Cursor, as package transport does over HTTP;
+// the driver reaches it only through package session.
+//
+//	c, err := ws.New(ws.Options{URL: "ws://127.0.0.1:8080", AuthToken: token, Codec: direct.Codec})
+//	if err != nil {
+//		return err
+//	}
+//	defer c.Close()
+//	conn := session.NewConn(c.NewStream())
+//	res, err := conn.Execute(ctx, &codec.Stmt{SQL: "SELECT 1", WantRows: true})
+//
+// # Sockets and streams
+//
+// A Client holds a few sockets (Options.Sockets), dialed when first needed;
+// the streams of all its Conns share them, each request named by an id and
+// answered in any order. A Stream owns one server stream, on one socket,
+// for its whole life: WebSocket streams do not expire, so the connection
+// state on it (PRAGMA settings, last_insert_rowid(), changes(), a
+// transaction) lasts from one statement to the next, and Reset closes it.
+// A Send writes all its requests in one burst (with open_stream first when
+// the stream is new, and the hello first on a new socket: nothing waits for
+// hello_ok) and then waits for every answer.
+//
+// Each socket has one reader goroutine, which never stops reading while the
+// socket lives (sqld stops reading from a client that does not read its
+// answers), and its writes are serialized. Requests carry no context to
+// the socket: coder/websocket closes the connection when a read's or
+// write's context ends, so writes are bounded by Options.WriteTimeout
+// instead, and a Send whose context ends returns at once and leaves its
+// answers to arrive; the stream is Busy until they have. Idle sockets are
+// pinged (Options.PingInterval), and one that does not answer is closed.
+//
+// # Failures
+//
+// Nothing is retried. Every error is a *session.Error. When a socket dies
+// (a restart, a network failure, a proxy's idle timeout), every request
+// awaiting an answer on it fails, not Safe: it may have run. A request that
+// was never written fails Safe and BadConn. The streams on a dead socket are
+// gone with their state: each reports Lost, and its next request fails Safe
+// and BadConn, after which it opens a new stream (where the session Conn
+// replays its settings). A new socket is dialed lazily, one dial at a time
+// per socket slot, and after failures only with exponential backoff
+// (Options.MinBackoff), failing requests at once meanwhile. A refused hello
+// fails its socket's requests with the server's authentication error
+// (errors.Is(err, session.ErrAuth)), Safe: the server ran none of them. The
+// auth token never appears in an error.
+//
+// # Cursors
+//
+// OpenCursor runs a batch through open_cursor and reads its entries with
+// fetch_cursor, Options.CursorBatch at a time, keeping the next fetch in
+// flight while one is read: memory is bounded by two fetches whatever the
+// size of the result. While a cursor is open its stream serves nothing
+// else; a request on the stream closes the cursor first.
+//
+// # Hrana 2
+//
+// Against a server that offers only hrana2 (Version reports 2), requests
+// that need Hrana 3 are refused before they are sent, as over HTTP:
+// get_autocommit, the is_autocommit condition and cursors. A server answers
+// a request it takes for a protocol violation by closing the whole socket,
+// so the Stream refuses what it can tell would be one (a batch condition on
+// a later step, a stored SQL id it never stored) rather than send it.
+package ws

@@ -1,0 +1,180 @@
+package ws
+
+import (
+	"sync/atomic"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/session"
+)
+
+// An exchange is a set of requests written in one burst (those of one Send,
+// or one cursor fetch) and the answers to them. Its owner (a Stream or a
+// Cursor) fills it, the socket registers each request under its request id,
+// and the socket's reader hands each answer over by swapping the decoded
+// message and the buffer it points into with the spares the owner put in
+// msgs and bufs: nothing is copied and, in the steady state, nothing is
+// allocated. The last answer (or the socket's failure) signals done.
+//
+// Until done, only the reader and a failing socket touch msgs, bufs, err and
+// safe; after it, only the owner. An exchange whose owner gave up on it (a
+// cancelled Send) is left to finish on its own and is never reused before
+// it has.
+type exchange struct {
+	msgs []*codec.ServerMsg // by request: a spare before the answer, the answer after
+	bufs [][]byte           // the buffer each answer was read into (and points into)
+	left atomic.Int32       // answers still to come
+	done chan struct{}      // receives once left reaches zero
+
+	// err is why the socket failed before every answer arrived; safe says
+	// the requests certainly had no effect (the server refused the hello,
+	// so it ran none of them).
+	err  *session.Error
+	safe bool
+
+	// open is the index of the exchange's open_stream request, or -1.
+	open int
+}
+
+func newExchange() *exchange { return &exchange{done: make(chan struct{}, 1), open: -1} }
+
+// reset readies the exchange for n requests, keeping its spare messages.
+// bodies are buffers the answers may be read into (from a Result being
+// reused); the exchange takes them.
+func (ex *exchange) reset(n int, bodies [][]byte) {
+	for len(ex.msgs) < n {
+		ex.msgs = append(ex.msgs, new(codec.ServerMsg))
+	}
+	for _, m := range ex.msgs[:n] {
+		trim(m)
+	}
+	if cap(ex.bufs) < n {
+		ex.bufs = make([][]byte, n)
+	}
+	ex.bufs = ex.bufs[:n]
+	for i := range ex.bufs {
+		ex.bufs[i] = nil
+		if i < len(bodies) {
+			ex.bufs[i], bodies[i] = bodies[i][:0], nil
+		}
+	}
+	ex.left.Store(int32(n))
+	ex.err, ex.safe, ex.open = nil, false, -1
+	select {
+	case <-ex.done: // an earlier signal nobody waited for
+	default:
+	}
+}
+
+// complete records that one answer is in (or will never come).
+func (ex *exchange) complete() {
+	if ex.left.Add(-1) == 0 {
+		ex.done <- struct{}{}
+	}
+}
+
+// finished reports whether every answer is in, for an owner that stopped
+// waiting.
+func (ex *exchange) finished() bool { return ex.left.Load() == 0 }
+
+// fail ends the wait for one request whose socket failed.
+func (ex *exchange) fail(err *session.Error, safe bool) {
+	if ex.err == nil {
+		ex.err, ex.safe = err, safe
+	}
+	ex.complete()
+}
+
+// maxKeptValues bounds the values (and cursor entries) a spare message
+// keeps room for: the capacity of an unusually large answer is left to the
+// garbage collector rather than kept by a stream for its whole life.
+const maxKeptValues = 1 << 16
+
+// trim drops the unusually large slices of a spare message.
+func trim(m *codec.ServerMsg) {
+	r := &m.Response
+	if cap(r.Result.Values) > maxKeptValues {
+		r.Result.Values = nil
+	}
+	if cap(r.Entries) > maxKeptValues {
+		r.Entries = nil
+	}
+	if cap(r.Batch.Steps) > maxKeptValues/64 {
+		r.Batch.Steps = nil
+	}
+}
+
+// A waiter is the exchange, and the index in it, that the answer to a
+// request id belongs to. A nil ex discards the answer (a close that no one
+// waits for).
+type waiter struct {
+	ex *exchange
+	i  int32
+}
+
+// streamResult moves the answer m to a stream request into r: the decoded
+// slices change places (r's old capacity goes to m, for its next decode), so
+// nothing is copied. A response_error becomes a failed result, which is
+// what Hrana over HTTP returns for it too.
+func streamResult(r *codec.StreamResult, m *codec.ServerMsg) {
+	if m.Type != codec.ServerResponseOK {
+		r.OK = false
+		r.Error = m.Error
+		r.Response.Type = codec.RequestUnknown
+		return
+	}
+	r.OK, r.Error = true, codec.Error{}
+	d, s := &r.Response, &m.Response
+	d.Type = requestType(s.Type)
+	d.Result, s.Result = s.Result, d.Result
+	d.Batch, s.Batch = s.Batch, d.Batch
+	d.Describe, s.Describe = s.Describe, d.Describe
+	d.IsAutocommit = s.IsAutocommit
+}
+
+// socketType is the WebSocket request for a stream request (close closes
+// the stream); SocketUnknown for none.
+func socketType(t codec.RequestType) codec.SocketRequestType {
+	switch t {
+	case codec.RequestClose:
+		return codec.SocketCloseStream
+	case codec.RequestExecute:
+		return codec.SocketExecute
+	case codec.RequestBatch:
+		return codec.SocketBatch
+	case codec.RequestSequence:
+		return codec.SocketSequence
+	case codec.RequestDescribe:
+		return codec.SocketDescribe
+	case codec.RequestStoreSQL:
+		return codec.SocketStoreSQL
+	case codec.RequestCloseSQL:
+		return codec.SocketCloseSQL
+	case codec.RequestGetAutocommit:
+		return codec.SocketGetAutocommit
+	}
+	return codec.SocketUnknown
+}
+
+// requestType is socketType's inverse; RequestUnknown for the requests that
+// have no stream request (open_stream and the cursor's).
+func requestType(t codec.SocketRequestType) codec.RequestType {
+	switch t {
+	case codec.SocketCloseStream:
+		return codec.RequestClose
+	case codec.SocketExecute:
+		return codec.RequestExecute
+	case codec.SocketBatch:
+		return codec.RequestBatch
+	case codec.SocketSequence:
+		return codec.RequestSequence
+	case codec.SocketDescribe:
+		return codec.RequestDescribe
+	case codec.SocketStoreSQL:
+		return codec.RequestStoreSQL
+	case codec.SocketCloseSQL:
+		return codec.RequestCloseSQL
+	case codec.SocketGetAutocommit:
+		return codec.RequestGetAutocommit
+	}
+	return codec.RequestUnknown
+}

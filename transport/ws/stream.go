@@ -1,0 +1,514 @@
+package ws
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/session"
+)
+
+var _ session.Stream = (*Stream)(nil)
+
+// Stream is the client side of one server stream on one of the Client's
+// sockets, which it owns for its whole life: the connection state on it
+// (PRAGMAs, last_insert_rowid(), changes(), a transaction) persists from
+// one request to the next. Its first request opens the server stream
+// (open_stream rides in the same burst); Reset closes it.
+//
+// A Stream is not safe for concurrent use, and neither is it with the
+// Cursor open on it: Hrana runs a stream's requests one after another.
+type Stream struct {
+	c    *Client
+	sock *socket // the socket of the server stream; nil: none
+	id   int32   // the server stream's id on sock
+
+	ex        *exchange // for Send and OpenCursor; nil once abandoned
+	abandoned *exchange // abandoned by a cancelled Send, until answered
+	cursor    *Cursor   // the cursor open on the stream, if any
+	// heldCursor is a cursor id the server keeps until the stream closes
+	// (an open_cursor that failed inside the stream); 0 if none.
+	heldCursor int32
+	// sqls maps the ids of SQL texts stored through this stream to the
+	// socket's ids: the server keeps stored SQL per socket, not per stream.
+	sqls map[int32]int32
+
+	reqs  []codec.SocketRequest
+	steps []codec.BatchStep // batch steps with their SQL ids translated
+	added []int32           // SQL ids stored by the current Send
+}
+
+// Errors of a Stream that cannot take a request.
+var (
+	errBusy = &session.Error{Safe: true, BadConn: true,
+		Message: "the stream still awaits the answers to a request whose context ended"}
+	errCloseNotLast = &session.Error{Safe: true, Message: "a close must be the last request"}
+)
+
+// Open reports whether the server holds a stream for s: it was opened and
+// its socket lives.
+func (s *Stream) Open() bool { return s.sock != nil && s.sock.alive() }
+
+// Lost reports whether the server stream s held is gone with its socket,
+// and the connection state on it with it. The next request fails (Safe,
+// BadConn) and forgets it; Reset forgets it quietly.
+func (s *Stream) Lost() bool { return s.sock != nil && !s.sock.alive() }
+
+// Busy reports whether a request whose caller's context ended still awaits
+// its answers. Until they arrive (or Reset) the stream refuses requests,
+// since the state they leave on it is unknown.
+func (s *Stream) Busy() bool { return s.abandoned != nil && !s.abandoned.finished() }
+
+// Apart returns s itself: WebSocket streams do not expire, so a request
+// apart from the stream's state needs no stream of its own.
+func (s *Stream) Apart() session.Stream { return s }
+
+// Version is the Hrana version of the stream's socket, or the Client's.
+func (s *Stream) Version(ctx context.Context) (int, error) {
+	if s.Open() {
+		return s.sock.version, nil
+	}
+	return s.c.Version(ctx)
+}
+
+// Send sends the requests in one burst on the stream (after open_stream if
+// the stream is not open yet) and waits for all their answers, which it
+// decodes into res: one result per request, a response_error as a failed
+// result. end is ignored: the stream stays open for the next request.
+//
+// A request whose context ends returns at once; the stream is then Busy
+// until the answers arrive. After a socket failure, a request that had
+// not been written fails Safe and BadConn, one that had, not Safe; either
+// way the server stream is gone, and a request on a stream whose socket
+// died earlier fails Safe and BadConn (see Lost).
+func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, _ bool, res *session.Result) error {
+	if err := s.usable(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return &session.Error{Message: "request failed", Safe: true, Err: err}
+	}
+	for i := range reqs {
+		if reqs[i].Type == codec.RequestClose && i != len(reqs)-1 {
+			return errCloseNotLast
+		}
+	}
+	k, opening, err := s.bind(ctx)
+	if err != nil {
+		return err
+	}
+	s.reqs = s.reqs[:0]
+	if opening {
+		s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketOpenStream, StreamID: s.id})
+	}
+	interrupted := s.interruptCursor()
+	first := len(s.reqs)
+	for i := range reqs {
+		r, err := s.request(k, &reqs[i])
+		if err != nil {
+			s.abort(opening)
+			return err
+		}
+		s.reqs = append(s.reqs, r)
+	}
+	if len(reqs) == 0 && !opening {
+		// Something must make the round trip (a Ping).
+		s.reqs = append(s.reqs, s.probe(k))
+	}
+	closing := len(reqs) > 0 && reqs[len(reqs)-1].Type == codec.RequestClose
+	if closing {
+		for _, id := range s.sqls {
+			s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketCloseSQL, SQLID: id})
+		}
+	}
+	ex := s.exchange()
+	ex.reset(len(s.reqs), *res.Bodies())
+	if opening {
+		ex.open = 0
+	}
+	if sent, err := k.send(ex, s.reqs); err != nil {
+		s.abort(opening)
+		if !k.alive() {
+			s.forget()
+			if !opening && !sent {
+				return lostError(err)
+			}
+		}
+		return err
+	}
+	s.sent(interrupted)
+	select {
+	case <-ex.done:
+	case <-ctx.Done():
+		s.ex, s.abandoned = nil, ex
+		s.added = s.added[:0]
+		clear(s.reqs)
+		if closing {
+			// The close went out: the server closes the stream once it
+			// gets to it.
+			s.closed(k)
+		}
+		return &session.Error{Message: "request failed", Err: ctx.Err()}
+	}
+	clear(s.reqs) // drop references to the caller's statements
+	if err := s.answered(ex); err != nil {
+		return err
+	}
+	resp := res.Response()
+	resp.Baton, resp.BaseURL = "", ""
+	resp.Results = sized(resp.Results, len(reqs))
+	for i := range reqs {
+		streamResult(&resp.Results[i], ex.msgs[first+i])
+	}
+	bodies := res.Bodies()
+	*bodies = append((*bodies)[:0], ex.bufs...)
+	clear((*bodies)[len(*bodies):cap(*bodies)]) // spares taken by the exchange
+	clear(ex.bufs)
+	s.storedSQL(reqs, resp.Results)
+	if closing {
+		s.closed(k)
+	}
+	return nil
+}
+
+// usable returns the error for a request on a Busy stream; a stream whose
+// abandoned request has been answered is taken back into use.
+func (s *Stream) usable() error {
+	ab := s.abandoned
+	if ab == nil {
+		return nil
+	}
+	if !ab.finished() {
+		return errBusy
+	}
+	s.abandoned = nil
+	if ab.err == nil && ab.open >= 0 && ab.msgs[ab.open].Type != codec.ServerResponseOK {
+		// The stream never opened; the server still holds its id.
+		s.Reset()
+	}
+	clear(ab.bufs) // answers no Result took
+	s.ex = ab
+	return nil
+}
+
+// bind returns the socket of the stream, and whether the stream must be
+// opened on it (it has an id, but open_stream has yet to be sent). A
+// stream whose socket died fails with the socket's error, Safe and
+// BadConn, and is forgotten.
+func (s *Stream) bind(ctx context.Context) (*socket, bool, error) {
+	if k := s.sock; k != nil {
+		if k.alive() {
+			return k, false, nil
+		}
+		err := lostError(k.failure())
+		s.forget()
+		return nil, false, err
+	}
+	var err error
+	for range 2 { // a socket may die between acquire and openStream
+		k, aerr := s.c.acquire(ctx)
+		if aerr != nil {
+			return nil, false, aerr
+		}
+		id, kerr := k.openStream()
+		if kerr == nil {
+			s.sock, s.id = k, id
+			return k, true, nil
+		}
+		err = kerr
+	}
+	return nil, false, err
+}
+
+// lostError is the error of a request on a stream whose socket died
+// before: nothing of it was sent, but the server stream and its state are
+// gone.
+func lostError(cause *session.Error) *session.Error {
+	e := &session.Error{Safe: true, BadConn: true, Message: "the server stream was lost"}
+	if cause != nil {
+		e.Message += " (" + cause.Message + ")"
+		e.Err = cause.Err
+	}
+	return e
+}
+
+// abort undoes what a Send that sent nothing prepared: the stream id of a
+// stream it would have opened and the SQL ids it would have stored.
+func (s *Stream) abort(opening bool) {
+	k := s.sock
+	for _, id := range s.added {
+		k.release(&k.sqls, s.sqls[id])
+		delete(s.sqls, id)
+	}
+	s.added = s.added[:0]
+	clear(s.reqs)
+	if opening {
+		k.release(&k.streams, s.id)
+		s.sock, s.id = nil, 0
+	}
+}
+
+// forget drops the server stream without telling the server: it is gone,
+// or closed.
+func (s *Stream) forget() {
+	if s.cursor != nil {
+		s.cursor.detach()
+	}
+	s.sock, s.id = nil, 0
+	s.abandoned, s.heldCursor = nil, 0
+	clear(s.sqls)
+	s.added = s.added[:0]
+}
+
+// closed forgets the stream after a close that the caller sent.
+func (s *Stream) closed(k *socket) {
+	ids := make([]int32, 0, len(s.sqls))
+	for _, id := range s.sqls {
+		ids = append(ids, id)
+	}
+	k.release(&k.sqls, ids...)
+	if s.heldCursor != 0 {
+		k.release(&k.cursors, s.heldCursor)
+	}
+	k.release(&k.streams, s.id)
+	s.forget()
+}
+
+// Reset closes the server stream if it is open (which rolls back a
+// transaction on it and ends its cursor), without waiting for the answer,
+// and forgets it. The close goes behind any request still running on it.
+func (s *Stream) Reset() {
+	k := s.sock
+	if k == nil {
+		if s.cursor != nil {
+			s.cursor.detach()
+		}
+		return
+	}
+	if k.alive() {
+		reqs := make([]codec.SocketRequest, 0, len(s.sqls)+1)
+		for _, id := range s.sqls {
+			reqs = append(reqs, codec.SocketRequest{Type: codec.SocketCloseSQL, SQLID: id})
+		}
+		reqs = append(reqs, codec.SocketRequest{Type: codec.SocketCloseStream, StreamID: s.id})
+		k.sendDetached(reqs)
+		s.closed(k)
+		return
+	}
+	s.forget()
+}
+
+// exchange returns the stream's exchange, a new one if it has none.
+func (s *Stream) exchange() *exchange {
+	if s.ex == nil {
+		s.ex = newExchange()
+	}
+	return s.ex
+}
+
+// answered checks an exchange that has all its answers, or failed: a
+// socket failure (the server stream is gone with it) or an open_stream the
+// server refused.
+func (s *Stream) answered(ex *exchange) error {
+	if ex.err != nil {
+		s.forget()
+		e := *ex.err
+		// The requests were written: only a refused hello tells that
+		// they had no effect.
+		e.Safe, e.BadConn = ex.safe, false
+		return &e
+	}
+	if ex.open >= 0 {
+		if m := ex.msgs[ex.open]; m.Type != codec.ServerResponseOK {
+			s.Reset()
+			// Nothing runs on a stream that failed to open.
+			return &session.Error{Code: m.Error.Code, Safe: true,
+				Message: "open_stream failed: " + s.c.redact(m.Error.Message)}
+		}
+	}
+	return nil
+}
+
+// request converts a stream request into the socket request for s,
+// refusing what the server would take for a protocol violation (which
+// closes the socket, and every stream on it, rather than fail one request).
+func (s *Stream) request(k *socket, r *codec.StreamRequest) (codec.SocketRequest, error) {
+	out := codec.SocketRequest{Type: socketType(r.Type), StreamID: s.id}
+	switch r.Type {
+	case codec.RequestClose, codec.RequestSequence, codec.RequestDescribe:
+		out.SQL, out.ReplicationIndex = r.SQL, r.ReplicationIndex
+	case codec.RequestExecute:
+		out.Stmt = r.Stmt
+		// Over WebSocket an execute's index is the request's own field.
+		out.ReplicationIndex, out.Stmt.ReplicationIndex = r.Stmt.ReplicationIndex, 0
+		if err := s.sqlID(&out.Stmt); err != nil {
+			return out, err
+		}
+	case codec.RequestBatch:
+		b, err := s.batch(k, &r.Batch)
+		if err != nil {
+			return out, err
+		}
+		out.Batch = *b
+	case codec.RequestGetAutocommit:
+		if k.version < V3 {
+			return out, &session.Error{Safe: true, Message: "the server speaks Hrana 2, which has no get_autocommit"}
+		}
+	case codec.RequestStoreSQL:
+		if _, dup := s.sqls[r.SQLID]; dup {
+			return out, &session.Error{Safe: true, Message: fmt.Sprintf("SQL text %d is already stored", r.SQLID)}
+		}
+		id := k.alloc(&k.sqls)
+		if s.sqls == nil {
+			s.sqls = map[int32]int32{}
+		}
+		s.sqls[r.SQLID] = id
+		s.added = append(s.added, r.SQLID)
+		out.SQLID, out.SQL = id, r.SQL
+	case codec.RequestCloseSQL:
+		// An id never stored closes nothing: the socket's sets never
+		// give out 0.
+		out.SQLID = s.sqls[r.SQLID]
+	default:
+		return out, &session.Error{Safe: true, Message: fmt.Sprintf("request type %d cannot be sent over WebSocket", r.Type)}
+	}
+	return out, nil
+}
+
+// probe is a request that changes nothing, for a Send of no requests on
+// an open stream.
+func (s *Stream) probe(k *socket) codec.SocketRequest {
+	if k.version < V3 {
+		return codec.SocketRequest{Type: codec.SocketDescribe, StreamID: s.id, SQL: "SELECT 1"}
+	}
+	return codec.SocketRequest{Type: codec.SocketGetAutocommit, StreamID: s.id}
+}
+
+// sqlID translates a statement's stored SQL id into the socket's.
+func (s *Stream) sqlID(st *codec.Stmt) error {
+	if !st.HasSQLID {
+		return nil
+	}
+	id, ok := s.sqls[st.SQLID]
+	if !ok {
+		return &session.Error{Safe: true, Message: fmt.Sprintf("SQL text %d is not stored", st.SQLID)}
+	}
+	st.SQLID = id
+	return nil
+}
+
+// batch checks a batch's conditions (a step may refer only to earlier
+// steps, and is_autocommit needs Hrana 3) and translates its stored SQL
+// ids, in a copy of its steps if there are any.
+func (s *Stream) batch(k *socket, b *codec.Batch) (*codec.Batch, error) {
+	stored := false
+	for i := range b.Steps {
+		st := &b.Steps[i]
+		if st.Condition != nil {
+			if err := checkCond(st.Condition, uint32(i), k.version, 0); err != nil {
+				return nil, &session.Error{Safe: true, Message: fmt.Sprintf("batch step %d: %s", i, err)}
+			}
+		}
+		stored = stored || st.Stmt.HasSQLID
+	}
+	if !stored {
+		return b, nil
+	}
+	s.steps = append(s.steps[:0], b.Steps...)
+	for i := range s.steps {
+		if err := s.sqlID(&s.steps[i].Stmt); err != nil {
+			return nil, err
+		}
+	}
+	return &codec.Batch{Steps: s.steps, ReplicationIndex: b.ReplicationIndex}, nil
+}
+
+// checkCond checks a condition of step i.
+func checkCond(c *codec.BatchCond, i uint32, version, depth int) error {
+	if depth > codec.MaxDepth {
+		return fmt.Errorf("conditions nested over %d deep", codec.MaxDepth)
+	}
+	switch c.Type {
+	case codec.CondOK, codec.CondError:
+		if c.Step >= i {
+			return fmt.Errorf("the condition refers to step %d, which is not an earlier one", c.Step)
+		}
+	case codec.CondNot:
+		if c.Cond == nil {
+			return fmt.Errorf("a not condition without its operand")
+		}
+		return checkCond(c.Cond, i, version, depth+1)
+	case codec.CondAnd, codec.CondOr:
+		for j := range c.Conds {
+			if err := checkCond(&c.Conds[j], i, version, depth+1); err != nil {
+				return err
+			}
+		}
+	case codec.CondIsAutocommit:
+		if version < V3 {
+			return fmt.Errorf("the server speaks Hrana 2, which has no is_autocommit condition")
+		}
+	default:
+		return fmt.Errorf("unknown condition type %d", c.Type)
+	}
+	return nil
+}
+
+// storedSQL undoes the stores the server refused.
+func (s *Stream) storedSQL(reqs []codec.StreamRequest, results []codec.StreamResult) {
+	if len(s.added) == 0 {
+		return
+	}
+	k := s.sock
+	for i := range reqs {
+		if reqs[i].Type == codec.RequestStoreSQL && !results[i].OK {
+			k.release(&k.sqls, s.sqls[reqs[i].SQLID])
+			delete(s.sqls, reqs[i].SQLID)
+		}
+	}
+	s.added = s.added[:0]
+}
+
+// interruptCursor adds the close of the cursor open on the stream, if
+// any, to the burst being built: a new request ends the cursor, as the
+// stream serves one thing at a time. It reports whether it did.
+func (s *Stream) interruptCursor() bool {
+	if s.cursor == nil || s.cursor.k != s.sock {
+		return false
+	}
+	s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketCloseCursor, CursorID: s.cursor.id})
+	return true
+}
+
+// sent records what a burst that went out did to the stream's state: an
+// interrupted cursor is closed, and the SQL ids of close_sql requests are
+// free again.
+func (s *Stream) sent(interrupted bool) {
+	k := s.sock
+	if interrupted {
+		id := s.cursor.id
+		s.cursor.detach()
+		k.release(&k.cursors, id)
+	}
+	for i := range s.reqs {
+		r := &s.reqs[i]
+		if r.Type == codec.SocketCloseSQL && r.SQLID != 0 {
+			for sid, id := range s.sqls {
+				if id == r.SQLID {
+					delete(s.sqls, sid)
+				}
+			}
+			k.release(&k.sqls, r.SQLID)
+		}
+	}
+}
+
+// sized returns rs with n elements, keeping the capacity of those it has
+// (their slices are decoded into again).
+func sized(rs []codec.StreamResult, n int) []codec.StreamResult {
+	if n <= cap(rs) {
+		return rs[:n]
+	}
+	rs = rs[:cap(rs)]
+	return append(rs, make([]codec.StreamResult, n-len(rs))...)
+}

@@ -1,0 +1,646 @@
+package ws_test
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/transport/ws"
+)
+
+// TestPipelining: a Send writes open_stream and all its executes without
+// waiting for any answer (the fake answers nothing until it holds them
+// all), and the results come back in request order although the answers
+// arrive in reverse.
+func TestPipelining(t *testing.T) {
+	f := newFake(t)
+	var held []cmsg
+	var mu sync.Mutex
+	f.setHook(func(fc *fconn, m *cmsg) bool {
+		if m.Type == "hello" {
+			return false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		held = append(held, *m)
+		if len(held) < 4 {
+			return true
+		}
+		for i := len(held) - 1; i >= 0; i-- {
+			fc.answer(&held[i])
+		}
+		held = nil
+		return true
+	})
+	c := newClient(t, f, nil)
+	s := c.NewStream()
+	got, err := execute(context.Background(), s, "a", "b", "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"1:a", "1:b", "1:c"}; !slices.Equal(got, want) {
+		t.Fatalf("results %q, want %q", got, want)
+	}
+	if want := []string{"hello", "open_stream", "execute", "execute", "execute"}; !slices.Equal(f.conn(0).received(), want) {
+		t.Fatalf("the server received %q, want %q", f.conn(0).received(), want)
+	}
+	if !s.Open() {
+		t.Fatal("the stream is open after its first Send")
+	}
+}
+
+// TestStreamKeepsItsServerStream: later Sends go to the same server
+// stream, with no open_stream, and a statement error is a failed result,
+// not an error of the Send.
+func TestStreamKeepsItsServerStream(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, nil)
+	s := c.NewStream()
+	for i := range 3 {
+		got, err := execute(context.Background(), s, fmt.Sprint("q", i), "ERR x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []string{fmt.Sprint("1:q", i), "error: no such table: ERR x"}; !slices.Equal(got, want) {
+			t.Fatalf("results %q, want %q", got, want)
+		}
+	}
+	want := []string{"hello", "open_stream", "execute", "execute", "execute", "execute", "execute", "execute"}
+	if got := f.conn(0).received(); !slices.Equal(got, want) {
+		t.Fatalf("the server received %q, want %q", got, want)
+	}
+}
+
+// TestConcurrentStreams: many streams share one socket, their answers
+// interleaved and out of order, each Send getting its own.
+func TestConcurrentStreams(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 1 })
+	const streams, sends = 16, 40
+	var wg sync.WaitGroup
+	ids := make(chan string, streams)
+	for g := range streams {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := c.NewStream()
+			var id string
+			for i := range sends {
+				sql := fmt.Sprintf("SLEEP %d g%d-%d", rand.N(3), g, i)
+				got, err := execute(context.Background(), s, sql, "x")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				sid, rest, _ := strings.Cut(got[0], ":")
+				if id == "" {
+					id = sid
+				}
+				if sid != id || rest != sql || got[1] != id+":x" {
+					t.Errorf("stream %s got %q for %q", id, got, sql)
+					return
+				}
+			}
+			ids <- id
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		if seen[id] {
+			t.Errorf("stream id %s used by two streams", id)
+		}
+		seen[id] = true
+	}
+	if n := f.dials.Load(); n != 1 {
+		t.Fatalf("%d dials, want 1", n)
+	}
+}
+
+// TestSocketsSpread: with two sockets, streams go to both: a stream whose
+// slot has no socket yet goes to the other's, and the slot dials meanwhile.
+func TestSocketsSpread(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 2 })
+	if _, err := execute(context.Background(), c.NewStream(), "first"); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the second socket", func() bool {
+		_, err := execute(context.Background(), c.NewStream(), "x")
+		return err == nil && f.live.Load() == 2
+	})
+	for i := range 8 {
+		if _, err := execute(context.Background(), c.NewStream(), fmt.Sprint(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := f.dials.Load(); n != 2 {
+		t.Fatalf("%d dials, want 2", n)
+	}
+	for i := range 2 {
+		if n := strings.Count(strings.Join(f.conn(i).received(), " "), "open_stream"); n < 4 {
+			t.Errorf("socket %d carries %d streams", i, n)
+		}
+	}
+}
+
+// TestHelloError: a refused hello fails the requests sent with it with the
+// server's authentication error: ErrAuth, Safe (the server ran none of
+// them), not BadConn, and without the token, although the server echoed
+// it.
+func TestHelloError(t *testing.T) {
+	f := newFake(t)
+	f.token = "the-right-token"
+	c := newClient(t, f, func(o *ws.Options) { o.AuthToken = "secret-token-123" })
+	s := c.NewStream()
+	_, err := execute(context.Background(), s, "SELECT 1")
+	e := asError(t, err)
+	if !errors.Is(err, session.ErrAuth) || !e.Safe || e.BadConn || e.Code != "AUTH_JWT_INVALID" {
+		t.Fatalf("error %v: ErrAuth %t, Safe %t, BadConn %t", err, errors.Is(err, session.ErrAuth), e.Safe, e.BadConn)
+	}
+	if strings.Contains(err.Error(), "secret-token-123") {
+		t.Fatalf("the token is in the error: %v", err)
+	}
+	if !strings.Contains(err.Error(), "[REDACTED]") {
+		t.Fatalf("the server's message is not in the error: %v", err)
+	}
+	// The next request meets the backoff: the same error, no dial.
+	dials := f.dials.Load()
+	_, err = execute(context.Background(), s, "SELECT 1")
+	if !errors.Is(err, session.ErrAuth) || strings.Contains(err.Error(), "secret-token-123") {
+		t.Fatalf("second error %v", err)
+	}
+	if f.dials.Load() != dials {
+		t.Fatal("a refused hello is retried without backoff")
+	}
+}
+
+// TestCancel: a Send whose context ends returns at once, without killing
+// the socket: other streams go on, and the stream is Busy (refusing
+// requests, Safe and BadConn) until its answer arrives, after which it
+// works on the same server stream.
+func TestCancel(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 1 })
+	s := c.NewStream().(*ws.Stream)
+	other := c.NewStream()
+	if _, err := execute(context.Background(), s, "first"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := execute(ctx, s, "SLEEP 300 slow")
+	if !errors.Is(err, context.DeadlineExceeded) || session.IsSafe(err) {
+		t.Fatalf("error %v, want a deadline that is not Safe", err)
+	}
+	if d := time.Since(start); d > 200*time.Millisecond {
+		t.Fatalf("the cancelled Send took %v", d)
+	}
+	if !s.Busy() {
+		t.Fatal("the stream is not Busy with its answer outstanding")
+	}
+	_, err = execute(context.Background(), s, "too soon")
+	if e := asError(t, err); !e.Safe || !errors.Is(err, driver.ErrBadConn) {
+		t.Fatalf("a Busy stream's Send: %v", err)
+	}
+	if got, err := execute(context.Background(), other, "meanwhile"); err != nil || got[0] != "2:meanwhile" {
+		t.Fatalf("another stream on the socket: %q, %v", got, err)
+	}
+	eventually(t, "the answer", func() bool { return !s.Busy() })
+	if got, err := execute(context.Background(), s, "after"); err != nil || got[0] != "1:after" {
+		t.Fatalf("after the answer: %q, %v", got, err)
+	}
+	if n := f.dials.Load(); n != 1 {
+		t.Fatalf("%d dials: the cancellation killed the socket", n)
+	}
+}
+
+// TestSocketDeath: what a stream's requests see when its socket dies, at
+// each point.
+func TestSocketDeath(t *testing.T) {
+	tests := []struct {
+		name string
+		// run kills the socket somewhere in the life of s (opened on it
+		// already) and returns the error of the request it hit.
+		run           func(t *testing.T, f *fake, s *ws.Stream) error
+		safe, badConn bool
+	}{
+		{
+			// Nothing of the request was written: the stream died idle.
+			name: "idle",
+			run: func(t *testing.T, f *fake, s *ws.Stream) error {
+				f.closeAll()
+				eventually(t, "the stream to be lost", s.Lost)
+				if s.Open() {
+					t.Error("a lost stream is Open")
+				}
+				_, err := execute(context.Background(), s, "next")
+				return err
+			},
+			safe: true, badConn: true,
+		},
+		{
+			// The request was written; the server went away before
+			// answering: it may have run.
+			name: "in flight",
+			run: func(t *testing.T, f *fake, s *ws.Stream) error {
+				f.setHook(func(fc *fconn, m *cmsg) bool {
+					if m.Request.Type == "execute" {
+						_ = fc.ws.CloseNow()
+						return true
+					}
+					return false
+				})
+				_, err := execute(context.Background(), s, "INSERT")
+				f.setHook(nil)
+				return err
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t)
+			c := newClient(t, f, func(o *ws.Options) { o.WriteTimeout = 100 * time.Millisecond })
+			s := c.NewStream().(*ws.Stream)
+			if _, err := execute(context.Background(), s, "open"); err != nil {
+				t.Fatal(err)
+			}
+			err := tt.run(t, f, s)
+			if err != nil {
+				e := asError(t, err)
+				if e.Safe != tt.safe || errors.Is(err, driver.ErrBadConn) != tt.badConn {
+					t.Fatalf("error %v: Safe %t, BadConn %t; want %t, %t", err, e.Safe, e.BadConn, tt.safe, tt.badConn)
+				}
+			}
+			if s.Open() || s.Lost() {
+				t.Fatalf("after the failure the stream is Open %t, Lost %t", s.Open(), s.Lost())
+			}
+			// The next request dials again and opens a new stream.
+			eventually(t, "a new socket", func() bool {
+				_, err := execute(context.Background(), s, "again")
+				return err == nil
+			})
+			if !s.Open() || f.dials.Load() < 2 {
+				t.Fatalf("after recovery: Open %t, %d dials", s.Open(), f.dials.Load())
+			}
+		})
+	}
+}
+
+// TestWriteStall: a write that cannot finish within the write timeout (the
+// server stopped reading and the buffers are full) kills the socket; the
+// request fails not Safe, since part of it left, and a request that was
+// waiting on the socket fails too.
+func TestWriteStall(t *testing.T) {
+	f := newFake(t)
+	stop := make(chan struct{})
+	defer close(stop)
+	f.setHook(func(fc *fconn, m *cmsg) bool {
+		if m.Request.Type == "execute" && *m.Request.Stmt.SQL == "block" {
+			<-stop // stop reading: the client's writes fill the buffers
+			return true
+		}
+		return false
+	})
+	c := newClient(t, f, func(o *ws.Options) {
+		o.Sockets = 1
+		o.WriteTimeout = 100 * time.Millisecond
+	})
+	blocked, big := c.NewStream().(*ws.Stream), c.NewStream()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if _, err := execute(ctx, blocked, "block"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("the blocked request: %v", err)
+	}
+	_, err := execute(context.Background(), big, "SELECT '"+strings.Repeat("x", 32<<20)+"'")
+	if e := asError(t, err); e.Safe || e.BadConn || !strings.Contains(err.Error(), "write failed") {
+		t.Fatalf("the stalled write: %v (Safe %t, BadConn %t)", err, e.Safe, e.BadConn)
+	}
+	eventually(t, "the blocked stream's answer to fail", func() bool { return !blocked.Busy() })
+	if _, err := execute(context.Background(), blocked, "x"); !errors.Is(err, driver.ErrBadConn) || !session.IsSafe(err) {
+		t.Fatalf("the next request of the stream that waited: %v", err)
+	}
+}
+
+// TestUnopenedStreamSurvivesSocketDeath: a stream that never opened loses
+// nothing when the socket dies: its first request just dials.
+func TestUnopenedStreamSurvivesSocketDeath(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 1 })
+	if _, err := execute(context.Background(), c.NewStream(), "one"); err != nil {
+		t.Fatal(err)
+	}
+	fresh := c.NewStream()
+	f.closeAll()
+	eventually(t, "the socket to die", func() bool { return f.dials.Load() == 1 && len(f.conns) == 0 })
+	eventually(t, "a request on a new socket", func() bool {
+		_, err := execute(context.Background(), fresh, "two")
+		return err == nil
+	})
+}
+
+// TestReconnectBackoff: a slot whose dial failed waits before it dials
+// again, failing requests at once meanwhile; concurrent requests share one
+// dial per slot.
+func TestReconnectBackoff(t *testing.T) {
+	f := newFake(t)
+	f.reject.Store(2)
+	c := newClient(t, f, func(o *ws.Options) {
+		o.Sockets = 1
+		o.MinBackoff = 100 * time.Millisecond
+		o.MaxBackoff = 400 * time.Millisecond
+		o.Headers = map[string][]string{"X-Secret": {"header-secret-value"}}
+	})
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := execute(context.Background(), c.NewStream(), "x")
+			e := asError(t, err)
+			if !e.Safe || e.HTTPStatus != 503 || errors.Is(err, driver.ErrBadConn) {
+				t.Errorf("error %v: Safe %t, status %d", err, e.Safe, e.HTTPStatus)
+			}
+			if strings.Contains(err.Error(), "header-secret-value") {
+				t.Errorf("a header's value is in the error: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := f.dials.Load(); n != 1 {
+		t.Fatalf("%d dials for concurrent requests, want 1", n)
+	}
+	start := time.Now()
+	_, err := execute(context.Background(), c.NewStream(), "x")
+	if err == nil || !strings.Contains(err.Error(), "next dial in") || f.dials.Load() != 1 {
+		t.Fatalf("within the backoff: %v, %d dials", err, f.dials.Load())
+	}
+	// The second dial fails too, the third (after a longer wait) works.
+	eventually(t, "a dial that works", func() bool {
+		_, err := execute(context.Background(), c.NewStream(), "x")
+		return err == nil
+	})
+	if n := f.dials.Load(); n != 3 {
+		t.Fatalf("%d dials, want 3", n)
+	}
+	if d := time.Since(start); d < 75*time.Millisecond {
+		t.Fatalf("recovered after %v: no backoff", d)
+	}
+}
+
+// TestDialRefused: a server that is not there fails requests Safe and
+// BadConn.
+func TestDialRefused(t *testing.T) {
+	f := newFake(t)
+	f.srv.Close()
+	c := newClient(t, f, nil)
+	_, err := execute(context.Background(), c.NewStream(), "x")
+	if e := asError(t, err); !e.Safe || !errors.Is(err, driver.ErrBadConn) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+// TestPing: an idle socket is pinged and lives on; one whose server stops
+// answering is found dead within the ping interval and timeout, and its
+// streams are lost.
+func TestPing(t *testing.T) {
+	f := newFake(t)
+	freeze := make(chan struct{})
+	f.setHook(func(fc *fconn, m *cmsg) bool {
+		if m.Type == "request" && m.Request.Type == "execute" && *m.Request.Stmt.SQL == "freeze" {
+			<-freeze // stop reading, so pongs stop too
+			return true
+		}
+		return false
+	})
+	c := newClient(t, f, func(o *ws.Options) {
+		o.PingInterval = 40 * time.Millisecond
+		o.PingTimeout = 60 * time.Millisecond
+	})
+	s := c.NewStream().(*ws.Stream)
+	if _, err := execute(context.Background(), s, "open"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if !s.Open() {
+		t.Fatal("an idle socket that answers pings died")
+	}
+	start := time.Now()
+	_, err := execute(context.Background(), s, "freeze")
+	close(freeze)
+	if err == nil || session.IsSafe(err) {
+		t.Fatalf("a request on a frozen server: %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("the dead socket was found after %v", d)
+	}
+}
+
+// TestReset: Reset closes the server stream; the next request opens a new
+// one.
+func TestReset(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, nil)
+	s := c.NewStream()
+	if got, _ := execute(context.Background(), s, "a"); got[0] != "1:a" {
+		t.Fatalf("got %q", got)
+	}
+	s.Reset()
+	if s.Open() {
+		t.Fatal("Open after Reset")
+	}
+	if got, _ := execute(context.Background(), s, "b"); got[0] != "2:b" {
+		t.Fatalf("after Reset got %q", got)
+	}
+	want := []string{"hello", "open_stream", "execute", "close_stream", "open_stream", "execute"}
+	if got := f.conn(0).received(); !slices.Equal(got, want) {
+		t.Fatalf("the server received %q, want %q", got, want)
+	}
+}
+
+// TestPingRequest: a Send of no requests (session's Ping) makes a round
+// trip on an open stream too.
+func TestPingRequest(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, nil)
+	s := c.NewStream()
+	res := session.NewResult()
+	defer res.Release()
+	for range 2 {
+		if err := s.Send(context.Background(), nil, true, res); err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Results()) != 0 {
+			t.Fatalf("%d results for no request", len(res.Results()))
+		}
+	}
+	if got, want := f.conn(0).received(), []string{"hello", "open_stream", "get_autocommit"}; !slices.Equal(got, want) {
+		t.Fatalf("the server received %q, want %q", got, want)
+	}
+}
+
+// TestStoredSQL: stored SQL ids are the stream's own, though the server
+// keeps them per socket: two streams storing id 1 do not clash.
+func TestStoredSQL(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 1 })
+	run := func(s session.Stream, sql string) string {
+		reqs := []codec.StreamRequest{
+			{Type: codec.RequestStoreSQL, SQLID: 1, SQL: sql},
+			{Type: codec.RequestExecute, Stmt: codec.Stmt{SQLID: 1, HasSQLID: true, WantRows: true}},
+		}
+		res := session.NewResult()
+		defer res.Release()
+		if err := s.Send(context.Background(), reqs, false, res); err != nil {
+			t.Fatal(err)
+		}
+		return string(res.Results()[1].Response.Result.Values[0].Bytes)
+	}
+	a, b := c.NewStream(), c.NewStream()
+	if got := run(a, "from a"); got != "1:from a" {
+		t.Fatalf("a got %q", got)
+	}
+	if got := run(b, "from b"); got != "2:from b" {
+		t.Fatalf("b got %q", got)
+	}
+	// An id the stream never stored is refused before it is sent.
+	_, err := execute(context.Background(), a, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := session.NewResult()
+	defer res.Release()
+	err = c.NewStream().Send(context.Background(), []codec.StreamRequest{{Type: codec.RequestExecute, Stmt: codec.Stmt{SQLID: 1, HasSQLID: true}}}, false, res)
+	if !session.IsSafe(err) {
+		t.Fatalf("an unknown SQL id: %v", err)
+	}
+	a.Reset()
+	b.Reset()
+	fc := f.conn(0)
+	eventually(t, "the closes", func() bool {
+		fc.mu.Lock()
+		defer fc.mu.Unlock()
+		return len(fc.sqls) == 0 && len(fc.streams) == 0
+	})
+}
+
+// TestRefusedBeforeSending: requests the server would take for protocol
+// violations, closing the socket, fail Safe with nothing sent.
+func TestRefusedBeforeSending(t *testing.T) {
+	later := &codec.BatchCond{Type: codec.CondOK, Step: 1}
+	tests := []struct {
+		name   string
+		protos []string
+		req    codec.StreamRequest
+	}{
+		{"condition on a later step", nil, codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{Steps: []codec.BatchStep{
+			{Condition: later, Stmt: codec.Stmt{SQL: "a"}}, {Stmt: codec.Stmt{SQL: "b"}}}}}},
+		{"get_autocommit on hrana2", []string{"hrana2"}, codec.StreamRequest{Type: codec.RequestGetAutocommit}},
+		{"is_autocommit on hrana2", []string{"hrana2"}, codec.StreamRequest{Type: codec.RequestBatch, Batch: codec.Batch{Steps: []codec.BatchStep{
+			{Condition: &codec.BatchCond{Type: codec.CondIsAutocommit}, Stmt: codec.Stmt{SQL: "a"}}}}}},
+		{"close not last", nil, codec.StreamRequest{Type: codec.RequestClose}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t)
+			if tt.protos != nil {
+				f.protos = tt.protos
+			}
+			c := newClient(t, f, nil)
+			s := c.NewStream()
+			if _, err := execute(context.Background(), s, "open"); err != nil {
+				t.Fatal(err)
+			}
+			reqs := []codec.StreamRequest{tt.req}
+			if tt.req.Type == codec.RequestClose {
+				reqs = append(reqs, codec.StreamRequest{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: "x"}})
+			}
+			res := session.NewResult()
+			defer res.Release()
+			err := s.Send(context.Background(), reqs, false, res)
+			if e := asError(t, err); !e.Safe {
+				t.Fatalf("error %v is not Safe", err)
+			}
+			if got := f.conn(0).received(); len(got) != 3 {
+				t.Fatalf("the server received %q", got)
+			}
+			if _, err := execute(context.Background(), s, "still"); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// TestHrana2: against a server that offers only hrana2 the version is 2.
+func TestHrana2(t *testing.T) {
+	f := newFake(t)
+	f.protos = []string{"hrana2"}
+	c := newClient(t, f, nil)
+	s := c.NewStream()
+	if v, err := s.Version(context.Background()); err != nil || v != 2 {
+		t.Fatalf("Version %d, %v", v, err)
+	}
+	_, err := s.OpenCursor(context.Background(), &codec.Batch{Steps: []codec.BatchStep{{Stmt: codec.Stmt{SQL: "ROWS 1"}}}}, true, nil)
+	if !session.IsSafe(err) {
+		t.Fatalf("a cursor on hrana2: %v", err)
+	}
+}
+
+// TestProtobufNeedsServerSupport: with the Protobuf codec and no fallback a
+// server without hrana3-protobuf is an error; with a JSON fallback the
+// client speaks JSON to it.
+func TestProtobufNeedsServerSupport(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, func(o *ws.Options) { o.Codec = protobufCodec })
+	if _, err := execute(context.Background(), c.NewStream(), "x"); !session.IsSafe(err) || !strings.Contains(err.Error(), "subprotocol") {
+		t.Fatalf("no hrana3-protobuf: %v", err)
+	}
+	c = newClient(t, f, func(o *ws.Options) {
+		o.Codec = protobufCodec
+		o.Fallback = jsonCodec
+	})
+	s := c.NewStream()
+	if got, err := execute(context.Background(), s, "x"); err != nil || got[0] != "1:x" {
+		t.Fatalf("with a fallback: %q, %v", got, err)
+	}
+	if v, _ := s.Version(context.Background()); v != 3 {
+		t.Fatalf("Version %d", v)
+	}
+	if _, err := ws.New(ws.Options{URL: f.url(), Codec: protobufCodec, Fallback: protobufCodec}); err == nil {
+		t.Fatal("a Protobuf fallback was taken")
+	}
+}
+
+// TestCloseIdle: CloseIdle closes sockets that carry no stream.
+func TestCloseIdle(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 1 })
+	s := c.NewStream()
+	if _, err := execute(context.Background(), s, "x"); err != nil {
+		t.Fatal(err)
+	}
+	c.CloseIdle()
+	time.Sleep(20 * time.Millisecond)
+	if !s.Open() || f.live.Load() != 1 {
+		t.Fatal("CloseIdle closed a socket that carries a stream")
+	}
+	s.Reset()
+	eventually(t, "the idle socket to close", func() bool {
+		c.CloseIdle() // once the close_stream is answered, the socket is idle
+		return f.live.Load() == 0
+	})
+	if _, err := execute(context.Background(), c.NewStream(), "y"); err != nil || f.dials.Load() != 2 {
+		t.Fatalf("after CloseIdle: %v, %d dials", err, f.dials.Load())
+	}
+}
