@@ -392,6 +392,7 @@ func valueCases() []valueCase {
 func Fixtures() []Fixture {
 	b := &builder{names: map[string]bool{}}
 	addSQLD(b)
+	addSQLDSocket(b)
 	addValues(b)
 	addPipeline(b)
 	addSyntax(b)

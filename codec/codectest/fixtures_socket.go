@@ -287,3 +287,132 @@ func addSocket(b *builder) {
 	in.WriteString(`],"done":false}`)
 	b.server("fetch-cursor-200-rows", ruleFetch, okMsg("9", in.String()), respOK(9, sockFetch(false, many...)))
 }
+
+// wsRun is what differs between the captured sessions of testdata/sqld:
+// the query durations of the statement results, in order, and the value
+// of -9e999, which is -Inf in Protobuf but null in JSON, read as +Inf.
+type wsRun struct {
+	ms     []float64
+	negInf float64
+}
+
+var (
+	wsJSONRun     = wsRun{ms: []float64{0.086, 0.188, 0.032, 0.045, 0.003, 0.004, 0.031}, negInf: inf}
+	wsProtobufRun = wsRun{ms: []float64{0.076, 0.107, 0.026, 0.043, 0.003, 0.004, 0.027}, negInf: math.Inf(-1)}
+)
+
+// wsSession is what the messages of a captured session (ws_session.*, see
+// the README of testdata/sqld) decode to.
+func wsSession(run wsRun) []codec.ServerMsg {
+	ms := run.ms
+	next := func() float64 {
+		d := ms[0]
+		ms = ms[1:]
+		return d
+	}
+	values := rows(cols("i", "", "imin", "", "imax", "", "f", "", "negzero", "", "big", "", "tiny", "", "inf", "", "neginf", "",
+		"et", "", "t", "", "esc", "", "eb", "", "b", "", "n", "", "ai", "", "af", "", "at", "", "ab", ""),
+		row(vI(1), vI(math.MinInt64), vI(math.MaxInt64), vF(1.5), vF(math.Copysign(0, -1)), vF(math.MaxFloat64), vF(5e-324),
+			vF(inf), vF(run.negInf), vT(""), vT("héllo 😀"), vT("q\"\\\n\t\x00\x7f"), vB(), vB(0, 0xff, 0x10), vN(),
+			vI(-42), vF(0.25), vT("arg"), vB(0xca, 0xfe)),
+		row(vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN()))
+	values.QueryDurationMS = next()
+	insert := codec.StmtResult{AffectedRowCount: 1, LastInsertRowID: 2, HasLastInsertRowID: true, RowsWritten: 2, QueryDurationMS: next()}
+	table := rows(cols("id", "INTEGER", "v", "TEXT", "f", "REAL", "b", "BLOB"),
+		row(vI(1), vT("a"), vF(0.5), vB(1)), row(vI(2), vT("b"), vF(-1), vB()))
+	table.RowsRead, table.QueryDurationMS = 2, next()
+	update := codec.StmtResult{AffectedRowCount: 2, RowsRead: 2, RowsWritten: 2, QueryDurationMS: next()}
+	begin := codec.StmtResult{ReplicationIndex: 7, HasReplicationIndex: true, QueryDurationMS: next()}
+	rollback := codec.StmtResult{ReplicationIndex: 7, HasReplicationIndex: true, QueryDurationMS: next()}
+	count := rows(cols("n", ""), row(vI(3)))
+	count.ReplicationIndex, count.HasReplicationIndex, count.RowsRead, count.QueryDurationMS = 9, true, 1, next()
+	cursorCols := cols("id", "INTEGER", "v", "TEXT", "f", "REAL", "b", "BLOB")
+	return []codec.ServerMsg{
+		helloOK(),
+		respOK(1, sockType(codec.SocketOpenStream)),
+		respOK(2, sockExec(values)),
+		respOK(3, sockType(codec.SocketStoreSQL)),
+		respErr(4, "Arguments do not match SQL parameters: value for parameter :x not found", "ARGS_INVALID"),
+		respOK(5, sockDescribe(codec.DescribeResult{Params: []codec.DescribeParam{{Name: "?1"}, {Name: ":x"}}, Cols: cols("n", "", "x", ""), IsReadonly: true})),
+		respOK(6, sockType(codec.SocketSequence)),
+		respOK(7, sockBatch(codec.BatchResult{Steps: []codec.StepOutcome{stepOK(insert),
+			stepErr("SQLite error: UNIQUE constraint failed: ws_capture.v", "SQLITE_CONSTRAINT"), stepSkip, stepOK(table), stepOK(update)},
+			ReplicationIndex: 7, HasReplicationIndex: true})),
+		respOK(8, sockDescribe(codec.DescribeResult{Params: []codec.DescribeParam{{}, {Name: ":v"}}, Cols: cols("id", "INTEGER", "name", "TEXT"), IsReadonly: true})),
+		respOK(9, sockAutocommit(true)),
+		respOK(10, sockExec(begin)),
+		respOK(11, sockAutocommit(false)),
+		respOK(12, sockExec(rollback)),
+		respOK(13, sockType(codec.SocketOpenCursor)),
+		respOK(14, sockFetch(false, eBegin(0, cursorCols), eRow(vI(1), vT("a"), vF(1), vB(1)), eRow(vI(2), vT("b"), vF(-2), vB()), eEnd(0, 0, false))),
+		respOK(15, sockFetch(true, eBegin(1, nil), eEnd(1, 3, true),
+			eStepErr(2, "SQLite error: no such table: ws_capture_missing", "SQLITE_UNKNOWN"),
+			eBegin(4, cols("?1", "")), eStepErr(4, "Arguments do not match SQL parameters: too many parameters, expected 1 found 2", "ARGS_INVALID"),
+			eBegin(5, cols("x", "", "y", "")), eRow(vF(1.5), vN()), eEnd(0, 0, false), eIndex(9))),
+		respOK(16, sockType(codec.SocketCloseCursor)),
+		respErr(17, "SQL string could not be parsed: syntax error around L1:6: `selec`", "SQL_PARSE_ERROR"),
+		respErr(18, "SQLite error: no such table: ws_capture_missing", "SQLITE_UNKNOWN"),
+		respOK(19, sockExec(count)),
+		respOK(20, sockType(codec.SocketCloseSQL)),
+		respOK(21, sockType(codec.SocketSequence)),
+		respOK(22, sockType(codec.SocketCloseStream)),
+	}
+}
+
+// wsHelloError is what ws_hello_error.* decode to.
+var wsHelloError = helloErr("Authentication failed: The JWT is invalid", "AUTH_JWT_INVALID")
+
+// addSQLDSocket adds the JSON session captured from sqld, each message and
+// a truncation of it, and its hello_error.
+func addSQLDSocket(b *builder) {
+	lines := strings.Split(strings.TrimSuffix(string(SQLDFile("ws_session.ndjson")), "\n"), "\n")
+	want := wsSession(wsJSONRun)
+	if len(lines) != len(want) {
+		panic("codectest: ws_session.ndjson has " + strconv.Itoa(len(lines)) + " lines")
+	}
+	for i, l := range lines {
+		name := "sqld/ws_session-" + strconv.Itoa(i)
+		b.server(name, ruleSQLD, l, want[i])
+		b.serverFail(name+"-truncated", ruleSyntax, l[:len(l)-1])
+	}
+	b.server("sqld/ws_hello_error", ruleSQLD, string(SQLDFile("ws_hello_error.json")), wsHelloError)
+}
+
+// sqldProtobufFixtures are the Protobuf session captured from sqld and its
+// hello_error, with ProtobufWant of what they decode to.
+func sqldProtobufFixtures() []Fixture {
+	var out []Fixture
+	add := func(name string, input []byte, m codec.ServerMsg) {
+		want := ProtobufWant(Result{Kind: KindServerMsg, Server: m})
+		out = append(out, Fixture{Name: "protobuf/sqld/" + name, Kind: KindServerMsg, Input: input, Want: want, Rule: ruleSQLD})
+	}
+	frames := splitDelimited(SQLDFile("ws_session.pb"))
+	want := wsSession(wsProtobufRun)
+	if len(frames) != len(want) {
+		panic("codectest: ws_session.pb has " + strconv.Itoa(len(frames)) + " messages")
+	}
+	for i, f := range frames {
+		add("ws_session-"+strconv.Itoa(i), f, want[i])
+	}
+	add("ws_hello_error", SQLDFile("ws_hello_error.pb"), wsHelloError)
+	return out
+}
+
+// splitDelimited splits varint-length-prefixed messages. It panics on
+// malformed input: it only reads the files of testdata/sqld.
+func splitDelimited(data []byte) [][]byte {
+	var out [][]byte
+	for len(data) > 0 {
+		var n, shift uint64
+		i := 0
+		for ; data[i] >= 0x80; i++ {
+			n |= uint64(data[i]&0x7f) << shift
+			shift += 7
+		}
+		n |= uint64(data[i]) << shift
+		data = data[i+1:]
+		out = append(out, data[:n:n])
+		data = data[n:]
+	}
+	return out
+}

@@ -348,7 +348,9 @@ func protobufEntry(e codec.CursorEntry) codec.CursorEntry {
 // ProtobufFixtures returns the Protobuf form of every fixture that decodes:
 // named "protobuf/" + the fixture's name, with ProtobufInput of its
 // expected result as input and ProtobufWant of it as the expectation. The
-// inputs that must fail are JSON-specific and have no Protobuf form.
+// inputs that must fail are JSON-specific and have no Protobuf form. The
+// server messages of a hrana3-protobuf session captured from sqld
+// ("protobuf/sqld/...") follow.
 func ProtobufFixtures() []Fixture {
 	var out []Fixture
 	for _, f := range Fixtures() {
@@ -363,5 +365,5 @@ func ProtobufFixtures() []Fixture {
 			Rule:  f.Rule,
 		})
 	}
-	return out
+	return append(out, sqldProtobufFixtures()...)
 }

@@ -1,0 +1,3 @@
+?
+=
+)Authentication failed: The JWT is invalidAUTH_JWT_INVALID
