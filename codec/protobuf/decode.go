@@ -562,10 +562,11 @@ func batchResult(b []byte, i int, br *codec.BatchResult) error {
 		}
 		idx := int(key)
 		for len(steps) <= idx {
+			// The stale error stays until the end, for errorMsg to reuse
+			// its strings.
 			steps = grow(steps)
 			st := &steps[len(steps)-1]
 			st.Status = codec.StepSkipped
-			st.Error = codec.Error{}
 			resetStmtResult(&st.Result)
 		}
 		st := &steps[idx]
@@ -586,11 +587,10 @@ func batchResult(b []byte, i int, br *codec.BatchResult) error {
 	for k := range steps {
 		st := &steps[k]
 		switch st.Status {
-		case codec.StepOK:
+		case codec.StepOK, codec.StepSkipped:
 			st.Error = codec.Error{}
 		case codec.StepFailed:
 			resetStmtResult(&st.Result)
-		case codec.StepSkipped:
 		default:
 			return decodeErr(start, "batch step "+strconv.Itoa(k)+" has both a result and an error")
 		}
