@@ -10,6 +10,10 @@
 //	buf, err = c.AppendPipelineRequest(buf[:0], &req)
 //	err = c.DecodePipelineResponse(body, &resp)
 //
+// Every registered codec is also a SocketCodec, for Hrana over WebSocket
+// (socket.go): the JSON codecs speak the "hrana3" and "hrana2"
+// subprotocols, codec/protobuf "hrana3-protobuf".
+//
 // # Decoding rules
 //
 // Every codec decodes the same input to the same values, or rejects it; the
@@ -45,6 +49,17 @@
 //     with a known "type"; error needs "error". A batch step with both a
 //     result and an error is an error.
 //   - Cursor entries with an unknown "type" decode as EntryUnknown.
+//   - A server message (DecodeServerMsg) needs "type" ("hello_ok",
+//     "hello_error", "response_ok" or "response_error"); hello_error and
+//     response_error need "error", response_ok needs "response" with a
+//     known "type", a SocketRequestType ("close", the HTTP request, is not
+//     one). Their "request_id" is an int32, as a number or a string (like
+//     last_insert_rowid), read from its last occurrence once the type is
+//     known; null or absent is 0. A socket response carries what a stream
+//     response of its type does; a fetch_cursor response carries "entries",
+//     an array (or null) of cursor entry objects, each decoded as
+//     DecodeCursorEntry decodes a line (a null element is an error), and
+//     "done", a boolean (or null).
 //
 // Decoders may keep references into the input in Value.Bytes (zero-copy);
 // strings (column names, errors, batons) are always copies. Memory that

@@ -94,6 +94,24 @@
 //   - DecodeError takes "message" when it is present (not null) and
 //     "error" otherwise; "code" whenever present. An object with neither
 //     decodes as an empty Error.
+//
+// # WebSocket messages
+//
+// The codec is a codec.SocketCodec for the "hrana3" and "hrana2"
+// subprotocols (one message per text frame). AppendHello and
+// AppendSocketRequest write the members the request's type carries, and
+// all of them: stream_id, cursor_id, sql_id and max_count as numbers (also
+// when 0), replication_index as a decimal string when not 0, sql_id instead
+// of sql when HasSQLID; they allocate nothing when dst has room.
+//
+// DecodeServerMsg follows the same rules and the same paths as the pipeline
+// decoder, and is allocation-free into a reused destination in the same
+// way. A message's "response" and "error" are read like those of a stream
+// result (in place when the type read so far uses them, otherwise once the
+// type is known); "request_id", like "is_autocommit" and "done", is read
+// from its last occurrence once the type is known. A fetch_cursor's entries
+// are decoded as DecodeCursorEntry decodes a line, into the destination's
+// entries, whose slices and strings are reused.
 package direct
 
 import "github.com/gohrana/libsql/codec"

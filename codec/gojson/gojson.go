@@ -84,6 +84,14 @@
 //   - The result of an execute, batch or describe response is optional.
 //   - DecodeError takes "message" when it is present and "error" otherwise.
 //
+// The codec is a codec.SocketCodec for the "hrana3" and "hrana2"
+// subprotocols: server messages decode under the same rules, their
+// "response" and "error" like those of a stream result, "request_id" from
+// its last occurrence once the type is known, and a fetch_cursor's entries
+// as DecodeCursorEntry decodes a line. Client messages carry every member
+// of their request type, the numbers as numbers and replication_index as a
+// decimal string, as codec/direct writes them.
+//
 // Encoding writes floats with codec.AppendFloat, as codec/direct does: the
 // shortest form that round-trips (strconv's 'g' format), with ".0" added to
 // integral values so that the server keeps -0 as a float. Strings that are not valid UTF-8

@@ -97,6 +97,33 @@
 // kept; the destination's slices are truncated and refilled, keeping their
 // capacity. On error the destination holds whatever was decoded before the
 // error.
+//
+// # WebSocket messages
+//
+// The codec is a codec.SocketCodec for the "hrana3-protobuf" subprotocol
+// (one message per binary frame; libsql-server's hrana/ws/proto.rs and
+// protobuf.rs): ClientMsg { hello = 1, request = 2 } and ServerMsg
+// { hello_ok = 1, hello_error = 2, response_ok = 3, response_error = 4 },
+// where RequestMsg and ResponseOkMsg carry request_id = 1 and a oneof whose
+// member number is the codec.SocketRequestType plus one (open_stream = 2
+// ... get_autocommit = 13). An execute carries its replication index in
+// ExecuteReq's own field 3, sequence and describe in field 4; a Stmt's
+// index stays in the Stmt.
+//
+//   - Encoding follows proto3: int32 and uint32 fields that are 0 (ids,
+//     max_count) are left out, a hello without a JWT is an empty HelloMsg;
+//     sql or sql_id, whichever the request names its SQL by, is written
+//     even when empty or 0.
+//   - A ServerMsg or a ResponseOkMsg with no known member is an error; of
+//     several members the last one wins as a whole. A HelloErrorMsg or
+//     ResponseErrorMsg without its error has an empty one, as every absent
+//     message is empty.
+//   - request_id outside the int32 range (a varint that is not a
+//     sign-extended int32) is an error, where Protobuf would truncate.
+//   - A fetch_cursor's entries (FetchCursorResp { repeated CursorEntry
+//     entries = 1; bool done = 2 }) decode as DecodeCursorEntry decodes
+//     one: the zero-length entry sqld writes for a missing replication
+//     index is EntryUnknown.
 package protobuf
 
 import "github.com/gohrana/libsql/codec"
