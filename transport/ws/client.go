@@ -488,27 +488,16 @@ func (sl *slot) run(done chan struct{}) {
 		return
 	}
 	sl.c.version.Store(int32(k.version))
-	if err := k.failure(); err != nil {
-		// It died before it was the slot's (a refused hello), so died
-		// did not count it.
-		if !k.accepted.Load() {
-			sl.c.failed(err)
-		}
-		return
+	if k.alive() { // not refused at hello already
+		sl.sock = k
 	}
-	sl.sock = k
 }
 
-// died forgets k, which failed with err; a socket the server never
-// accepted counts as a failed dial.
-func (sl *slot) died(k *socket, err *session.Error, accepted bool) {
+// died forgets k, which has died.
+func (sl *slot) died(k *socket) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	if sl.sock != k {
-		return
-	}
-	sl.sock = nil
-	if !accepted {
-		sl.c.failed(err)
+	if sl.sock == k {
+		sl.sock = nil
 	}
 }

@@ -36,9 +36,11 @@ type Cursor struct {
 	size  int             // of the last fetch's message
 	last  bool            // the server said there are no more entries
 	done  bool            // the final entry has been read
-	err   error
-	reqs  [1]codec.SocketRequest
-	bufs  [1][]byte
+	// skipped: the latest entry was of a type unknown to the codec.
+	skipped bool
+	err     error
+	reqs    [1]codec.SocketRequest
+	bufs    [1][]byte
 }
 
 // OpenCursor runs the batch through a cursor on the stream: open_stream if
@@ -155,7 +157,11 @@ func (cur *Cursor) fetch() error {
 	ex.reset(1, cur.bufs[:])
 	cur.reqs[0] = codec.SocketRequest{Type: codec.SocketFetchCursor, CursorID: cur.id, MaxCount: cur.s.c.cursorBatch}
 	if _, err := cur.k.send(ex, cur.reqs[:]); err != nil {
-		return err
+		// The cursor's batch runs on the server whatever becomes of the
+		// fetch: its failure is never Safe.
+		e := *err
+		e.Safe, e.BadConn = false, false
+		return &e
 	}
 	cur.ahead = ex
 	return nil
@@ -176,6 +182,7 @@ func (cur *Cursor) Next(e *codec.CursorEntry) error {
 			if cur.next < len(entries) {
 				copyEntry(e, &entries[cur.next])
 				cur.next++
+				cur.skipped = e.Type == codec.EntryUnknown
 				switch e.Type {
 				case codec.EntryUnknown:
 					continue
@@ -185,6 +192,15 @@ func (cur *Cursor) Next(e *codec.CursorEntry) error {
 				return nil
 			}
 			if cur.last {
+				if cur.skipped && cur.k.codec.Format() == codec.FormatProtobuf {
+					// sqld writes the final replication_index entry
+					// without an index as a Protobuf entry with no member
+					// set, which decodes as unknown.
+					e.Reset()
+					e.Type = codec.EntryReplicationIndex
+					cur.done = true
+					return nil
+				}
 				cur.err = &session.Error{Message: "read failed", Err: session.ErrCursorTruncated}
 				return cur.err
 			}

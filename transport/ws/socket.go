@@ -221,6 +221,11 @@ func (k *socket) kill(err *session.Error, safe, ifIdle bool) bool {
 		return false
 	}
 	k.err, k.safe = err, safe
+	if !k.accepted.Load() && err != errClosed && err != errIdle {
+		// A socket the server never accepted counts as a failed dial,
+		// recorded before anyone can see the socket dead and dial again.
+		k.c.failed(err)
+	}
 	pending := k.pending
 	k.pending = nil
 	k.mu.Unlock()
@@ -230,8 +235,7 @@ func (k *socket) kill(err *session.Error, safe, ifIdle bool) bool {
 			w.ex.fail(err, safe)
 		}
 	}
-	// Closing a socket on purpose is no failure of its slot.
-	k.slot.died(k, err, k.accepted.Load() || err == errClosed || err == errIdle)
+	k.slot.died(k)
 	return true
 }
 
