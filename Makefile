@@ -133,6 +133,7 @@ FUZZ_TARGETS := \
 	./codec/protobuf:FuzzDecodePipeline \
 	./codec/protobuf:FuzzDecodeCursor \
 	./internal/h1:FuzzReadResponse \
+	./transport/ws:FuzzServerMessage \
 	.:FuzzDSN
 
 .PHONY: fuzz

@@ -43,7 +43,7 @@ var (
 // A hook, if set (setHook), sees every message first and answers it
 // itself when it returns true.
 type fake struct {
-	t      *testing.T
+	t      testing.TB
 	srv    *httptest.Server
 	token  string
 	protos []string
@@ -103,7 +103,7 @@ type fcursor struct {
 	begun       bool
 }
 
-func newFake(t *testing.T) *fake {
+func newFake(t testing.TB) *fake {
 	f := &fake{t: t, protos: []string{"hrana3", "hrana2"}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(func() {
@@ -373,7 +373,7 @@ func (fc *fconn) fetch(id, cursorID int32, max int) {
 }
 
 // newClient returns a client of f with the fake's token, adjusted by mod.
-func newClient(t *testing.T, f *fake, mod func(o *ws.Options)) *ws.Client {
+func newClient(t testing.TB, f *fake, mod func(o *ws.Options)) *ws.Client {
 	t.Helper()
 	o := ws.Options{URL: f.url(), AuthToken: f.token, Codec: jsonCodec}
 	if mod != nil {
