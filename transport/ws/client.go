@@ -97,6 +97,10 @@ type Options struct {
 	// negative PingInterval turns pings off.
 	PingInterval time.Duration
 	PingTimeout  time.Duration
+	// Timeout, if set, bounds each request's wait for its answers (and a
+	// cursor's for its opening), as a context deadline would: the request
+	// fails, and its stream is Busy until the answers arrive.
+	Timeout time.Duration
 	// DialTimeout bounds a dial, WriteTimeout the write of one burst of
 	// messages (a socket whose writes stall that long is killed).
 	DialTimeout  time.Duration
@@ -127,6 +131,7 @@ type Client struct {
 	fallback  codec.SocketCodec
 	subprotos []string
 
+	timeout      time.Duration
 	pingInterval time.Duration
 	pingTimeout  time.Duration
 	dialTimeout  time.Duration
@@ -178,6 +183,7 @@ func New(o Options) (*Client, error) {
 		url:          u.String(),
 		token:        o.AuthToken,
 		want:         o.Codec,
+		timeout:      max(o.Timeout, 0),
 		pingInterval: o.PingInterval,
 		pingTimeout:  o.PingTimeout,
 		dialTimeout:  o.DialTimeout,

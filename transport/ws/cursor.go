@@ -45,8 +45,8 @@ type Cursor struct {
 
 // OpenCursor runs the batch through a cursor on the stream: open_stream if
 // needed, setup and open_cursor go in one burst, and it returns once they
-// are answered, with the first fetch asked for. end is ignored: the
-// stream stays open when the cursor closes.
+// are answered (within Options.Timeout, if set), with the first fetch
+// asked for. end is ignored: the stream stays open when the cursor closes.
 func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, setup []codec.StreamRequest) (session.Cursor, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
@@ -98,15 +98,13 @@ func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 	s.sent(interrupted)
 	total := len(s.reqs)
 	clear(s.reqs)
-	select {
-	case <-ex.done:
-	case <-ctx.Done():
+	if err := s.wait(ctx, ex); err != nil {
 		// What the open left on the stream is unknown: close the stream,
 		// which closes the cursor too once the server gets to it.
 		s.ex = nil
 		s.Reset()
 		k.release(&k.cursors, id)
-		return nil, &session.Error{Message: "cursor failed", Err: ctx.Err()}
+		return nil, &session.Error{Message: "cursor failed", Err: err}
 	}
 	if err := s.answered(ex); err != nil {
 		k.release(&k.cursors, id)

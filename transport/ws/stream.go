@@ -3,6 +3,7 @@ package ws
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/session"
@@ -36,6 +37,7 @@ type Stream struct {
 	reqs  []codec.SocketRequest
 	steps []codec.BatchStep // batch steps with their SQL ids translated
 	added []int32           // SQL ids stored by the current Send
+	timer *time.Timer       // Options.Timeout's, reused
 }
 
 // Errors of a Stream that cannot take a request.
@@ -137,9 +139,7 @@ func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, _ bool, r
 		return err
 	}
 	s.sent(interrupted)
-	select {
-	case <-ex.done:
-	case <-ctx.Done():
+	if err := s.wait(ctx, ex); err != nil {
 		s.ex, s.abandoned = nil, ex
 		s.added = s.added[:0]
 		clear(s.reqs)
@@ -148,7 +148,7 @@ func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, _ bool, r
 			// gets to it.
 			s.closed(k)
 		}
-		return &session.Error{Message: "request failed", Err: ctx.Err()}
+		return &session.Error{Message: "request failed", Err: err}
 	}
 	clear(s.reqs) // drop references to the caller's statements
 	if err := s.answered(ex); err != nil {
@@ -170,6 +170,33 @@ func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, _ bool, r
 	}
 	return nil
 }
+
+// wait waits for every answer of ex, or until ctx ends or the Client's
+// timeout passes, which it returns the cause of.
+func (s *Stream) wait(ctx context.Context, ex *exchange) error {
+	var expired <-chan time.Time
+	if d := s.c.timeout; d > 0 {
+		if s.timer == nil {
+			s.timer = time.NewTimer(d)
+		} else {
+			s.timer.Reset(d)
+		}
+		defer s.timer.Stop()
+		expired = s.timer.C
+	}
+	select {
+	case <-ex.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-expired:
+		return errTimeout
+	}
+}
+
+// errTimeout is the cause of a request that Options.Timeout ended: to the
+// caller, a deadline.
+var errTimeout = fmt.Errorf("%w (timeout)", context.DeadlineExceeded)
 
 // usable returns the error for a request on a Busy stream; a stream whose
 // abandoned request has been answered is taken back into use.

@@ -644,3 +644,21 @@ func TestCloseIdle(t *testing.T) {
 		t.Fatalf("after CloseIdle: %v, %d dials", err, f.dials.Load())
 	}
 }
+
+// TestTimeout: Options.Timeout ends a request's wait as a deadline would.
+func TestTimeout(t *testing.T) {
+	f := newFake(t)
+	c := newClient(t, f, func(o *ws.Options) { o.Timeout = 30 * time.Millisecond })
+	s := c.NewStream().(*ws.Stream)
+	if _, err := execute(context.Background(), s, "SLEEP 1 quick"); err != nil {
+		t.Fatal(err)
+	}
+	_, err := execute(context.Background(), s, "SLEEP 300 slow")
+	if !errors.Is(err, context.DeadlineExceeded) || session.IsSafe(err) || !s.Busy() {
+		t.Fatalf("error %v, Busy %t", err, s.Busy())
+	}
+	eventually(t, "the answer", func() bool { return !s.Busy() })
+	if _, err := execute(context.Background(), s, "again"); err != nil {
+		t.Fatal(err)
+	}
+}
