@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/h1"
 	"github.com/gohrana/libsql/session"
 )
 
@@ -29,6 +30,17 @@ const lineChunkSize = 256 << 10
 // readBufferSize bounds the buffered reader under a cursor; longer lines
 // are assembled piecewise.
 const readBufferSize = 64 << 10
+
+// A cursor body is read from the network in batches of at least batchMin
+// bytes, or whatever came within batchWait (internal/h1's ReadInBatches).
+// sqld writes each row of a cursor as it makes it: a reader that keeps up
+// otherwise makes a system call and a wake-up for every few rows, which
+// cost more CPU than decoding them (docs/PERF.md "The cursor read
+// pattern"). batchWait bounds the latency this adds to a row.
+const (
+	batchMin  = 16 << 10
+	batchWait = 2 * time.Millisecond
+)
 
 var _ session.Cursor = (*Cursor)(nil)
 
@@ -157,6 +169,9 @@ func (s *Stream) openCursor(ctx context.Context, batch *codec.Batch) (*Cursor, e
 	if !stopTimer() {
 		resp.Body.Close()
 		return fail(true, readFailed(context.DeadlineExceeded))
+	}
+	if br, ok := resp.Body.(h1.BatchReader); ok {
+		br.ReadInBatches(batchMin, batchWait)
 	}
 	s.baton, s.baseURL = h.Baton, h.BaseURL
 	if s.baton != "" {

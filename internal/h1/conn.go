@@ -19,7 +19,8 @@ type conn struct {
 	raw  net.Conn // the TCP connection
 	c    net.Conn // raw, or the TLS connection over it
 	br   *bufio.Reader
-	wbuf []byte // the request being written; reused
+	cr   *connReader // under br
+	wbuf []byte      // the request being written; reused
 
 	idleAt time.Time // when it last became idle
 	reused bool      // it has served a request before
@@ -37,7 +38,12 @@ type conn struct {
 	prevKeys, prevVals []string
 }
 
-func newReader(c net.Conn) *bufio.Reader { return bufio.NewReaderSize(c, readBufSize) }
+// initReader makes the connection's reader: buffered, over a connReader
+// of c (which is raw or TLS over it).
+func (pc *conn) initReader() {
+	pc.cr = &connReader{c: pc.c, lw: newLowater(pc.raw)}
+	pc.br = bufio.NewReaderSize(pc.cr, readBufSize)
+}
 
 // watch makes the context's end abort the connection.
 func (pc *conn) watch(ctx context.Context) {
@@ -79,6 +85,7 @@ func (pc *conn) closeIdle() { _ = pc.c.Close() }
 // release ends the exchange after the response body: back to the pool if
 // reusable, intact and without stray bytes, closed otherwise.
 func (pc *conn) release(reusable bool) {
+	pc.cr.batch(0, 0)
 	intact := pc.unwatch()
 	if !reusable || !intact || pc.br.Buffered() > 0 {
 		_ = pc.raw.Close()

@@ -326,7 +326,7 @@ func (t *Transport) dialConn(ctx context.Context, key poolKey, host string, trac
 		}
 		pc.c = tc
 	}
-	pc.br = newReader(pc.c)
+	pc.initReader()
 	pc.initAlive()
 	pc.abortFn = pc.abort
 	return pc, nil
