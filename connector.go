@@ -13,6 +13,7 @@ import (
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/session"
 	"github.com/gohrana/libsql/transport"
+	"github.com/gohrana/libsql/transport/ws"
 )
 
 var (
@@ -21,8 +22,8 @@ var (
 )
 
 // Connector opens connections to one server. All its connections share one
-// HTTP client and connection pool, and the bound on writes in flight
-// (Config.MaxWriters). Use it with sql.OpenDB.
+// HTTP client and connection pool (over WebSocket, a few sockets), and the
+// bound on writes in flight (Config.MaxWriters). Use it with sql.OpenDB.
 type Connector struct {
 	// A pointer, so that printing a *sql.DB by reflection (which cannot
 	// call Format on an unexported field) shows an address, not the token.
@@ -43,14 +44,17 @@ type ConnectorOption func(*transport.Options)
 // to get what that client leaves out: an *http.Transport brings HTTP/2 and
 // proxies). With rt, Config.TLSConfig is not used (configure rt instead),
 // and with compression it is up to rt to ask for gzip (http.Transport does).
+// It applies to TransportHTTP only; NewConnector refuses it with
+// TransportWS.
 func WithRoundTripper(rt http.RoundTripper) ConnectorOption {
 	return func(o *transport.Options) { o.RoundTripper = rt }
 }
 
 // WithRequestHeaders adds headers to every request the connector sends
-// (libsql-client-go's WithRequestHeaders). The driver's own Content-Type,
-// Accept-Encoding and Authorization override headers of those names. The
-// values never appear in errors or logs.
+// (libsql-client-go's WithRequestHeaders; over WebSocket, to each socket's
+// handshake). The driver's own Content-Type, Accept-Encoding and
+// Authorization override headers of those names. The values never appear
+// in errors or logs.
 func WithRequestHeaders(h http.Header) ConnectorOption {
 	return func(o *transport.Options) {
 		if o.Headers == nil {
@@ -100,14 +104,49 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	var tr session.Transport
+	if cfg.Transport == TransportWS {
+		wc, err := newWSTransport(cfg, cd, &o)
+		if err != nil {
+			return nil, err
+		}
+		tr = wc
+	} else {
+		tr = transport.New(o)
+	}
 	own := *cfg
 	return &Connector{
 		cfg:        &own,
 		repl:       session.NewReplication(!cfg.DisableReadYourWrites, cfg.ReplicationWait),
-		transport:  transport.New(o),
+		transport:  tr,
 		writers:    newWriters(maxWriters(cfg)),
 		infinities: cd.Format() == codec.FormatProtobuf && o.Fallback == nil,
 	}, nil
+}
+
+// newWSTransport returns the WebSocket client of cfg, with the headers the
+// options added to o.
+func newWSTransport(cfg *Config, cd codec.Codec, o *transport.Options) (*ws.Client, error) {
+	sc, ok := cd.(codec.SocketCodec)
+	if !ok {
+		return nil, &DSNError{Msg: "codec " + safeParamName(cd.Name()) + " cannot speak Hrana over WebSocket"}
+	}
+	if o.RoundTripper != nil {
+		return nil, &DSNError{Msg: "WithRoundTripper applies to transport=http only"}
+	}
+	c, err := ws.New(ws.Options{
+		URL:       cfg.URL,
+		AuthToken: cfg.AuthToken,
+		Codec:     sc,
+		Headers:   o.Headers,
+		Namespace: cfg.Namespace,
+		TLSConfig: cfg.TLSConfig,
+		Timeout:   cfg.Timeout,
+	})
+	if err != nil {
+		return nil, &DSNError{Msg: err.Error()}
+	}
+	return c, nil
 }
 
 // Connect returns a new connection. It sends nothing: connections are
@@ -122,8 +161,13 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 // Driver returns the libsql Driver.
 func (c *Connector) Driver() driver.Driver { return &Driver{} }
 
-// Close closes idle HTTP connections; database/sql calls it from DB.Close.
+// Close closes idle HTTP connections, or over WebSocket every socket
+// (which ends the server streams on them); database/sql calls it from
+// DB.Close, once the connections are closed.
 func (c *Connector) Close() error {
+	if cl, ok := c.transport.(io.Closer); ok {
+		return cl.Close()
+	}
 	c.transport.CloseIdle()
 	return nil
 }

@@ -1,6 +1,6 @@
 // Package libsql is a pure-Go database/sql driver for libSQL: it talks to
 // libsql-server (sqld, and Turso, which runs it) over the Hrana protocol on
-// HTTP.
+// HTTP, or on WebSocket with a ws:// or wss:// DSN (or transport=ws).
 //
 //	import _ "github.com/gohrana/libsql"
 //
@@ -15,10 +15,12 @@
 //	c, err := libsql.NewConnector(cfg)
 //	db := sql.OpenDB(c)
 //
-// Each autocommit statement costs one HTTP request and leaves nothing open
-// on the server. A transaction holds one server stream from its first
-// statement (which carries the BEGIN) to COMMIT or ROLLBACK (which carry the
-// stream's close).
+// Over HTTP each autocommit statement costs one request and leaves nothing
+// open on the server, and a transaction holds one server stream from its
+// first statement (which carries the BEGIN) to COMMIT or ROLLBACK (which
+// carry the stream's close). Over WebSocket each connection holds one
+// server stream for its whole life, so that its connection state
+// (PRAGMAs, last_insert_rowid(), changes()) lasts between statements.
 //
 // Values: INTEGER scans as int64, REAL as float64, TEXT as string, BLOB as
 // []byte, NULL as nil. TEXT in a column declared DATE, DATETIME or TIMESTAMP

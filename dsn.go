@@ -14,12 +14,28 @@ import (
 // DefaultCodec is the codec used when the DSN names none.
 const DefaultCodec = "direct"
 
+// The transports (Config.Transport).
+const (
+	// TransportHTTP is Hrana over HTTP: one request per autocommit
+	// statement, a server stream per transaction. It is the default.
+	TransportHTTP = "http"
+	// TransportWS is Hrana over WebSocket: each connection keeps one server
+	// stream for its whole life, on a few sockets the Connector's
+	// connections share, so the connection state on it (PRAGMAs,
+	// last_insert_rowid(), changes()) lasts from one statement to the next.
+	TransportWS = "ws"
+)
+
 // Config is a parsed DSN. Build one by hand to keep the auth token out of
 // URLs, then pass it to NewConnector.
 type Config struct {
 	// URL is the server's base URL with scheme http or https and no query,
-	// e.g. "https://mydb-org.turso.io" or "http://127.0.0.1:8080".
+	// e.g. "https://mydb-org.turso.io" or "http://127.0.0.1:8080", whatever
+	// the Transport (a ws:// DSN parses to http:// and TransportWS).
 	URL string
+	// Transport is TransportHTTP (or "", the default) or TransportWS (DSN
+	// parameter transport, or a ws:// or wss:// DSN).
+	Transport string
 	// AuthToken is sent as a Bearer token. It never appears in errors or in
 	// the output of String, GoString or fmt's %v and %+v.
 	AuthToken string `json:"-"`
@@ -27,12 +43,14 @@ type Config struct {
 	// (Hrana 3 over Protobuf; the server must offer /v3-protobuf) or
 	// "gojson" (JSON, the baseline; its package must be imported).
 	Codec string
-	// Timeout bounds each HTTP request to the server; 0 means only the
-	// caller's context does.
+	// Timeout bounds each HTTP request to the server (over WebSocket, each
+	// request's wait for its answers); 0 means only the caller's context
+	// does.
 	Timeout time.Duration
 	// Compression is "gzip" (ask the server to compress responses), "none",
 	// or "" (auto: gzip unless the host is a loopback address or
-	// localhost, where compressing costs more time than it saves).
+	// localhost, where compressing costs more time than it saves). It
+	// applies to HTTP only: sqld does not compress WebSocket messages.
 	Compression string
 	// TLSConfig, if set, is used for https (for example a private CA in
 	// RootCAs). Certificates are always verified unless the caller's
@@ -106,8 +124,11 @@ func NewConfig() *Config {
 //	libsql://host[:port][/path][?param=value&...]   (HTTPS unless tls=0)
 //	https://host[:port][/path][?...]
 //	http://host[:port][/path][?...]
+//	wss://host[:port][/path][?...]                   (WebSocket over TLS)
+//	ws://host[:port][/path][?...]                    (WebSocket)
 //
 // Parameters: authToken (alias auth_token), codec (direct|protobuf|gojson),
+// transport (http|ws; not with ws:// and wss://, which mean ws),
 // tls (libsql:// only; 1/0, true/false), timeout (a Go duration such as
 // "10s", or whole seconds), compression (gzip|none|auto), deferredExec
 // (alias deferred_exec; 1/0, true/false: Config.DeferredExec), maxWriters
@@ -159,6 +180,11 @@ func ParseDSN(dsn string) (*Config, error) {
 			if v != "" { // "codec=" means the default
 				cfg.Codec = v
 			}
+		case "transport":
+			if v != "" && v != TransportHTTP && v != TransportWS {
+				return nil, &DSNError{Msg: "transport: want http or ws"}
+			}
+			cfg.Transport = v
 		case "tls":
 			b, err := strconv.ParseBool(v)
 			if err != nil {
@@ -239,9 +265,16 @@ func ParseDSN(dsn string) (*Config, error) {
 			return nil, &DSNError{Msg: "the tls parameter applies to libsql:// URLs only"}
 		}
 	case "wss", "ws":
-		return nil, &DSNError{Msg: "WebSocket URLs are not supported; use libsql://, https:// or http://"}
+		if useTLS >= 0 {
+			return nil, &DSNError{Msg: "the tls parameter applies to libsql:// URLs only"}
+		}
+		if cfg.Transport == TransportHTTP {
+			return nil, &DSNError{Msg: "transport=http contradicts a " + scheme + ":// URL"}
+		}
+		cfg.Transport = TransportWS
+		scheme = "http" + strings.TrimPrefix(scheme, "ws") // ws: http, wss: https
 	default:
-		return nil, &DSNError{Msg: fmt.Sprintf("unsupported scheme %q; use libsql://, https:// or http://", u.Scheme)}
+		return nil, &DSNError{Msg: fmt.Sprintf("unsupported scheme %q; use libsql://, https://, http://, wss:// or ws://", u.Scheme)}
 	}
 	base := url.URL{Scheme: scheme, Host: u.Host, Path: strings.TrimRight(u.Path, "/")}
 	cfg.URL = base.String()
@@ -289,12 +322,19 @@ func parseBusyTimeout(v string) (time.Duration, error) {
 
 // FormatDSN returns a DSN that ParseDSN turns back into the same Config
 // (TLSConfig, which has no DSN form, aside). It includes the auth token.
+// A Config of TransportWS gives a ws:// or wss:// DSN.
 func (c *Config) FormatDSN() string {
 	u, err := url.Parse(c.URL)
 	if err != nil {
 		u = &url.URL{}
 	}
 	q := url.Values{}
+	switch {
+	case c.Transport == TransportWS && (u.Scheme == "http" || u.Scheme == "https"):
+		u.Scheme = "ws" + strings.TrimPrefix(u.Scheme, "http")
+	case c.Transport != "":
+		q.Set("transport", c.Transport)
+	}
 	if c.AuthToken != "" {
 		q.Set("authToken", c.AuthToken)
 	}
@@ -336,7 +376,10 @@ func (c *Config) FormatDSN() string {
 func (c *Config) validate() error {
 	u, err := url.Parse(c.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &DSNError{Msg: "Config.URL must be an http:// or https:// URL with a host"}
+		return &DSNError{Msg: "Config.URL must be an http:// or https:// URL with a host (for WebSocket, set Config.Transport to TransportWS)"}
+	}
+	if c.Transport != "" && c.Transport != TransportHTTP && c.Transport != TransportWS {
+		return &DSNError{Msg: "Config.Transport must be TransportHTTP, TransportWS or \"\""}
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return &DSNError{Msg: "Config.URL must not carry user information, a query or a fragment"}
@@ -373,8 +416,8 @@ func (c Config) String() string {
 	if c.AuthToken != "" {
 		tok = "[REDACTED]"
 	}
-	return fmt.Sprintf("libsql.Config{URL: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t, Pragmas: %q, BusyTimeout: %v, MaxWriters: %s}",
-		c.URL, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec, c.Pragmas, c.BusyTimeout, maxWritersString(c.MaxWriters))
+	return fmt.Sprintf("libsql.Config{URL: %q, Transport: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t, Pragmas: %q, BusyTimeout: %v, MaxWriters: %s}",
+		c.URL, c.Transport, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec, c.Pragmas, c.BusyTimeout, maxWritersString(c.MaxWriters))
 }
 
 func maxWritersString(n int) string {

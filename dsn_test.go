@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -38,6 +39,14 @@ func TestParseDSN(t *testing.T) {
 		{"http://h?readYourWrites=0", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, DisableReadYourWrites: true}},
 		{"http://h?readYourWrites=true", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
 		{"http://h?replicationWait=2s", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, ReplicationWait: 2 * time.Second}},
+		{"ws://127.0.0.1:8080", Config{URL: "http://127.0.0.1:8080", Transport: TransportWS, Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"wss://db.example.com/p/?authToken=t", Config{URL: "https://db.example.com/p", Transport: TransportWS, Codec: "direct", AuthToken: "t", BusyTimeout: DefaultBusyTimeout}},
+		{"WS://h?transport=ws", Config{URL: "http://h", Transport: TransportWS, Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"libsql://h?transport=ws", Config{URL: "https://h", Transport: TransportWS, Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"libsql://h?transport=ws&tls=0", Config{URL: "http://h", Transport: TransportWS, Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"libsql://h?transport=http", Config{URL: "https://h", Transport: TransportHTTP, Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"https://h?transport=ws&codec=protobuf", Config{URL: "https://h", Transport: TransportWS, Codec: "protobuf", BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?transport=", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
 		{"http://h?_pragma=foreign_keys(1)&_pragma=busy_timeout(5000)&_pragma=main.cache_size(-2000)&_pragma=temp_store('memory')",
 			Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout,
 				Pragmas: []string{"foreign_keys(1)", "busy_timeout(5000)", "main.cache_size(-2000)", "temp_store('memory')"}}},
@@ -119,7 +128,10 @@ func TestParseDSNErrors(t *testing.T) {
 		{"http://h?timeout=-1s", "negative"},
 		{"http://h?timeout=soon", "not a duration"},
 		{"ftp://h", "unsupported scheme"},
-		{"wss://h", "WebSocket"},
+		{"ws://h?transport=http", "contradicts a ws:// URL"},
+		{"wss://h?tls=1", "libsql:// URLs only"},
+		{"http://h?transport=grpc", "transport: want http or ws"},
+		{"ftp://h", "wss:// or ws://"},
 		{"http://", "missing host"},
 		{"http://user:secret@h", "user information"},
 		{"http://h?authToken=a&auth_token=b", "twice"},
@@ -204,6 +216,10 @@ func TestFormatDSNRoundTrip(t *testing.T) {
 		"http://h?maxWriters=3",
 		"http://h?maxWriters=auto",
 		"http://h?namespace=a-b&readYourWrites=0&replicationWait=1500ms",
+		"ws://127.0.0.1:8080",
+		"wss://h/p?authToken=t&codec=protobuf",
+		"libsql://h?transport=ws",
+		"libsql://h?transport=http&tls=0",
 	} {
 		cfg, err := ParseDSN(dsn)
 		if err != nil {
@@ -230,6 +246,9 @@ func FuzzDSN(f *testing.F) {
 		"http://[::1]:80",
 		"http://h?_pragma=foreign_keys(1)&busyTimeout=1s",
 		"http://h?maxWriters=2",
+		"ws://h?timeout=1s",
+		"wss://h?transport=ws",
+		"libsql://h?transport=http",
 	} {
 		f.Add(s)
 	}
@@ -279,5 +298,46 @@ func TestOptionalCodecNotLinked(t *testing.T) {
 	var de *DSNError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), `_ "example.com/codec/nolinked"`) {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestWebSocketConfig: a WebSocket Config formats as a ws:// or wss:// DSN,
+// a ws:// URL in Config.URL is refused with a pointer to Transport, and the
+// Connector refuses what WebSocket cannot take.
+func TestWebSocketConfig(t *testing.T) {
+	for dsn, want := range map[string]string{
+		"ws://127.0.0.1:8080":            "ws://127.0.0.1:8080",
+		"libsql://h?transport=ws":        "wss://h",
+		"http://h/p?transport=ws":        "ws://h/p",
+		"libsql://h?transport=http":      "https://h?transport=http",
+		"wss://h?authToken=a&timeout=2s": "wss://h?authToken=a&timeout=2s",
+	} {
+		cfg, err := ParseDSN(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.FormatDSN(); got != want {
+			t.Errorf("FormatDSN of %q = %q, want %q", dsn, got, want)
+		}
+	}
+	cfg := NewConfig()
+	cfg.URL = "wss://h"
+	if _, err := NewConnector(cfg); err == nil || !strings.Contains(err.Error(), "TransportWS") {
+		t.Errorf("a wss:// Config.URL: %v", err)
+	}
+	cfg.URL, cfg.Transport = "https://h", "carrier-pigeon"
+	if _, err := NewConnector(cfg); err == nil {
+		t.Error("an unknown Transport was taken")
+	}
+	cfg.Transport = TransportWS
+	c, err := NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewConnector(cfg, WithRoundTripper(http.DefaultTransport)); err == nil || !strings.Contains(err.Error(), "transport=http only") {
+		t.Errorf("WithRoundTripper with WebSocket: %v", err)
 	}
 }

@@ -7,4 +7,6 @@ require (
 	github.com/gohrana/libsql v0.0.0
 )
 
+require github.com/coder/websocket v1.8.15 // indirect
+
 replace github.com/gohrana/libsql => ../

@@ -7,6 +7,7 @@ package itest
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"encoding/base64"
 	"errors"
@@ -446,4 +447,67 @@ func TestWSHugeCursorChild(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	peak = max(peak, ms.Sys)
 	fmt.Printf("WSHUGE rows=%d sys=%d\n", n, peak)
+}
+
+// TestWSDSN runs database/sql over a ws:// DSN: connection state lasts from
+// one statement to the next on a connection, a result over sqld's response
+// limit streams through a cursor, a cancelled statement does not poison
+// the pool, and a restart is survived.
+func TestWSDSN(t *testing.T) {
+	for _, cd := range wsCodecs {
+		t.Run(cd.name, func(t *testing.T) {
+			t.Parallel()
+			srv := startSqld(t)
+			db, err := sql.Open("libsql", wsURL(srv)+"?codec="+cd.name)
+			require.NoError(t, err)
+			defer db.Close()
+			ctx := context.Background()
+			conn, err := db.Conn(ctx)
+			require.NoError(t, err)
+			_, err = conn.ExecContext(ctx, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+			require.NoError(t, err)
+			_, err = conn.ExecContext(ctx, "INSERT INTO t (v) VALUES ('a'), ('b')")
+			require.NoError(t, err)
+			var id, changes int64
+			require.NoError(t, conn.QueryRowContext(ctx, "SELECT last_insert_rowid(), changes()").Scan(&id, &changes))
+			require.Equal(t, [2]int64{2, 2}, [2]int64{id, changes}, "the state of the previous statement")
+
+			tx, err := conn.BeginTx(ctx, nil)
+			require.NoError(t, err)
+			_, err = tx.ExecContext(ctx, "INSERT INTO t (v) VALUES ('c')")
+			require.NoError(t, err)
+			require.NoError(t, tx.Rollback())
+			require.Equal(t, int64(2), countRows(t, conn, "t"))
+			require.NoError(t, conn.Close())
+
+			// 200,000 rows of about 110 bytes: over the 10 MB limit.
+			rows, err := db.QueryContext(ctx, `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000)
+				SELECT i, printf('%0100d', i) FROM c`)
+			require.NoError(t, err)
+			n := 0
+			for rows.Next() {
+				var i int64
+				var s string
+				require.NoError(t, rows.Scan(&i, &s))
+				n++
+				require.EqualValues(t, n, i)
+			}
+			require.NoError(t, rows.Err())
+			require.Equal(t, 200_000, n)
+
+			slow, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+			_, err = db.ExecContext(slow, `SELECT count(*) FROM (WITH RECURSIVE c(i) AS
+				(SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 20000000) SELECT i FROM c)`)
+			cancel()
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.Equal(t, int64(2), countRows(t, db, "t"), "the pool after a cancelled statement")
+
+			srv.stop(syscall.SIGKILL)
+			srv.start(t)
+			require.Eventually(t, func() bool {
+				var n int64
+				return db.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n) == nil && n == 2
+			}, 10*time.Second, 20*time.Millisecond, "recovery after a restart")
+		})
+	}
 }

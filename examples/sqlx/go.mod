@@ -9,4 +9,7 @@ require (
 	github.com/jmoiron/sqlx v1.4.0
 )
 
-require github.com/goccy/go-json v0.12.0 // indirect
+require (
+	github.com/coder/websocket v1.8.15 // indirect
+	github.com/goccy/go-json v0.12.0 // indirect
+)
