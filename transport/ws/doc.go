@@ -22,7 +22,10 @@
 // transaction) lasts from one statement to the next, and Reset closes it.
 // A Send writes all its requests in one burst (with open_stream first when
 // the stream is new, and the hello first on a new socket: nothing waits for
-// hello_ok) and then waits for every answer.
+// hello_ok) and then waits for every answer. sqld queues at most eight
+// requests per stream and stops reading the socket while one more waits,
+// so a long burst behind a slow statement holds up the other streams of
+// its socket for a while: one reason a Client keeps more than one.
 //
 // Each socket has one reader goroutine, which never stops reading while the
 // socket lives (sqld stops reading from a client that does not read its

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -52,8 +54,9 @@ type fake struct {
 	dials  atomic.Int32
 	live   atomic.Int32 // sockets open
 
-	mu    sync.Mutex
-	conns []*fconn
+	mu     sync.Mutex
+	conns  []*fconn
+	header http.Header // of the latest handshake
 }
 
 // cmsg is a client message as the fake reads it.
@@ -103,9 +106,18 @@ type fcursor struct {
 	begun       bool
 }
 
-func newFake(t testing.TB) *fake {
+func newFake(t testing.TB) *fake { return startFake(t, false) }
+
+// startFake starts a fake, serving TLS (wss) if tls is set.
+func startFake(t testing.TB, tls bool) *fake {
 	f := &fake{t: t, protos: []string{"hrana3", "hrana2"}}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f.srv = httptest.NewUnstartedServer(http.HandlerFunc(f.serve))
+	f.srv.Config.ErrorLog = log.New(io.Discard, "", 0) // refused handshakes are expected
+	if tls {
+		f.srv.StartTLS()
+	} else {
+		f.srv.Start()
+	}
 	t.Cleanup(func() {
 		f.closeAll()
 		f.srv.Close()
@@ -125,6 +137,9 @@ func (f *fake) url() string { return "ws" + strings.TrimPrefix(f.srv.URL, "http"
 
 func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	f.dials.Add(1)
+	f.mu.Lock()
+	f.header = r.Header.Clone()
+	f.mu.Unlock()
 	if f.reject.Add(-1) >= 0 {
 		http.Error(w, "overloaded, header "+r.Header.Get("X-Secret"), http.StatusServiceUnavailable)
 		return

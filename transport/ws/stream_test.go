@@ -2,6 +2,8 @@ package ws_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -660,5 +662,33 @@ func TestTimeout(t *testing.T) {
 	eventually(t, "the answer", func() bool { return !s.Busy() })
 	if _, err := execute(context.Background(), s, "again"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTLSAndHeaders: a wss:// server is verified against Options.TLSConfig;
+// the handshake carries the headers and the namespace.
+func TestTLSAndHeaders(t *testing.T) {
+	f := startFake(t, true)
+	if _, err := execute(context.Background(), newClient(t, f, nil).NewStream(), "x"); err == nil || !session.IsSafe(err) {
+		t.Fatalf("an unknown CA: %v", err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(f.srv.Certificate())
+	c := newClient(t, f, func(o *ws.Options) {
+		o.TLSConfig = &tls.Config{RootCAs: roots}
+		o.Headers = map[string][]string{"X-Turso-Encryption-Key": {"k"}}
+		o.Namespace = "tenant"
+	})
+	if got, err := execute(context.Background(), c.NewStream(), "x"); err != nil || got[0] != "1:x" {
+		t.Fatalf("over TLS: %q, %v", got, err)
+	}
+	f.mu.Lock()
+	h := f.header
+	f.mu.Unlock()
+	if h.Get("X-Turso-Encryption-Key") != "k" || h.Get("X-Namespace") != "tenant" || h.Get("X-Namespace-Bin") != "dGVuYW50" {
+		t.Fatalf("handshake headers %v", h)
+	}
+	if !strings.Contains(h.Get("Sec-Websocket-Protocol"), "hrana3") {
+		t.Fatalf("subprotocols offered: %q", h.Get("Sec-Websocket-Protocol"))
 	}
 }
