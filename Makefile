@@ -23,7 +23,7 @@ test: fmt-check build vet lint compat unit examples itest
 
 # Every module of the repository: the driver (root) and the ones with their
 # own go.mod, which the root's ./... does not reach.
-MODULES := . itest bench bench/e2e codec/protobuf/prototest
+MODULES := . itest itest/cmd/capture-ws bench bench/e2e codec/protobuf/prototest
 
 fmt-check:
 	@files=$$(gofmt -l .); \
@@ -85,8 +85,13 @@ compat:
 	GOTOOLCHAIN=go$(COMPAT_GO) go build -modfile=$(COMPAT_MOD) -o /dev/null ./...
 	GOTOOLCHAIN=go$(COMPAT_GO) go vet -modfile=$(COMPAT_MOD) ./...
 
+# The unit tests of the driver module and of the modules whose tests need
+# no server: the Protobuf reference (prototest) and the benchmark harnesses
+# (their report and fixture tests).
+UNIT_MODULES := . codec/protobuf/prototest bench bench/e2e
+
 unit:
-	go test -race -timeout 10m ./...
+	@for m in $(UNIT_MODULES); do echo "== go test ($$m)"; (cd $$m && go test -race -timeout 10m ./...); done
 
 docker:
 	scripts/docker.sh
@@ -124,14 +129,22 @@ perf-compare:
 # make fuzz   runs every fuzz target for FUZZTIME each (CI runs only their
 #             seed corpora, as part of the unit tests).
 FUZZTIME ?= 2m
+# Each target is package:Name, the package relative to the root module or,
+# for another module, module-dir/package (the module is found by its go.mod).
 FUZZ_TARGETS := \
 	./codec/codectest:FuzzDifferential \
+	./codec/codectest:FuzzDifferentialServerMsg \
 	./codec/codectest:FuzzEncodeRoundTrip \
 	./codec/direct:FuzzDecodePipeline \
 	./codec/direct:FuzzDecodeOther \
+	./codec/direct:FuzzDecodeServerMsg \
 	./codec/direct:FuzzEncodeRoundTrip \
+	./codec/gojson:FuzzDecodeServerMsg \
 	./codec/protobuf:FuzzDecodePipeline \
 	./codec/protobuf:FuzzDecodeCursor \
+	./codec/protobuf:FuzzDecodeServerMsg \
+	./codec/protobuf/prototest:FuzzDifferential \
+	./codec/protobuf/prototest:FuzzEncodeRoundTrip \
 	./internal/h1:FuzzReadResponse \
 	./transport/ws:FuzzServerMessage \
 	.:FuzzDSN
@@ -139,9 +152,10 @@ FUZZ_TARGETS := \
 .PHONY: fuzz
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t##*:}; \
-		echo "== $$name ($$pkg, $(FUZZTIME))"; \
-		go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel 2 $$pkg || exit 1; \
+		pkg=$${t%%:*}; name=$${t##*:}; dir=.; \
+		if [ -f "$$pkg/go.mod" ]; then dir=$$pkg; pkg=.; fi; \
+		echo "== $$name ($$dir $$pkg, $(FUZZTIME))"; \
+		(cd $$dir && go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel 2 $$pkg) || exit 1; \
 	done
 
 # make bench-e2e   end-to-end comparison with github.com/tursodatabase/libsql-client-go
