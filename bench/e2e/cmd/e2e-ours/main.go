@@ -1,13 +1,15 @@
 // Command e2e-ours runs one bench/e2e workload through
 // github.com/gohrana/libsql (codec and compression are chosen in the DSN,
 // e.g. ?codec=direct, ?codec=protobuf or ?codec=gojson&compression=gzip)
-// and prints its result as one JSON line. It also runs the net/http
-// ceilings and the insert floor, which use no driver. e2e-run starts it; by
-// hand:
+// and prints its result as one JSON line; a ws:// DSN (or transport=ws)
+// goes over WebSocket. It also runs the net/http ceilings and the floors,
+// which use no driver. e2e-run starts it; by hand:
 //
 //	e2e-ours -dsn 'http://127.0.0.1:8080?codec=direct' -workload scan20k -n 20000
+//	e2e-ours -dsn 'ws://127.0.0.1:8080?codec=protobuf' -workload point -n 5000
 //	e2e-ours -dsn http://127.0.0.1:8080 -workload ceiling -n 20000
 //	e2e-ours -dsn http://127.0.0.1:8080 -workload ceiling-protobuf -n 20000
+//	e2e-ours -dsn ws://127.0.0.1:8080 -workload point-floor-ws -n 5000
 package main
 
 import (
@@ -26,6 +28,10 @@ func main() {
 			"ceiling-protobuf": ceiling.RunProtobuf,
 			"ceiling-gzip":     ceiling.RunGzip,
 			"insert-floor":     ceiling.InsertFloor,
+			// The WebSocket floors take the server's ws:// URL.
+			"point-floor-ws":           ceiling.PointFloorWS,
+			"point-floor-ws-pipelined": ceiling.PointFloorWSPipelined,
+			"insert-floor-ws":          ceiling.InsertFloorWS,
 		},
 	})
 }

@@ -46,18 +46,12 @@ func InsertFloor(ctx context.Context, base string, o workload.Options) (workload
 	}
 	c := &rawClient{conn: nc, r: bufio.NewReaderSize(nc, 64<<10), host: u.Host, path: u.Path + "/v3/pipeline"}
 
-	insert := strings.Replace(fixture.Insert, "INTO bench ", "INTO "+floorTable+" ", 1)
-	schema := strings.Replace(fixture.Schema, "TABLE bench ", "TABLE "+floorTable+" ", 1)
-	if _, err := c.do(exec("DROP TABLE IF EXISTS "+floorTable), exec(schema), close_()); err != nil {
+	if _, err := c.do(exec("DROP TABLE IF EXISTS "+floorTable), exec(floorSchema()), close_()); err != nil {
 		return r, err
 	}
 	// The statements' JSON, encoded once: the loop only adds the baton.
 	stmts := make([][]byte, o.N)
-	for i := range stmts {
-		st := codec.Stmt{SQL: insert, WantRows: true}
-		for _, a := range fixture.MakeRow(i + 1).Args() {
-			st.Args = append(st.Args, value(a))
-		}
+	for i, st := range floorInserts(o.N) {
 		b, err := direct.Codec.AppendPipelineRequest(nil, &codec.PipelineRequest{
 			Requests: []codec.StreamRequest{{Type: codec.RequestExecute, Stmt: st}}})
 		if err != nil {
@@ -93,10 +87,34 @@ func InsertFloor(ctx context.Context, base string, o workload.Options) (workload
 	if err != nil {
 		return r, err
 	}
-	if res := &resp.Results[0].Response.Result; res.NumRows != 1 || res.Row(0)[0].Int != int64(o.N) {
-		return r, fmt.Errorf("table does not hold %d rows after the commit", o.N)
+	return r, checkCount(&resp.Results[0].Response.Result, o.N)
+}
+
+// floorSchema creates floorTable, shaped as fixture.Schema's table.
+func floorSchema() string {
+	return strings.Replace(fixture.Schema, "TABLE bench ", "TABLE "+floorTable+" ", 1)
+}
+
+// floorInserts returns the n statements of an insert floor: fixture.Insert
+// into floorTable with fixture rows 1..n, as workload.InsertTx inserts them.
+func floorInserts(n int) []codec.Stmt {
+	insert := strings.Replace(fixture.Insert, "INTO bench ", "INTO "+floorTable+" ", 1)
+	stmts := make([]codec.Stmt, n)
+	for i := range stmts {
+		stmts[i] = codec.Stmt{SQL: insert, WantRows: true}
+		for _, a := range fixture.MakeRow(i + 1).Args() {
+			stmts[i].Args = append(stmts[i].Args, value(a))
+		}
 	}
-	return r, nil
+	return stmts
+}
+
+// checkCount checks the result of SELECT count(*) FROM floorTable.
+func checkCount(res *codec.StmtResult, n int) error {
+	if res.NumRows != 1 || len(res.Cols) != 1 || res.Row(0)[0].Int != int64(n) {
+		return fmt.Errorf("table does not hold %d rows after the commit", n)
+	}
+	return nil
 }
 
 func exec(sql string) codec.StreamRequest {

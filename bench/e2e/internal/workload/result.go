@@ -85,6 +85,13 @@ func Median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// SetLatencies sets r's p50 and p99 from the latencies of single queries,
+// which it sorts.
+func (r *Result) SetLatencies(lat []time.Duration) {
+	slices.Sort(lat)
+	r.P50Micros, r.P99Micros = percentile(lat, 0.50), percentile(lat, 0.99)
+}
+
 // percentile returns the p-th percentile (0..1, nearest rank) of sorted
 // durations, in microseconds.
 func percentile(sorted []time.Duration, p float64) float64 {

@@ -57,3 +57,31 @@ func TestPointKeysRepeatable(t *testing.T) {
 		}
 	}
 }
+
+func TestSetLatencies(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		lat      []time.Duration
+		p50, p99 float64
+	}{
+		{"none", nil, 0, 0},
+		{"one", []time.Duration{7 * time.Microsecond}, 7, 7},
+		{"unsorted", []time.Duration{9 * time.Microsecond, time.Microsecond, 5 * time.Microsecond}, 5, 9},
+	} {
+		var r Result
+		r.SetLatencies(c.lat)
+		if r.P50Micros != c.p50 || r.P99Micros != c.p99 {
+			t.Errorf("%s: p50 %v p99 %v, want %v %v", c.name, r.P50Micros, r.P99Micros, c.p50, c.p99)
+		}
+	}
+}
+
+func TestPointKeys(t *testing.T) {
+	warm, keys := PointKeys(Options{N: 300, Seed: 3})
+	if len(warm) != 200 || len(keys) != 300 {
+		t.Fatalf("%d warm-up and %d measured keys, want 200 and 300", len(warm), len(keys))
+	}
+	if w2, k2 := PointKeys(Options{N: 300, Seed: 3}); w2[0] != warm[0] || k2[299] != keys[299] {
+		t.Error("PointKeys is not repeatable")
+	}
+}

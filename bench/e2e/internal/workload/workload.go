@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -111,6 +110,13 @@ func ScanFixture(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 	return r, nil
 }
 
+// PointKeys returns the rowids of workload (b) for o.Seed: 200 warm-up
+// keys, then o.N measured ones. The floors use them too, so that every
+// variant reads the same rows.
+func PointKeys(o Options) (warm, measured []int64) {
+	return pointKeys(200, FixtureRows, o.Seed, 99), pointKeys(o.N, FixtureRows, o.Seed, 0)
+}
+
 // pointKeys returns n rowids in 1..rows, the same for a given seed.
 func pointKeys(n, rows int, seed, stream uint64) []int64 {
 	rng := rand.New(rand.NewPCG(seed, stream))
@@ -153,12 +159,12 @@ func pointQuery(ctx context.Context, db *sql.DB, id int64, want []int64) error {
 func Point(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 	r := Result{Workload: "point"}
 	want := wantA(FixtureRows)
-	for _, id := range pointKeys(200, FixtureRows, o.Seed, 99) {
+	warm, ids := PointKeys(o)
+	for _, id := range warm {
 		if err := pointQuery(ctx, db, id, want); err != nil {
 			return r, err
 		}
 	}
-	ids := pointKeys(o.N, FixtureRows, o.Seed, 0)
 	lat := make([]time.Duration, len(ids))
 	m := Begin()
 	for i, id := range ids {
@@ -169,8 +175,7 @@ func Point(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		lat[i] = time.Since(t)
 	}
 	m.End(&r, int64(len(ids)))
-	slices.Sort(lat)
-	r.P50Micros, r.P99Micros = percentile(lat, 0.50), percentile(lat, 0.99)
+	r.SetLatencies(lat)
 	return r, nil
 }
 
@@ -230,8 +235,7 @@ func Concurrent(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 	if firstEr != nil {
 		return r, firstEr
 	}
-	slices.Sort(all)
-	r.P50Micros, r.P99Micros = percentile(all, 0.50), percentile(all, 0.99)
+	r.SetLatencies(all)
 	return r, nil
 }
 

@@ -1,0 +1,130 @@
+package ceiling
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+	"github.com/gohrana/libsql/internal/fixture"
+)
+
+// fakePointServer answers hello, open_stream and point SELECTs as sqld
+// does, with column a off by one for the request whose id is badID. From
+// request id from on, it answers each group of `group` requests in reverse
+// order (before, one by one: the warm-up is lockstep).
+func fakePointServer(t *testing.T, from int32, group int, badID int32) string {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{wsSubprotocol}})
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := r.Context()
+		var held []string
+		for {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			var m struct {
+				Type      string `json:"type"`
+				RequestID int32  `json:"request_id"`
+				Request   struct {
+					Type string `json:"type"`
+					Stmt struct {
+						Args []struct{ Value string } `json:"args"`
+					} `json:"stmt"`
+				} `json:"request"`
+			}
+			if err := json.Unmarshal(b, &m); err != nil {
+				t.Errorf("client message %s: %v", b, err)
+				return
+			}
+			var answer string
+			switch {
+			case m.Type == "hello":
+				answer = `{"type":"hello_ok"}`
+			case m.Request.Type == "open_stream":
+				answer = fmt.Sprintf(`{"type":"response_ok","request_id":%d,"response":{"type":"open_stream"}}`, m.RequestID)
+			case m.Request.Type == "execute" && len(m.Request.Stmt.Args) == 1:
+				id, _ := strconv.Atoi(m.Request.Stmt.Args[0].Value)
+				a := fixture.MakeRow(id).A
+				if m.RequestID == badID {
+					a++
+				}
+				answer = fmt.Sprintf(`{"type":"response_ok","request_id":%d,"response":{"type":"execute","result":{"cols":[%s],"rows":[[{"type":"integer","value":"%d"}%s]],"affected_row_count":0}}}`,
+					m.RequestID, `{"name":"a"}`+strings.Repeat(`,{"name":"x"}`, 5), a, strings.Repeat(`,{"type":"null"}`, 5))
+			default:
+				answer = fmt.Sprintf(`{"type":"response_error","request_id":%d,"error":{"message":"unexpected %s"}}`, m.RequestID, m.Request.Type)
+			}
+			if m.Type == "hello" || m.Request.Type == "open_stream" {
+				held = []string{answer}
+			} else {
+				held = append(held, answer)
+			}
+			if len(held) < group && m.RequestID >= from {
+				continue
+			}
+			for i := len(held) - 1; i >= 0; i-- {
+				if err := c.Write(ctx, websocket.MessageText, []byte(held[i])); err != nil {
+					return
+				}
+			}
+			held = held[:0]
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return "ws" + strings.TrimPrefix(srv.URL, "http")
+}
+
+// TestPointFloorWS runs the point floors against fakePointServer: answers
+// out of order are matched by id when pipelined and refused in lockstep,
+// and wrong rows are caught.
+func TestPointFloorWS(t *testing.T) {
+	const n = 40
+	// The ids: 1 is open_stream, the 200 warm-up queries follow, then the
+	// measured ones.
+	const firstMeasured = 202
+	for _, c := range []struct {
+		name      string
+		pipelined bool
+		group     int
+		badID     int32
+		wantErr   string
+	}{
+		{name: "lockstep", group: 1},
+		{name: "lockstep wrong row", group: 1, badID: firstMeasured + 5, wantErr: "a = "},
+		{name: "pipelined in order", pipelined: true, group: 1},
+		{name: "pipelined out of order", pipelined: true, group: 4},
+		{name: "pipelined wrong row", pipelined: true, group: 4, badID: firstMeasured + 9, wantErr: "a = "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base := fakePointServer(t, firstMeasured, c.group, c.badID)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			r, err := pointFloorWS(ctx, base, workload.Options{N: n, Seed: 1}, c.pipelined)
+			switch {
+			case c.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one with %q", err, c.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case r.N != n || r.Rate <= 0:
+				t.Fatalf("result %+v", r)
+			case !c.pipelined && r.P50Micros <= 0:
+				t.Fatalf("no latencies: %+v", r)
+			}
+		})
+	}
+}
