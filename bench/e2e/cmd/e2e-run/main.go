@@ -1,11 +1,13 @@
 // Command e2e-run compares this driver (each codec: direct, gojson,
 // protobuf) with github.com/tursodatabase/libsql-client-go end to end
-// against one local sqld, and prints a Markdown table of medians, ratios
-// against the peer and the performance targets.
+// against one local sqld, over HTTP and over WebSocket (ours/ws,
+// ours/ws-protobuf against the peer's ws://, peer/ws), and prints Markdown
+// tables of medians, ratios against the peer of the same transport and the
+// performance targets.
 //
 // From the bench/e2e module (or `make bench-e2e` at the repository root):
 //
-//	go run ./cmd/e2e-run [-rounds 3] [-big-rounds 1] [-duration 10s] [-run REGEX] [-json FILE] [-gzip]
+//	go run ./cmd/e2e-run [-rounds 3] [-big-rounds 1] [-duration 10s] [-run REGEX] [-variants REGEX] [-json FILE] [-gzip]
 //	go run ./cmd/e2e-run -serve    # only start sqld and fill the tables, for running the helpers by hand
 //
 // It builds the helper programs e2e-ours and e2e-peer into a temporary
@@ -20,8 +22,10 @@
 //	(a) scan20k     fixture.Query over the 20,000-row fixture table, typed Scan (and the net/http
 //	                ceilings: the same request, body discarded; in JSON and in Protobuf,
 //	                uncompressed as the driver on loopback, and in JSON with gzip as the peer)
-//	(b) point       5,000 point SELECTs by primary key, one at a time: p50, p99
-//	(c) insert      10,000 prepared INSERTs of fixture rows in one transaction
+//	(b) point       5,000 point SELECTs by primary key, one at a time: p50, p99 (and the
+//	                WebSocket floor: a hand-written lockstep hrana3 client; pipelined for information)
+//	(c) insert      10,000 prepared INSERTs of fixture rows in one transaction (and the floors:
+//	                hand-written lockstep clients over HTTP/1.1 and over WebSocket)
 //	(d) concurrent  16 goroutines doing point SELECTs for 10 s
 //	(e) scan1m      SELECT id, name, score over 1,000,000 rows, typed Scan
 package main
@@ -40,6 +44,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -60,7 +65,7 @@ type config struct {
 	conc              int
 	duration          time.Duration
 	bigRows           int
-	runRE             *regexp.Regexp
+	runRE, variantRE  *regexp.Regexp
 	sqld, ours, peer  string
 	jsonOut           string
 	seed              uint64
@@ -72,9 +77,22 @@ type config struct {
 type variant struct {
 	name   string // "ours/direct", "ours/gojson", "ours/protobuf", "peer", "ceiling", ...
 	peer   bool   // run e2e-peer rather than e2e-ours
+	ws     bool   // over WebSocket: the DSN (or the floor's base URL) is ws://
 	codec  string // ?codec= for ours
 	worker string // workload name for the worker, if not the workload's own
 	params string // more DSN parameters for ours
+	twin   string // for ours over WebSocket: the same codec over HTTP
+}
+
+// dsn returns the -dsn of v for the server at base (http://host:port).
+func (v variant) dsn(base string) string {
+	if v.ws {
+		base = "ws" + strings.TrimPrefix(base, "http")
+	}
+	if v.codec != "" {
+		base += "?codec=" + v.codec + v.params
+	}
+	return base
 }
 
 var (
@@ -97,16 +115,35 @@ var (
 	insertFloor = variant{name: "floor", worker: "insert-floor"}
 	// ceilingGzip is for information: the ceiling with net/http's gzip.
 	ceilingGzip = variant{name: "ceiling/gzip", worker: "ceiling-gzip"}
+
+	// Over WebSocket: the peer with a ws:// DSN (subprotocol hrana1, one
+	// stream per socket, one request at a time), and ours with a ws:// DSN
+	// in JSON (hrana3) and in Protobuf (hrana3-protobuf).
+	peerWS         = variant{name: "peer/ws", peer: true, ws: true}
+	oursWS         = variant{name: "ours/ws", codec: "direct", ws: true, twin: direct.name}
+	oursWSProtobuf = variant{name: "ours/ws-protobuf", codec: "protobuf", ws: true, twin: protobuf.name}
+	// The WebSocket floors of (b) and (c): a hand-written hrana3 client,
+	// one request at a time on one stream; pointFloorWSPipelined, for
+	// information, pipelines (b)'s requests.
+	pointFloorWS          = variant{name: "floor/ws", worker: "point-floor-ws", ws: true}
+	insertFloorWS         = variant{name: "floor/ws", worker: "insert-floor-ws", ws: true}
+	pointFloorWSPipelined = variant{name: "floor/ws-pipelined", worker: "point-floor-ws-pipelined", ws: true}
 )
 
-// ours are this driver's codecs, each a variant of every workload and a
-// column of the report.
-var ours = []variant{direct, gojson, protobuf}
+// ours are this driver's codecs over HTTP, and oursWSAll the driver over
+// WebSocket: each a variant of every workload and a column of its table
+// of the report.
+var (
+	ours      = []variant{direct, gojson, protobuf}
+	oursWSAll = []variant{oursWS, oursWSProtobuf}
+)
 
-// clients returns the variants every workload runs, ours and the peer,
-// followed by the workload's own.
+// clients returns the variants every workload runs, ours and the peer over
+// each transport, followed by the workload's own.
 func clients(extra ...variant) []variant {
-	return append(append(append([]variant{}, ours...), peer), extra...)
+	all := append(append([]variant{}, ours...), peer)
+	all = append(append(all, oursWSAll...), peerWS)
+	return append(all, extra...)
 }
 
 // wl is one workload of the comparison.
@@ -128,10 +165,10 @@ func workloads() []wl {
 				return []string{"-n", strconv.Itoa(workload.FixtureRows), "-iters", strconv.Itoa(c.scanIters)}
 			}, timeout: five},
 		{name: "point", label: "(b) point SELECT by primary key, sequential",
-			variants: clients(),
+			variants: clients(pointFloorWS, pointFloorWSPipelined),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.points)} }, timeout: five},
 		{name: "insert", label: "(c) prepared INSERTs in one transaction",
-			variants: clients(directDeferred, insertFloor),
+			variants: clients(directDeferred, insertFloor, insertFloorWS),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.inserts)} }, timeout: five},
 		{name: "concurrent", label: "(d) concurrent point SELECTs",
 			variants: clients(),
@@ -151,6 +188,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var c config
 	runRE := fs.String("run", ".", "run only the workloads matching this `regexp` (scan20k, point, insert, concurrent, scan1m)")
+	variantRE := fs.String("variants", ".", "run only the variants whose name matches this `regexp` (ours/direct, peer, ours/ws, peer/ws, floor/ws, ...)")
 	fs.IntVar(&c.rounds, "rounds", 3, "rounds of workloads (a)-(d); medians over them are reported")
 	fs.IntVar(&c.bigRounds, "big-rounds", 1, "rounds of workload (e), the 1,000,000-row scan")
 	fs.IntVar(&c.scanIters, "scan-iters", 7, "measured scans per run of (a) and the ceiling; a run reports their median")
@@ -169,12 +207,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	re, err := regexp.Compile(*runRE)
-	if err != nil {
-		fmt.Fprintf(stderr, "e2e-run: -run: %v\n", err)
-		return 2
+	for _, f := range []struct {
+		name string
+		expr *string
+		re   **regexp.Regexp
+	}{{"run", runRE, &c.runRE}, {"variants", variantRE, &c.variantRE}} {
+		re, err := regexp.Compile(*f.expr)
+		if err != nil {
+			fmt.Fprintf(stderr, "e2e-run: -%s: %v\n", f.name, err)
+			return 2
+		}
+		*f.re = re
 	}
-	c.runRE = re
 	if c.rounds < 1 || c.scanIters < 1 || c.points < 1 || c.inserts < 1 || c.conc < 1 || c.duration <= 0 || c.bigRows < 1 {
 		fmt.Fprintln(stderr, "e2e-run: counts and durations must be positive")
 		return 2
@@ -211,12 +255,13 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 		if c.gzip {
 			w.variants = append(w.variants, directGzip)
 		}
-		if c.runRE.MatchString(w.name) && (!w.big || c.bigRounds > 0) {
+		w.variants = slices.DeleteFunc(w.variants, func(v variant) bool { return !c.variantRE.MatchString(v.name) })
+		if c.runRE.MatchString(w.name) && (!w.big || c.bigRounds > 0) && len(w.variants) > 0 {
 			selected = append(selected, w)
 		}
 	}
 	if len(selected) == 0 {
-		return nil, errors.New("-run matches no workload")
+		return nil, errors.New("-run and -variants match no workload")
 	}
 
 	tmp, err := os.MkdirTemp("", "libsql-e2e-")
@@ -312,12 +357,9 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 // result; a failure to run becomes the result's Error.
 func runOne(ctx context.Context, c *config, w wl, v variant, ours, peerBin, base string) workload.Result {
 	res := workload.Result{Workload: w.name, Variant: v.name}
-	bin, dsn, name := ours, base, w.name
-	switch {
-	case v.peer:
+	bin, dsn, name := ours, v.dsn(base), w.name
+	if v.peer {
 		bin = peerBin
-	case v.codec != "":
-		dsn = base + "?codec=" + v.codec + v.params
 	}
 	if v.worker != "" {
 		name = v.worker

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,24 +99,37 @@ func (rep *report) get(w, v string) *summary {
 	return nil
 }
 
+// ran reports whether any of the variants has a median (ran, perhaps
+// failing) in any workload.
+func (rep *report) ran(variants ...string) bool {
+	for _, s := range rep.Medians {
+		if slices.Contains(variants, s.Variant) {
+			return true
+		}
+	}
+	return false
+}
+
 // ok reports whether s has at least one successful run.
 func (s *summary) ok() bool { return s != nil && s.Runs > s.Failed }
 
-// mainTable writes the rows of the report's main table: a label and a
-// metric, then one cell per column of ours, the peer's, and one ratio to
-// the peer per column of ours. Missing cells are left empty.
+// mainTable writes the rows of one of the report's main tables, one per
+// transport: a label and a metric, then one cell per column of ours, the
+// peer's, and one ratio to the peer per column of ours. Missing cells are
+// left empty.
 type mainTable struct {
 	w    io.Writer
 	rep  *report
 	cols []string // the variants of ours
+	peer string   // the variant of the peer
 }
 
 func (t mainTable) header() {
 	cells := []string{"workload", "metric"}
 	cells = append(cells, t.cols...)
-	cells = append(cells, "peer")
+	cells = append(cells, t.peer)
 	for _, c := range t.cols {
-		cells = append(cells, strings.TrimPrefix(c, "ours/")+" ÷ peer")
+		cells = append(cells, strings.TrimPrefix(c, "ours/")+" ÷ "+t.peer)
 	}
 	fmt.Fprintf(t.w, "| %s |\n", strings.Join(cells, " | "))
 	fmt.Fprintf(t.w, "|---|---|%s\n", strings.Repeat("--:|", 2*len(t.cols)+1))
@@ -134,7 +148,7 @@ func (t mainTable) values(wn string, cell func(*summary) string) []string {
 	for _, c := range t.cols {
 		out = append(out, cell(t.rep.get(wn, c)))
 	}
-	return append(out, cell(t.rep.get(wn, "peer")))
+	return append(out, cell(t.rep.get(wn, t.peer)))
 }
 
 // ratios returns each column of ours ÷ against, by of.
@@ -148,14 +162,93 @@ func (t mainTable) ratios(wn string, against *summary, of func(*summary) float64
 
 // standard writes a metric of every column with the ratios to the peer.
 func (t mainTable) standard(wn, label, metric string, cell func(*summary) string, of func(*summary) float64) {
-	t.line(label, metric, append(t.values(wn, cell), t.ratios(wn, t.rep.get(wn, "peer"), of)...)...)
+	t.line(label, metric, append(t.values(wn, cell), t.ratios(wn, t.rep.get(wn, t.peer), of)...)...)
 }
 
-// bound writes the row of a bound (a ceiling, the floor): every client's
-// rate ÷ the bound's, then more cells in the ratio columns.
-func (t mainTable) bound(wn, label, metric string, b *summary, more ...string) {
-	cells := append(t.ratios(wn, b, rateOf), ratioCell(t.rep.get(wn, "peer"), b, rateOf))
-	t.line(fmt.Sprintf("%s: %s rows/s", label, rateCell(b)), metric, append(cells, more...)...)
+// bound writes the row of a bound b (a ceiling, a floor) whose figure is
+// value: every client's of ÷ the bound's, then more cells in the ratio
+// columns.
+func (t mainTable) bound(wn, label, value, metric string, b *summary, of func(*summary) float64, more ...string) {
+	if !b.ok() {
+		value = "fails: " + b.Error
+	}
+	cells := append(t.ratios(wn, b, of), ratioCell(t.rep.get(wn, t.peer), b, of))
+	t.line(label+": "+value, metric, append(cells, more...)...)
+}
+
+// rows writes the table: the standard rows of every workload, each
+// followed by the rows extra writes for it.
+func (t mainTable) rows(extra func(mainTable, wl)) {
+	t.header()
+	for _, wd := range t.rep.workloads {
+		switch wd.name {
+		case "scan20k", "insert", "scan1m":
+			t.standard(wd.name, wd.label, "rows/s", rateCell, rateOf)
+		case "point":
+			t.standard(wd.name, fmt.Sprintf("%s, %s queries", wd.label, fmtInt(float64(t.rep.Points))), "p50 µs",
+				func(s *summary) string { return usCell(s, p50Of) }, p50Of)
+			t.standard(wd.name, "", "p99 µs", func(s *summary) string { return usCell(s, p99Of) }, p99Of)
+			t.standard(wd.name, "", "queries/s", rateCell, rateOf)
+		case "concurrent":
+			t.standard(wd.name, fmt.Sprintf("%s, %d goroutines, %s", wd.label, t.rep.Conc, t.rep.Duration), "queries/s", rateCell, rateOf)
+			t.line("", "p50 / p99 µs", t.values(wd.name, p5099)...)
+		}
+		extra(t, wd)
+	}
+}
+
+// httpRows are the HTTP table's rows of bounds and of the deferred variant.
+func httpRows(t mainTable, wd wl) {
+	p := t.rep.get(wd.name, t.peer)
+	switch wd.name {
+	case "insert":
+		if f := t.rep.get(wd.name, insertFloor.name); f != nil {
+			t.bound(wd.name, "(c) floor for one request per INSERT: a raw-TCP HTTP/1.1 client, no database/sql", rateCell(f)+" rows/s",
+				"÷ this floor", f, rateOf, "floor ÷ peer: "+ratioCell(f, p, rateOf))
+		}
+		if z := t.rep.get(wd.name, directDeferred.name); z != nil {
+			cells := make([]string, 2*len(t.cols)+1)
+			if i := t.column(direct.name); i >= 0 {
+				cells[i], cells[len(t.cols)+1+i] = rateCell(z), ratioCell(z, p, rateOf)
+			}
+			t.line("(c) the same with the opt-in deferredExec=1 (Execs sent in batches, errors reported late)", "rows/s", cells...)
+		}
+	case "scan20k":
+		for _, cv := range []struct{ name, label string }{
+			{ceiling.name, "(a) net/http ceiling for JSON: the driver's request on /v3/pipeline (uncompressed on loopback), body discarded"},
+			{ceilingProtobuf.name, "(a) net/http ceiling for Protobuf: the same request in Protobuf on /v3-protobuf/pipeline, body discarded"},
+			{ceilingGzip.name, "(a) the JSON one with net/http's gzip, as the peer gets it (for information)"},
+		} {
+			if c := t.rep.get(wd.name, cv.name); c != nil {
+				t.bound(wd.name, cv.label, rateCell(c)+" rows/s", "÷ this ceiling", c, rateOf)
+			}
+		}
+	}
+}
+
+// wsRows are the WebSocket table's rows of its floors.
+func wsRows(t mainTable, wd wl) {
+	p, f := t.rep.get(wd.name, t.peer), t.rep.get(wd.name, pointFloorWS.name) // insertFloorWS has the same name
+	switch {
+	case f == nil:
+	case wd.name == "point":
+		t.bound(wd.name, "(b) WebSocket floor: one request at a time on one stream, a hand-written hrana3 client, no database/sql",
+			usCell(f, p50Of)+" µs p50", "p50 ÷ this floor", f, p50Of, "floor ÷ "+t.peer+": "+ratioCell(f, p, p50Of))
+	case wd.name == "insert":
+		t.bound(wd.name, "(c) WebSocket floor: one request per INSERT on one stream, a hand-written hrana3 client, no database/sql",
+			rateCell(f)+" rows/s", "÷ this floor", f, rateOf, "floor ÷ "+t.peer+": "+ratioCell(f, p, rateOf))
+	}
+	if q := t.rep.get(wd.name, pointFloorWSPipelined.name); wd.name == "point" && q != nil {
+		label := "(b) the WebSocket floor with its requests pipelined (for information): fails: " + q.Error
+		if q.ok() {
+			label = fmt.Sprintf("(b) the WebSocket floor with its %s requests pipelined on its stream (for information): %.0f µs per request",
+				fmtInt(float64(t.rep.Points)), perRequestUs(q))
+			if f.ok() {
+				label += fmt.Sprintf(", against %.0f µs in lockstep", perRequestUs(f))
+			}
+		}
+		t.line(label, "")
+	}
 }
 
 // column returns the position of variant v among the columns of ours.
@@ -168,13 +261,13 @@ func (t mainTable) column(v string) int {
 	return -1
 }
 
-// oursNames are the names of the variants of ours, the report's columns.
-func oursNames() []string {
-	names := make([]string, len(ours))
-	for i, v := range ours {
-		names[i] = v.name
+// names returns the names of vs.
+func names(vs []variant) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = v.name
 	}
-	return names
+	return out
 }
 
 // ceilingOf names the ceiling of the encoding variant v speaks.
@@ -185,6 +278,17 @@ func ceilingOf(v string) string {
 	return ceiling.name
 }
 
+// twinOf names the variant of ours over HTTP with the codec of v, one of
+// ours over WebSocket.
+func twinOf(v string) string {
+	for _, o := range oursWSAll {
+		if o.name == v {
+			return o.twin
+		}
+	}
+	return ""
+}
+
 func printReport(w io.Writer, rep *report) {
 	fmt.Fprintf(w, "Command: `%s`\n\n", rep.Command)
 	fmt.Fprintf(w, "Driver at %s; %s/%s, %d CPUs, %s, %s; load average %s before, %s after. "+
@@ -192,49 +296,16 @@ func printReport(w io.Writer, rep *report) {
 		orDash(rep.Revision), rep.GOOS, rep.GOARCH, rep.CPUs, rep.GoVersion, rep.Server, orDash(rep.LoadBefore), orDash(rep.LoadAfter),
 		rep.Rounds, rep.BigRounds)
 
-	cols := oursNames()
-	t := mainTable{w: w, rep: rep, cols: cols}
-	t.header()
-	for _, wd := range rep.workloads {
-		p := rep.get(wd.name, "peer")
-		label := wd.label
-		switch wd.name {
-		case "scan20k", "insert", "scan1m":
-			t.standard(wd.name, label, "rows/s", rateCell, rateOf)
-			if f := rep.get(wd.name, insertFloor.name); wd.name == "insert" && f != nil {
-				t.bound(wd.name, "(c) floor for one request per INSERT: a raw-TCP HTTP/1.1 client, no database/sql", "÷ this floor", f,
-					"floor ÷ peer: "+ratioCell(f, p, rateOf))
-			}
-			if z := rep.get(wd.name, directDeferred.name); wd.name == "insert" && z != nil {
-				cells := make([]string, 2*len(cols)+1)
-				if i := t.column(direct.name); i >= 0 {
-					cells[i], cells[len(cols)+1+i] = rateCell(z), ratioCell(z, p, rateOf)
-				}
-				t.line("(c) the same with the opt-in deferredExec=1 (Execs sent in batches, errors reported late)", "rows/s", cells...)
-			}
-			if wd.name == "scan20k" {
-				for _, cv := range []struct{ name, label string }{
-					{ceiling.name, "(a) net/http ceiling for JSON: the driver's request on /v3/pipeline (uncompressed on loopback), body discarded"},
-					{ceilingProtobuf.name, "(a) net/http ceiling for Protobuf: the same request in Protobuf on /v3-protobuf/pipeline, body discarded"},
-					{ceilingGzip.name, "(a) the JSON one with net/http's gzip, as the peer gets it (for information)"},
-				} {
-					if c := rep.get(wd.name, cv.name); c != nil {
-						t.bound(wd.name, cv.label, "÷ this ceiling", c)
-					}
-				}
-			}
-		case "point":
-			t.standard(wd.name, fmt.Sprintf("%s, %s queries", label, fmtInt(float64(rep.Points))), "p50 µs",
-				func(s *summary) string { return usCell(s, p50Of) }, p50Of)
-			t.standard(wd.name, "", "p99 µs", func(s *summary) string { return usCell(s, p99Of) }, p99Of)
-			t.standard(wd.name, "", "queries/s", rateCell, rateOf)
-		case "concurrent":
-			t.standard(wd.name, fmt.Sprintf("%s, %d goroutines, %s", label, rep.Conc, rep.Duration), "queries/s", rateCell, rateOf)
-			t.line("", "p50 / p99 µs", t.values(wd.name, p5099)...)
-		}
+	if cols := names(ours); rep.ran(append(cols, peer.name)...) {
+		mainTable{w: w, rep: rep, cols: cols, peer: peer.name}.rows(httpRows)
+		printTargets(w, rep, "Targets (issue), on the medians:", cols, httpTargets)
+		printDeferred(w, rep)
 	}
-
-	printTargets(w, rep, cols)
+	if cols := names(oursWSAll); rep.ran(append(cols, peerWS.name)...) {
+		fmt.Fprintf(w, "\nOver WebSocket (ws:// DSNs; ours: one server stream per connection, sockets shared; %s: a socket per connection, subprotocol hrana1):\n\n", peerWS.name)
+		mainTable{w: w, rep: rep, cols: cols, peer: peerWS.name}.rows(wsRows)
+		printTargets(w, rep, "WebSocket targets (issue), against "+peerWS.name+", on the medians:", cols, wsTargets)
+	}
 	printGzip(w, rep)
 
 	fmt.Fprintln(w)
@@ -271,83 +342,107 @@ type target struct {
 	only string // the one column it applies to; "" for every one
 	// measure returns the cell of column v (whose median is s), whether
 	// it passes, and whether that is known.
-	measure func(v string, s *summary) (cell string, pass, known bool)
+	measure func(rep *report, v string, s *summary) (cell string, pass, known bool)
 }
+
+// measureFunc is the type of target.measure.
+type measureFunc = func(rep *report, v string, s *summary) (cell string, pass, known bool)
 
 // Limits of the targets.
 const (
 	maxScanBigRSSMB = 64 // ours/protobuf's peak RSS over the 1,000,000-row cursor
 )
 
-// printTargets writes the table of the targets, one column per variant of
-// ours (cols).
-func printTargets(w io.Writer, rep *report, cols []string) {
+// The targets over HTTP, against the peer over HTTP.
+var httpTargets = []target{
+	{"(a) rows/s >= 5x the peer's", "", ratioTarget("scan20k", fixed(peer.name), rateOf, true, 5)},
+	{"(a) rows/s >= 0.8x the net/http ceiling of its encoding (ours/protobuf: the Protobuf one)", "", ratioTarget("scan20k", ceilingOf, rateOf, true, 0.8)},
+	{"(a) rows/s >= 1.1x the JSON net/http ceiling", protobuf.name, ratioTarget("scan20k", fixed(ceiling.name), rateOf, true, 1.1)},
+	{"(a) client CPU per row ÷ ours/direct's (for information)", protobuf.name, ratioInfo("scan20k", fixed(direct.name), cpuOf)},
+	{"(b) p50 <= 0.8x the peer's", "", ratioTarget("point", fixed(peer.name), p50Of, false, 0.8)},
+	{"(c) rows/s >= 2x the peer's", "", ratioTarget("insert", fixed(peer.name), rateOf, true, 2)},
+	{"(d) queries/s >= 1.5x the peer's", "", ratioTarget("concurrent", fixed(peer.name), rateOf, true, 1.5)},
+	{"(e) the 1,000,000-row scan completes", "", completes},
+	{fmt.Sprintf("(e) max RSS <= %d MB", maxScanBigRSSMB), protobuf.name, maxRSS},
+	{"(e) rows/s >= 1.3x ours/direct's", protobuf.name, ratioTarget("scan1m", fixed(direct.name), rateOf, true, 1.3)},
+}
+
+// The targets over WebSocket, against the peer over ws:// (and, for the
+// last, against ours over HTTP).
+var wsTargets = []target{
+	{"(a) rows/s >= 2x " + peerWS.name + "'s", "", ratioTarget("scan20k", fixed(peerWS.name), rateOf, true, 2)},
+	{"(b) p50 <= 0.7x " + peerWS.name + "'s", "", ratioTarget("point", fixed(peerWS.name), p50Of, false, 0.7)},
+	{"(b) p50 <= 0.4x our own over HTTP, same codec (ours/direct's, ours/protobuf's)", "", ratioTarget("point", twinOf, p50Of, false, 0.4)},
+	{"(c) rows/s >= 1.5x " + peerWS.name + "'s (default mode, not deferred)", "", ratioTarget("insert", fixed(peerWS.name), rateOf, true, 1.5)},
+	{"(d) queries/s >= 1.5x " + peerWS.name + "'s", "", ratioTarget("concurrent", fixed(peerWS.name), rateOf, true, 1.5)},
+}
+
+// fixed names the variant name, whatever the column.
+func fixed(name string) func(string) string { return func(string) string { return name } }
+
+// ratioTo returns of(s) ÷ of of the variant that other(v) names, in
+// workload wname, and whether both ran.
+func ratioTo(rep *report, wname string, other func(v string) string, of func(*summary) float64, v string, s *summary) (float64, bool) {
+	o := rep.get(wname, other(v))
+	if !s.ok() || !o.ok() || of(o) == 0 {
+		return 0, false
+	}
+	return of(s) / of(o), true
+}
+
+// ratioTarget wants that ratio to be at least bound (min) or at most.
+func ratioTarget(wname string, other func(v string) string, of func(*summary) float64, min bool, bound float64) measureFunc {
+	return func(rep *report, v string, s *summary) (string, bool, bool) {
+		r, ok := ratioTo(rep, wname, other, of, v, s)
+		if !ok {
+			return "n/a", false, false
+		}
+		return fmt.Sprintf("%.2fx", r), (min && r >= bound) || (!min && r <= bound), true
+	}
+}
+
+// ratioInfo shows the ratio without a verdict.
+func ratioInfo(wname string, other func(v string) string, of func(*summary) float64) measureFunc {
+	return func(rep *report, v string, s *summary) (string, bool, bool) {
+		if r, ok := ratioTo(rep, wname, other, of, v, s); ok {
+			return fmt.Sprintf("%.2fx", r), false, false
+		}
+		return "n/a", false, false
+	}
+}
+
+func completes(_ *report, _ string, s *summary) (string, bool, bool) {
+	switch {
+	case s == nil || s.Runs == 0:
+		return "n/a", false, false
+	case s.Failed == 0:
+		return fmt.Sprintf("%s rows/s", fmtInt(s.Rate)), true, true
+	}
+	return fmt.Sprintf("fails (%d/%d): %s", s.Failed, s.Runs, s.Error), false, true
+}
+
+func maxRSS(_ *report, _ string, s *summary) (string, bool, bool) {
+	if !s.ok() || s.MaxRSSKB == 0 {
+		return "n/a", false, false
+	}
+	mb := s.MaxRSSKB / 1024
+	return fmt.Sprintf("%.0f MB", mb), mb <= maxScanBigRSSMB, true
+}
+
+// printTargets writes a table of targets under title, one column per
+// variant of ours (cols). A target of a workload none of cols ran is left
+// out.
+func printTargets(w io.Writer, rep *report, title string, cols []string, targets []target) {
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Targets (issue), on the medians:")
+	fmt.Fprintln(w, title)
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "| target | %s |\n", strings.Join(cols, " | "))
 	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(cols)))
-	fixed := func(name string) func(string) string { return func(string) string { return name } }
-	// ratioTo returns of(s) ÷ of of the variant that other(v) names, in
-	// workload wname, and whether both ran.
-	ratioTo := func(wname string, other func(v string) string, of func(*summary) float64, v string, s *summary) (float64, bool) {
-		o := rep.get(wname, other(v))
-		if !s.ok() || !o.ok() || of(o) == 0 {
-			return 0, false
-		}
-		return of(s) / of(o), true
-	}
-	// ratioTarget wants that ratio to be at least bound (min) or at most.
-	ratioTarget := func(wname string, other func(v string) string, of func(*summary) float64, min bool, bound float64) func(string, *summary) (string, bool, bool) {
-		return func(v string, s *summary) (string, bool, bool) {
-			r, ok := ratioTo(wname, other, of, v, s)
-			if !ok {
-				return "n/a", false, false
-			}
-			return fmt.Sprintf("%.2fx", r), (min && r >= bound) || (!min && r <= bound), true
-		}
-	}
-	// ratioInfo shows the ratio without a verdict.
-	ratioInfo := func(wname string, other func(v string) string, of func(*summary) float64) func(string, *summary) (string, bool, bool) {
-		return func(v string, s *summary) (string, bool, bool) {
-			if r, ok := ratioTo(wname, other, of, v, s); ok {
-				return fmt.Sprintf("%.2fx", r), false, false
-			}
-			return "n/a", false, false
-		}
-	}
-	completes := func(_ string, s *summary) (string, bool, bool) {
-		switch {
-		case s == nil || s.Runs == 0:
-			return "n/a", false, false
-		case s.Failed == 0:
-			return fmt.Sprintf("%s rows/s", fmtInt(s.Rate)), true, true
-		}
-		return fmt.Sprintf("fails (%d/%d): %s", s.Failed, s.Runs, s.Error), false, true
-	}
-	maxRSS := func(_ string, s *summary) (string, bool, bool) {
-		if !s.ok() || s.MaxRSSKB == 0 {
-			return "n/a", false, false
-		}
-		mb := s.MaxRSSKB / 1024
-		return fmt.Sprintf("%.0f MB", mb), mb <= maxScanBigRSSMB, true
-	}
-	targets := []target{
-		{"(a) rows/s >= 5x the peer's", "", ratioTarget("scan20k", fixed(peer.name), rateOf, true, 5)},
-		{"(a) rows/s >= 0.8x the net/http ceiling of its encoding (ours/protobuf: the Protobuf one)", "", ratioTarget("scan20k", ceilingOf, rateOf, true, 0.8)},
-		{"(a) rows/s >= 1.1x the JSON net/http ceiling", protobuf.name, ratioTarget("scan20k", fixed(ceiling.name), rateOf, true, 1.1)},
-		{"(a) client CPU per row ÷ ours/direct's (for information)", protobuf.name, ratioInfo("scan20k", fixed(direct.name), cpuOf)},
-		{"(b) p50 <= 0.8x the peer's", "", ratioTarget("point", fixed(peer.name), p50Of, false, 0.8)},
-		{"(c) rows/s >= 2x the peer's", "", ratioTarget("insert", fixed(peer.name), rateOf, true, 2)},
-		{"(d) queries/s >= 1.5x the peer's", "", ratioTarget("concurrent", fixed(peer.name), rateOf, true, 1.5)},
-		{"(e) the 1,000,000-row scan completes", "", completes},
-		{fmt.Sprintf("(e) max RSS <= %d MB", maxScanBigRSSMB), protobuf.name, maxRSS},
-		{"(e) rows/s >= 1.3x ours/direct's", protobuf.name, ratioTarget("scan1m", fixed(direct.name), rateOf, true, 1.3)},
-	}
 	wname := map[string]string{"(a)": "scan20k", "(b)": "point", "(c)": "insert", "(d)": "concurrent", "(e)": "scan1m"}
 	for _, t := range targets {
 		wn := wname[t.name[:3]]
-		if rep.get(wn, direct.name) == nil || (t.only != "" && rep.get(wn, t.only) == nil) {
+		ran := slices.ContainsFunc(cols, func(v string) bool { return rep.get(wn, v) != nil })
+		if !ran || (t.only != "" && rep.get(wn, t.only) == nil) {
 			continue
 		}
 		cells := make([]string, 0, len(cols))
@@ -356,7 +451,7 @@ func printTargets(w io.Writer, rep *report, cols []string) {
 				cells = append(cells, "")
 				continue
 			}
-			cell, pass, known := t.measure(v, rep.get(wn, v))
+			cell, pass, known := t.measure(rep, v, rep.get(wn, v))
 			switch {
 			case !known:
 				cells = append(cells, cell)
@@ -368,14 +463,20 @@ func printTargets(w io.Writer, rep *report, cols []string) {
 		}
 		fmt.Fprintf(w, "| %s | %s |\n", t.name, strings.Join(cells, " | "))
 	}
-	if z := rep.get("insert", directDeferred.name); z != nil {
-		cell, pass, known := ratioTarget("insert", fixed(peer.name), rateOf, true, 2)(directDeferred.name, z)
-		verdict := ""
-		if known {
-			verdict = map[bool]string{true: " (>= 2x)", false: " (under 2x)"}[pass]
-		}
-		fmt.Fprintf(w, "\n(c) with the opt-in deferredExec=1, which changes when errors are reported: %s the peer's rows/s%s.\n", cell, verdict)
+}
+
+// printDeferred compares the deferred variant with the peer, if it ran.
+func printDeferred(w io.Writer, rep *report) {
+	z := rep.get("insert", directDeferred.name)
+	if z == nil {
+		return
 	}
+	cell, pass, known := ratioTarget("insert", fixed(peer.name), rateOf, true, 2)(rep, directDeferred.name, z)
+	verdict := ""
+	if known {
+		verdict = map[bool]string{true: " (>= 2x)", false: " (under 2x)"}[pass]
+	}
+	fmt.Fprintf(w, "\n(c) with the opt-in deferredExec=1, which changes when errors are reported: %s the peer's rows/s%s.\n", cell, verdict)
 }
 
 // printGzip prints the diagnostic variant's figures, if it ran.
@@ -415,6 +516,14 @@ func rateOf(s *summary) float64 { return s.Rate }
 func p50Of(s *summary) float64  { return s.P50Micros }
 func p99Of(s *summary) float64  { return s.P99Micros }
 func cpuOf(s *summary) float64  { return s.CPUNsPerRow }
+
+// perRequestUs is the mean wall time per request (or row) of s, in µs.
+func perRequestUs(s *summary) float64 {
+	if s.Rate == 0 {
+		return 0
+	}
+	return 1e6 / s.Rate
+}
 
 func rateCell(s *summary) string {
 	switch {

@@ -67,8 +67,49 @@ func TestReport(t *testing.T) {
 				"| scan20k | ours/gojson | 6.00 | 3.00x |",
 				`fails: Response is too large \| really`,
 			},
-			// Targets of a variant that did not run are left out.
-			wantNot: []string{"1.1x the JSON", "(e) max RSS", "1.3x ours/direct", "ceiling for Protobuf"},
+			// Targets of a variant that did not run are left out, and so
+			// is the WebSocket table.
+			wantNot: []string{"1.1x the JSON", "(e) max RSS", "1.3x ours/direct", "ceiling for Protobuf", "Over WebSocket", "WebSocket targets"},
+		},
+		{
+			name: "websocket",
+			runs: append(base[:len(base):len(base)],
+				run{w: "point", v: "ours/protobuf", p50: 600},
+				run{w: "scan20k", v: "ours/ws", rate: 90000},
+				run{w: "scan20k", v: "ours/ws-protobuf", rate: 120000},
+				run{w: "scan20k", v: "peer/ws", rate: 40000},
+				run{w: "point", v: "ours/ws", p50: 200},
+				run{w: "point", v: "ours/ws-protobuf", p50: 400},
+				run{w: "point", v: "peer/ws", p50: 500},
+				run{w: "point", v: "floor/ws", p50: 125, rate: 5000},
+				run{w: "point", v: "floor/ws-pipelined", rate: 10000},
+				run{w: "insert", v: "ours/ws", rate: 3000},
+				run{w: "insert", v: "ours/ws-protobuf", rate: 3300},
+				run{w: "insert", v: "peer/ws", rate: 1500},
+				run{w: "insert", v: "floor/ws", rate: 6000},
+				run{w: "concurrent", v: "ours/ws", rate: 4000},
+				run{w: "concurrent", v: "ours/ws-protobuf", rate: 2000},
+				run{w: "concurrent", v: "peer/ws", rate: 2000},
+			),
+			want: []string{
+				"| workload | metric | ours/ws | ours/ws-protobuf | peer/ws | ws ÷ peer/ws | ws-protobuf ÷ peer/ws |",
+				"| (a) scan 20,000 rows x 6 cols, typed Scan | rows/s | 90,000 | 120,000 | 40,000 | 2.25x | 3.00x |",
+				"| (b) point SELECT by primary key, sequential, 5,000 queries | p50 µs | 200 | 400 | 500 | 0.40x | 0.80x |",
+				"| (b) WebSocket floor: one request at a time on one stream, a hand-written hrana3 client, no database/sql: 125 µs p50 | p50 ÷ this floor | 1.60x | 3.20x | 4.00x | floor ÷ peer/ws: 0.25x |  |",
+				"| (b) the WebSocket floor with its 5,000 requests pipelined on its stream (for information): 100 µs per request, against 200 µs in lockstep |  |",
+				"| (c) prepared INSERTs in one transaction | rows/s | 3,000 | 3,300 | 1,500 | 2.00x | 2.20x |",
+				"| (c) WebSocket floor: one request per INSERT on one stream, a hand-written hrana3 client, no database/sql: 6,000 rows/s | ÷ this floor | 0.50x | 0.55x | 0.25x | floor ÷ peer/ws: 4.00x |  |",
+				"| (d) concurrent point SELECTs, 16 goroutines, 10s | queries/s | 4,000 | 2,000 | 2,000 | 2.00x | 1.00x |",
+				"WebSocket targets (issue), against peer/ws, on the medians:",
+				"| target | ours/ws | ours/ws-protobuf |",
+				"| (a) rows/s >= 2x peer/ws's | 2.25x: **PASS** | 3.00x: **PASS** |",
+				"| (b) p50 <= 0.7x peer/ws's | 0.40x: **PASS** | 0.80x: **FAIL** |",
+				"| (b) p50 <= 0.4x our own over HTTP, same codec (ours/direct's, ours/protobuf's) | 0.29x: **PASS** | 0.67x: **FAIL** |",
+				"| (c) rows/s >= 1.5x peer/ws's (default mode, not deferred) | 2.00x: **PASS** | 2.20x: **PASS** |",
+				"| (d) queries/s >= 1.5x peer/ws's | 2.00x: **PASS** | 1.00x: **FAIL** |",
+				// The HTTP table keeps its own peer.
+				"| (b) p50 <= 0.8x the peer's | 0.70x: **PASS** | 0.90x: **FAIL** | 0.60x: **PASS** |",
+			},
 		},
 		{
 			name: "protobuf passes",
@@ -124,13 +165,7 @@ func TestReport(t *testing.T) {
 						P50Micros: r.p50, CPUNsPerRow: r.cpu, MaxRSSKB: r.rssMB * 1024, Error: r.err})
 				}
 			}
-			var sel []wl
-			for _, w := range workloads() {
-				if w.name == "scan20k" || w.name == "point" || w.name == "scan1m" {
-					sel = append(sel, w)
-				}
-			}
-			rep.summarize(sel)
+			rep.summarize(workloads())
 			if s := rep.get("scan20k", "ours/direct"); s.Rate != 100000 || s.Runs != 3 {
 				t.Fatalf("median %+v", s)
 			}
