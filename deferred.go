@@ -157,6 +157,7 @@ func ownValue(v *codec.Value) int {
 // nothing runs after a failure. It reports whether BEGIN is included.
 func (t *tx) batchSteps(final string) (withBegin bool) {
 	withBegin = t.state == txPending
+	t.freshIfLost()
 	t.steps = t.steps[:0]
 	if withBegin {
 		t.steps = append(t.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}})

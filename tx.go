@@ -105,11 +105,22 @@ func (t *tx) execute(ctx context.Context, st *codec.Stmt) (*session.Result, erro
 	return res, nil
 }
 
+// freshIfLost starts a new server stream if the conn's was lost (its
+// WebSocket died) before BEGIN went out: nothing of the transaction had
+// run, so nothing is lost, and the transaction begins on the new stream
+// (with the conn's settings replayed) rather than failing.
+func (t *tx) freshIfLost() {
+	if t.state == txPending && t.s.Lost() {
+		t.s.Reset()
+	}
+}
+
 // beginWith sends BEGIN and the first statement in one batch, the statement
 // guarded by BEGIN's success so that it can never run outside the
 // transaction. The result returned is the statement's (res.Stmt() is
 // pointed at it).
 func (t *tx) beginWith(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
+	t.freshIfLost()
 	t.cond = codec.BatchCond{Type: codec.CondOK, Step: 0}
 	t.steps = append(t.steps[:0],
 		codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}},

@@ -317,10 +317,52 @@ func (c *Client) Version(ctx context.Context) (int, error) {
 // socket yet dials one, and meanwhile the stream goes to another slot's
 // live socket if there is one, or waits for the dial. One dial at a time
 // runs per slot; after a failure the slot waits (see Options.MinBackoff)
-// before dialing again, failing requests at once with the dial's error.
+// before dialing again. A request that meets the backoff waits it out
+// when little of it is left (up to backoffWait, and within its context),
+// so that the first requests after a server comes back do not fail with
+// the error of a dial made while it was down; otherwise it fails at once
+// with that error (and always after a refused hello).
 func (c *Client) acquire(ctx context.Context) (*socket, error) {
+	k, backedOff, err := c.acquireOnce(ctx)
+	// A refused hello will be refused again: no waiting for that.
+	if err == nil || !backedOff || errors.Is(err, session.ErrAuth) || !c.shortBackoff(ctx) {
+		return k, err
+	}
+	k, _, err = c.acquireOnce(ctx)
+	return k, err
+}
+
+// backoffWait is the most of a backoff a request waits out (see acquire).
+const backoffWait = time.Second
+
+// shortBackoff waits until the Client's backoff has passed and reports
+// true, if it ends within backoffWait and ctx's deadline; otherwise it
+// reports false at once.
+func (c *Client) shortBackoff(ctx context.Context) bool {
+	c.mu.Lock()
+	wait := time.Until(c.retryAt)
+	c.mu.Unlock()
+	if wait <= 0 || wait > backoffWait {
+		return false
+	}
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
+		return false
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// acquireOnce is one attempt of acquire; backedOff reports that it failed
+// for the backoff, without dialing or waiting for a dial.
+func (c *Client) acquireOnce(ctx context.Context) (k *socket, backedOff bool, err error) {
 	if c.closed.Load() {
-		return nil, errClosed
+		return nil, false, errClosed
 	}
 	n := len(c.slots)
 	start := int(c.next.Add(1) % uint32(n))
@@ -329,7 +371,7 @@ func (c *Client) acquire(ctx context.Context) (*socket, error) {
 			if i > 0 {
 				c.slots[start].kick()
 			}
-			return k, nil
+			return k, false, nil
 		}
 	}
 	var backoffErr error
@@ -345,15 +387,15 @@ func (c *Client) acquire(ctx context.Context) (*socket, error) {
 		select {
 		case <-done:
 		case <-ctx.Done():
-			return nil, &session.Error{Message: "dial failed", Safe: true, Err: ctx.Err()}
+			return nil, false, &session.Error{Message: "dial failed", Safe: true, Err: ctx.Err()}
 		}
 		if k := sl.live(); k != nil {
-			return k, nil
+			return k, false, nil
 		}
 		// One failed dial is enough: the others would meet the same server.
-		return nil, c.failure()
+		return nil, false, c.failure()
 	}
-	return nil, backoffErr
+	return nil, true, backoffErr
 }
 
 // redact removes the token and header values from text the server or a

@@ -3,6 +3,7 @@ package ws
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gohrana/libsql/codec"
@@ -83,7 +84,7 @@ func (s *Stream) Version(ctx context.Context) (int, error) {
 // not been written fails Safe and BadConn, one that had, not Safe; either
 // way the server stream is gone, and a request on a stream whose socket
 // died earlier fails Safe and BadConn (see Lost).
-func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, _ bool, res *session.Result) error {
+func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool, res *session.Result) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
@@ -116,6 +117,9 @@ func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, _ bool, r
 	if len(reqs) == 0 && !opening {
 		// Something must make the round trip (a Ping).
 		s.reqs = append(s.reqs, s.probe(k))
+	}
+	if end && k.version >= V3 && mayLeaveTx(reqs) {
+		s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketBatch, StreamID: s.id, Batch: rollbackInTx})
 	}
 	closing := len(reqs) > 0 && reqs[len(reqs)-1].Type == codec.RequestClose
 	if closing {
@@ -169,6 +173,50 @@ func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, _ bool, r
 		s.closed(k)
 	}
 	return nil
+}
+
+// rollbackInTx rolls back a transaction left open on the stream. It
+// follows a unit of work sent with end that may leave one (mayLeaveTx):
+// over HTTP the stream's close, sent with such a unit, ends a transaction
+// it began and did not finish (a script or a deferred transaction's batch
+// that failed half-way, a lone BEGIN), and a WebSocket stream, which lives
+// on, must not keep it either. Its answer is not the caller's.
+var rollbackInTx = codec.Batch{Steps: []codec.BatchStep{{
+	Condition: &codec.BatchCond{Type: codec.CondNot, Cond: &codec.BatchCond{Type: codec.CondIsAutocommit}},
+	Stmt:      codec.Stmt{SQL: "ROLLBACK"},
+}}}
+
+// mayLeaveTx reports whether reqs can leave a transaction open: a batch,
+// a script, or a statement that begins one (BEGIN, SAVEPOINT).
+func mayLeaveTx(reqs []codec.StreamRequest) bool {
+	for i := range reqs {
+		switch reqs[i].Type {
+		case codec.RequestBatch, codec.RequestSequence:
+			return true
+		case codec.RequestExecute:
+			if begins(reqs[i].Stmt.SQL) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// begins reports whether sql's first word is BEGIN or SAVEPOINT (after
+// white space; a statement hidden behind a comment is not looked for).
+func begins(sql string) bool {
+	sql = strings.TrimLeft(sql, " \t\r\n(")
+	for _, kw := range [...]string{"BEGIN", "SAVEPOINT"} {
+		if len(sql) >= len(kw) && strings.EqualFold(sql[:len(kw)], kw) &&
+			(len(sql) == len(kw) || !isWordByte(sql[len(kw)])) {
+			return true
+		}
+	}
+	return false
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // wait waits for every answer of ex, or until ctx ends or the Client's

@@ -386,9 +386,18 @@ func TestReconnectBackoff(t *testing.T) {
 		t.Fatalf("%d dials for concurrent requests, want 1", n)
 	}
 	start := time.Now()
-	_, err := execute(context.Background(), c.NewStream(), "x")
+	// Within the backoff: with a deadline shorter than what is left of it,
+	// a request fails at once with the last dial's error; without one it
+	// waits the backoff out and dials (refused again).
+	short, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	_, err := execute(short, c.NewStream(), "x")
+	cancel()
 	if err == nil || !strings.Contains(err.Error(), "next dial in") || f.dials.Load() != 1 {
-		t.Fatalf("within the backoff: %v, %d dials", err, f.dials.Load())
+		t.Fatalf("within the backoff, short deadline: %v, %d dials", err, f.dials.Load())
+	}
+	_, err = execute(context.Background(), c.NewStream(), "x")
+	if e := asError(t, err); e.HTTPStatus != 503 || f.dials.Load() != 2 {
+		t.Fatalf("within the backoff: %v, %d dials, want the second dial's refusal", err, f.dials.Load())
 	}
 	// The second dial fails too, the third (after a longer wait) works.
 	eventually(t, "a dial that works", func() bool {
