@@ -79,7 +79,7 @@ func authMakeTokens(t testing.TB, priv ed25519.PrivateKey) authTokens {
 // empty), set through Config.AuthToken, closed when the test ends.
 func authOpen(t testing.TB, url, codecName, token string) *sql.DB {
 	t.Helper()
-	cfg, err := libsql.ParseDSN(url + "?codec=" + codecName)
+	cfg, err := libsql.ParseDSN(variantDSN(url, codecName))
 	require.NoError(t, err)
 	cfg.AuthToken = token
 	cfg.Timeout = 30 * time.Second
@@ -120,6 +120,15 @@ func relRequireHTTPError(t testing.TB, err error, status int, want error, msgs .
 		require.Contains(t, strings.ToLower(err.Error()), strings.ToLower(m), "message of %v", err)
 	}
 	return le
+}
+
+// httpOnly returns status for an HTTP variant and 0 (no HTTP status) for
+// a WebSocket one, whose errors come in messages.
+func httpOnly(variant string, status int) int {
+	if isWS(variant) {
+		return 0
+	}
+	return status
 }
 
 // TestAuth runs the driver against a sqld with JWT authentication (Ed25519
@@ -163,6 +172,18 @@ func TestAuth(t *testing.T) {
 				before := countRows(t, rw, table)
 				require.NoError(t, ro.PingContext(ctx))
 				require.Equal(t, before, countRows(t, ro, table), "reads work")
+				if isWS(codecName) {
+					// sqld 0.24.32 answers a write with a read-only token over
+					// WebSocket by closing the socket, without a reason: the
+					// driver can only report the connection lost. Nothing is
+					// written, and the pool recovers on a new socket.
+					_, err := ro.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('ro')")
+					require.Error(t, err)
+					t.Logf("insert: %v", err)
+					require.Equal(t, before, countRows(t, rw, table), "nothing written")
+					require.NoError(t, ro.PingContext(ctx), "the pool works again")
+					return
+				}
 
 				writes := map[string]string{
 					"insert":       "INSERT INTO " + table + " (v) VALUES ('ro')",
@@ -220,7 +241,7 @@ func TestAuth(t *testing.T) {
 					before := countRows(t, rw, table)
 					check := func(what string, err error) {
 						t.Helper()
-						le := relRequireHTTPError(t, err, http.StatusUnauthorized, libsql.ErrAuth, b.reason)
+						le := relRequireHTTPError(t, err, httpOnly(codecName, http.StatusUnauthorized), libsql.ErrAuth, b.reason)
 						require.NotEmpty(t, le.Message, what)
 						if b.token != "" {
 							require.NotContains(t, err.Error(), b.token, "%s: the error shows the token", what)
@@ -239,7 +260,14 @@ func TestAuth(t *testing.T) {
 					require.NoError(t, err, "BeginTx sends nothing")
 					_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('bad-tx')")
 					check("tx_exec", err)
-					require.Error(t, tx.Commit(), "commit after a refused BEGIN")
+					if isWS(codecName) {
+						// The hello was refused before anything ran (Safe): the
+						// transaction is still to begin, and committing it
+						// commits nothing.
+						_ = tx.Commit()
+					} else {
+						require.Error(t, tx.Commit(), "commit after a refused BEGIN")
+					}
 					require.Equal(t, before, countRows(t, rw, table), "nothing was written")
 				})
 			}

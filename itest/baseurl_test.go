@@ -29,7 +29,7 @@ func TestBaseURL(t *testing.T) {
 	require.NoError(t, err)
 	target.Store(httputil.NewSingleHostReverseProxy(u))
 
-	for _, c := range codecs {
+	for _, c := range httpCodecs {
 		t.Run(c, func(t *testing.T) {
 			db, err := sql.Open("libsql", srv.URL()+"?codec="+c)
 			require.NoError(t, err)

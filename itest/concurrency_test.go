@@ -43,7 +43,7 @@ func TestConcurrency(t *testing.T) {
 	forCodecsAt := func(t *testing.T, fn func(t *testing.T, db *sql.DB)) {
 		for _, c := range codecs {
 			t.Run(c, func(t *testing.T) {
-				db, err := sql.Open("libsql", url+"?codec="+c)
+				db, err := sql.Open("libsql", variantDSN(url, c))
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = db.Close() })
 				fn(t, db)

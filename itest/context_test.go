@@ -150,7 +150,7 @@ func (b *blockingRT) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // TestContextCancelInFlight cancels requests while they are in flight.
 func TestContextCancelInFlight(t *testing.T) {
-	for _, codecName := range codecs {
+	for _, codecName := range httpCodecs {
 		t.Run(codecName, func(t *testing.T) {
 			base := http.DefaultTransport.(*http.Transport).Clone()
 			base.Proxy = nil

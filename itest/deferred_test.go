@@ -17,7 +17,7 @@ import (
 // batches, results and errors arrive late, and a late error rolls the
 // whole transaction back.
 func TestDeferredExec(t *testing.T) {
-	for _, c := range codecs {
+	for _, c := range httpCodecs {
 		t.Run(c, func(t *testing.T) {
 			db, ct := countingDB(t, serverURL, c, "deferredExec=1")
 			ctx := context.Background()
@@ -231,7 +231,7 @@ func TestDeferredExec(t *testing.T) {
 // TestDeferredExecByContext turns deferred execution on for one transaction
 // of a database opened without it.
 func TestDeferredExecByContext(t *testing.T) {
-	for _, c := range codecs {
+	for _, c := range httpCodecs {
 		t.Run(c, func(t *testing.T) {
 			db, ct := countingDB(t, serverURL, c)
 			table := freshTable(t, db, "deferred_ctx", "(id INTEGER PRIMARY KEY, v INTEGER)")

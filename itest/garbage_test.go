@@ -268,7 +268,7 @@ func TestGarbage(t *testing.T) {
 	}))
 	t.Cleanup(other.Close)
 
-	for _, codecName := range codecs {
+	for _, codecName := range httpCodecs {
 		t.Run(codecName, func(t *testing.T) {
 			open := func(params string) *sql.DB {
 				db, err := sql.Open("libsql", p.url+"?codec="+codecName+params)
@@ -282,7 +282,7 @@ func TestGarbage(t *testing.T) {
 			mustExec(t, db, "INSERT INTO "+table+" (v) VALUES ('seed')")
 
 			for _, gc := range garbageCases(other.URL, codecName) {
-				if gc.transportOnly && codecName != codecs[0] {
+				if gc.transportOnly && codecName != httpCodecs[0] {
 					continue
 				}
 				t.Run(gc.name, func(t *testing.T) {
@@ -471,7 +471,7 @@ func TestGarbageErrorBodies(t *testing.T) {
 	// transaction per codec now, touch it again after the other cases, once
 	// sqld's 10 s stream expiry has passed.
 	expDB, expTx := map[string]*sql.DB{}, map[string]*sql.Tx{}
-	for _, c := range codecs {
+	for _, c := range httpCodecs {
 		db, err := sql.Open("libsql", p.url+"?codec="+c)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = db.Close() })
@@ -483,7 +483,7 @@ func TestGarbageErrorBodies(t *testing.T) {
 	}
 	expStart := time.Now()
 
-	for _, codecName := range codecs {
+	for _, codecName := range httpCodecs {
 		t.Run(codecName, func(t *testing.T) {
 			db, err := sql.Open("libsql", p.url+"?codec="+codecName)
 			require.NoError(t, err)
@@ -586,7 +586,7 @@ func TestGarbageErrorBodies(t *testing.T) {
 	if d := 11500*time.Millisecond - time.Since(expStart); d > 0 {
 		time.Sleep(d)
 	}
-	for _, c := range codecs {
+	for _, c := range httpCodecs {
 		t.Run(c+"/real/hrana_stream_expired", func(t *testing.T) {
 			_, err := expTx[c].ExecContext(t.Context(), "SELECT 2")
 			le := relRequireHTTPError(t, err, 400, nil)

@@ -36,7 +36,7 @@ func TestRequestHeaders(t *testing.T) {
 		forward.ServeHTTP(w, r)
 	}))
 	defer proxy.Close()
-	for _, c := range codecs {
+	for _, c := range httpCodecs {
 		t.Run(c, func(t *testing.T) {
 			mu.Lock()
 			seen = nil

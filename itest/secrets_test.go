@@ -232,7 +232,7 @@ func TestSecrets(t *testing.T) {
 				"libsql://user:" + secret + "@" + host,
 				"libsql://?authToken=" + secret,
 				"postgres://" + host + "?authToken=" + secret,
-				"wss://" + host + "?authToken=" + secret,
+				"wss://" + host + "?authToken=" + secret + "&transport=carrier-pigeon",
 				"libsql://" + host + "#authToken=" + secret,
 				"libsql://" + host + "?authToken=" + secret + "#frag",
 				"\x00libsql://" + host + "?authToken=" + secret,
@@ -272,7 +272,7 @@ func TestSecrets(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	for _, codecName := range codecs {
+	for _, codecName := range httpCodecs {
 		t.Run(codecName, func(t *testing.T) {
 			// checkAll runs every call on a DB from dsn (the token in the
 			// DSN) and on one from the Config (the token set on it), with
@@ -522,7 +522,7 @@ func TestSecretsEchoedByServer(t *testing.T) {
 		http.NotFound(rw, r)
 	}))
 	defer srv.Close()
-	for _, codecName := range codecs {
+	for _, codecName := range httpCodecs {
 		t.Run(codecName, func(t *testing.T) {
 			for _, b := range bodies {
 				t.Run(b.name, func(t *testing.T) {

@@ -165,7 +165,7 @@ func busyProxy(t *testing.T, codecName, marker string, n int) (url string, refus
 // once; with busyTimeout=0 the SQLITE_BUSY is returned; inside a
 // transaction it is never retried; a context ends the retries.
 func TestBusyRetry(t *testing.T) {
-	for _, c := range codecs {
+	for _, c := range httpCodecs {
 		t.Run(c, func(t *testing.T) {
 			db, err := sql.Open("libsql", dsn(c))
 			require.NoError(t, err)

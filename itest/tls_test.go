@@ -264,7 +264,7 @@ func TestTLS(t *testing.T) {
 	front := tlsStartFront(t, backend.url, good)
 	trusted := &tls.Config{RootCAs: ca.pool}
 
-	for _, codecName := range codecs {
+	for _, codecName := range httpCodecs {
 		t.Run(codecName, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()

@@ -15,8 +15,9 @@ import (
 // answer in sqld's place (proxies, counting transports): the same test then
 // runs with every codec.
 
-// isProtobuf reports whether the codec speaks Hrana 3 over Protobuf.
-func isProtobuf(codecName string) bool { return codecName == "protobuf" }
+// isProtobuf reports whether the variant's codec speaks Hrana 3 over
+// Protobuf.
+func isProtobuf(variant string) bool { return codecOf(variant) == "protobuf" }
 
 // pipelinePath is the path the codec's pipeline requests go to.
 func pipelinePath(codecName string) string {
