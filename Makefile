@@ -10,7 +10,7 @@ SHELL := bash
 .SHELLFLAGS := -euo pipefail -c
 
 IMAGE ?= gohrana/sqld:0.24.32
-ITEST_TIMEOUT ?= 15m
+ITEST_TIMEOUT ?= 30m
 # The integration tests run the local image with host networking on
 # 127.0.0.1; Ryuk (the reaper container) cannot be pulled here and the tests
 # terminate their containers themselves.

@@ -90,6 +90,7 @@ func (l *lockedTx) expectLost(t *testing.T, wantCode string) {
 // statement, or its Commit, fails with ErrTxLost (STREAM_EXPIRED), and
 // nothing of it was applied; its Rollback succeeds.
 func TestFaultsStreamExpiry(t *testing.T) {
+	t.Parallel() // waits 12 s, on servers of its own
 	if testing.Short() {
 		t.Skip("waits 12 s")
 	}

@@ -55,6 +55,7 @@ func hugeTable(t *testing.T) string {
 // TestHugeScan scans 1,000,000 rows through database/sql with each codec,
 // in a child process so that runtime.MemStats.Sys measures this scan alone.
 func TestHugeScan(t *testing.T) {
+	t.Parallel() // child processes; its own table
 	if testing.Short() {
 		t.Skip("huge scan skipped in -short mode")
 	}
@@ -311,6 +312,7 @@ func TestCursorPath(t *testing.T) {
 // TestSlowCursorReadInTransaction reads a cursor for longer than sqld's 10 s
 // stream expiry inside a transaction; the next statement must still work.
 func TestSlowCursorReadInTransaction(t *testing.T) {
+	t.Parallel() // mostly waiting, on a server of its own
 	if testing.Short() {
 		t.Skip("slow")
 	}
@@ -347,6 +349,7 @@ func TestSlowCursorReadInTransaction(t *testing.T) {
 // goroutines) against a sqld limited to 8 connections: any leaked stream
 // would hold one for 10 s and stall the run.
 func TestNoStreamLeaks(t *testing.T) {
+	t.Parallel() // a server of its own
 	// libsql-wal: sqld 0.24.32's default WAL can deadlock under concurrent writers
 	// (see TestConcurrency); this test is about streams, not the WAL.
 	url := startServer(t, "--max-concurrent-connections", "8", "--use-custom-wal", "libsql-wal")

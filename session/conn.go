@@ -104,6 +104,12 @@ func (c *Conn) Reset() { c.s.Reset() }
 // send sends c.reqs on the Conn's stream into a new Result, released on
 // failure.
 func (c *Conn) send(ctx context.Context, idx uint64) (*Result, error) {
+	if !c.held && c.s.Lost() {
+		// The server stream went with its socket (WebSocket). Outside a
+		// transaction nothing but the settings lived on it, and those are
+		// replayed: carry on on a new stream, as over HTTP.
+		c.s.Reset()
+	}
 	setup := c.setupFor(c.s)
 	return c.sendOn(ctx, c.s, setup, !c.held, idx)
 }
@@ -159,9 +165,15 @@ func setupFailed(results []codec.StreamResult, setup []codec.StreamRequest) erro
 // connection) only holds where no server state can be lost with this one.
 func (c *Conn) failed(err error) error {
 	var e *Error
-	if errors.As(err, &e) && e.BadConn && c.held {
+	if !errors.As(err, &e) || !c.held {
+		return err
+	}
+	if lost := c.s.Lost(); e.BadConn || lost && !e.TxLost {
+		// Inside a transaction: not another connection's to retry, and a
+		// server stream that is gone took the transaction with it.
 		cp := *e
 		cp.BadConn = false
+		cp.TxLost = cp.TxLost || lost
 		return &cp
 	}
 	return err

@@ -187,7 +187,9 @@ var rollbackInTx = codec.Batch{Steps: []codec.BatchStep{{
 }}}
 
 // mayLeaveTx reports whether reqs can leave a transaction open: a batch,
-// a script, or a statement that begins one (BEGIN, SAVEPOINT).
+// a script, a statement that begins one (BEGIN, SAVEPOINT) or one that
+// may fail to end it (COMMIT, END, RELEASE: a deferred foreign key
+// violated, or SQLITE_BUSY, leaves the transaction open).
 func mayLeaveTx(reqs []codec.StreamRequest) bool {
 	for i := range reqs {
 		switch reqs[i].Type {
@@ -202,11 +204,11 @@ func mayLeaveTx(reqs []codec.StreamRequest) bool {
 	return false
 }
 
-// begins reports whether sql's first word is BEGIN or SAVEPOINT (after
+// begins reports whether sql's first word is one of mayLeaveTx's (after
 // white space; a statement hidden behind a comment is not looked for).
 func begins(sql string) bool {
 	sql = strings.TrimLeft(sql, " \t\r\n(")
-	for _, kw := range [...]string{"BEGIN", "SAVEPOINT"} {
+	for _, kw := range [...]string{"BEGIN", "SAVEPOINT", "COMMIT", "END", "RELEASE"} {
 		if len(sql) >= len(kw) && strings.EqualFold(sql[:len(kw)], kw) &&
 			(len(sql) == len(kw) || !isWordByte(sql[len(kw)])) {
 			return true
