@@ -20,7 +20,7 @@ var benchCodecs = []string{"direct", "gojson"}
 
 // decodeFixture decodes the standard n-row response with the named codec.
 func decodeFixture(tb testing.TB, codecName string, n int) *session.Result {
-	cd, err := lookupCodec(codecName)
+	cd, _, err := lookupCodec(codecName)
 	if err != nil {
 		tb.Fatal(err)
 	}

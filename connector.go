@@ -88,7 +88,7 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	cd, err := lookupCodec(cfg.Codec)
+	cd, fallback, err := lookupCodec(cfg.Codec)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +96,7 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 		BaseURL:   cfg.URL,
 		AuthToken: cfg.AuthToken,
 		Codec:     cd,
+		Fallback:  fallback,
 		Timeout:   cfg.Timeout,
 		TLSConfig: cfg.TLSConfig,
 		Compress:  wantCompression(cfg),
@@ -134,10 +135,15 @@ func newWSTransport(cfg *Config, cd codec.Codec, o *transport.Options) (*ws.Clie
 	if o.RoundTripper != nil {
 		return nil, &DSNError{Msg: "WithRoundTripper applies to transport=http only"}
 	}
+	var fb codec.SocketCodec
+	if o.Fallback != nil {
+		fb, _ = o.Fallback.(codec.SocketCodec)
+	}
 	c, err := ws.New(ws.Options{
 		URL:       cfg.URL,
 		AuthToken: cfg.AuthToken,
 		Codec:     sc,
+		Fallback:  fb,
 		Headers:   o.Headers,
 		Namespace: cfg.Namespace,
 		TLSConfig: cfg.TLSConfig,

@@ -133,16 +133,30 @@ var optionalCodecs = map[string]string{
 	"gojson": "github.com/gohrana/libsql/codec/gojson",
 }
 
-func lookupCodec(name string) (codec.Codec, error) {
+// CodecAuto is the codec name (codec=auto) that means Protobuf where the
+// server offers it (GET /v3-protobuf answers 2xx, or it accepts the
+// hrana3-protobuf subprotocol), else direct. Arguments are then checked as
+// for JSON (no ±Inf), since either may be spoken.
+const CodecAuto = "auto"
+
+// lookupCodec returns the codec a Config names and, for CodecAuto, the
+// JSON codec the transport falls back to when the server does not offer
+// Protobuf.
+func lookupCodec(name string) (cd, fallback codec.Codec, err error) {
 	if name == "" {
 		name = DefaultCodec
+	}
+	if name == CodecAuto {
+		pb, _ := codec.Lookup("protobuf")
+		js, _ := codec.Lookup("direct")
+		return pb, js, nil
 	}
 	c, ok := codec.Lookup(name)
 	if !ok {
 		if imp, known := optionalCodecs[name]; known {
-			return nil, &DSNError{Msg: "codec " + name + " is not linked into this program; add the import _ \"" + imp + "\""}
+			return nil, nil, &DSNError{Msg: "codec " + name + " is not linked into this program; add the import _ \"" + imp + "\""}
 		}
-		return nil, &DSNError{Msg: "unknown codec " + safeParamName(name) + "; known: " + joinNames(codec.Names())}
+		return nil, nil, &DSNError{Msg: "unknown codec " + safeParamName(name) + "; known: " + joinNames(append(codec.Names(), CodecAuto))}
 	}
-	return c, nil
+	return c, nil, nil
 }

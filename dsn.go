@@ -11,7 +11,10 @@ import (
 	"time"
 )
 
-// DefaultCodec is the codec used when the DSN names none.
+// DefaultCodec is the codec used when the DSN names none. Protobuf did not
+// win every end-to-end workload (docs/PERF.md "Which codec and which
+// transport by default"), so it is JSON; codec=auto asks for Protobuf
+// where the server offers it.
 const DefaultCodec = "direct"
 
 // The transports (Config.Transport).
@@ -40,8 +43,9 @@ type Config struct {
 	// the output of String, GoString or fmt's %v and %+v.
 	AuthToken string `json:"-"`
 	// Codec names the codec: "direct" (JSON, the default), "protobuf"
-	// (Hrana 3 over Protobuf; the server must offer /v3-protobuf) or
-	// "gojson" (JSON, the baseline; its package must be imported).
+	// (Hrana 3 over Protobuf; the server must offer /v3-protobuf), "auto"
+	// (Protobuf where the server offers it, else direct) or "gojson"
+	// (JSON, the baseline; its package must be imported).
 	Codec string
 	// Timeout bounds each HTTP request to the server (over WebSocket, each
 	// request's wait for its answers); 0 means only the caller's context
@@ -404,7 +408,7 @@ func (c *Config) validate() error {
 			return &DSNError{Msg: "Config.Pragmas: " + err.Error()}
 		}
 	}
-	if _, err := lookupCodec(c.Codec); err != nil {
+	if _, _, err := lookupCodec(c.Codec); err != nil {
 		return err
 	}
 	return nil

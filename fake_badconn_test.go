@@ -163,7 +163,7 @@ func TestFakeBadConnNotInTx(t *testing.T) {
 			t.Parallel()
 			srv := fs.New(t, tt.script...)
 			_, rt := newDialScript(t, tt.refuse...)
-			cfg := libsql.NewConfig()
+			cfg := fakeConfig()
 			if tt.cfg != nil {
 				tt.cfg(cfg)
 			}

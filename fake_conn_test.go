@@ -109,7 +109,7 @@ func TestFakeConnRefusedLater(t *testing.T) {
 func connectorDB(t *testing.T, url string, cfg *libsql.Config, opts ...libsql.ConnectorOption) *sql.DB {
 	t.Helper()
 	if cfg == nil {
-		cfg = libsql.NewConfig()
+		cfg = fakeConfig()
 	}
 	cfg.URL = url
 	cn, err := libsql.NewConnector(cfg, opts...)
@@ -591,7 +591,7 @@ func TestFakeConnConnector(t *testing.T) {
 	if _, err := libsql.NewConnector(nil); err == nil {
 		t.Error("NewConnector(nil) succeeded")
 	}
-	bad := libsql.NewConfig()
+	bad := fakeConfig()
 	bad.URL = "ftp://x"
 	if _, err := libsql.NewConnector(bad); err == nil {
 		t.Error("an ftp URL was accepted")
@@ -600,7 +600,7 @@ func TestFakeConnConnector(t *testing.T) {
 		auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))).WithHeader("Accept-Encoding", "gzip"),
 		fs.Probe(), // a new connector probes again
 		auto(fs.SQL("SELECT 2"), fs.Query(fs.Cols("2"), fs.Vals(fs.Int(2)))).WithHeader("Accept-Encoding", "identity"))
-	cfg := libsql.NewConfig()
+	cfg := fakeConfig()
 	cfg.URL = srv.URL
 	cfg.AuthToken = "s3cret-token-value"
 	cfg.Compression = "gzip"
@@ -633,5 +633,28 @@ func TestFakeConnConnector(t *testing.T) {
 	db2 := openDB(t, srv, "compression=none")
 	if err := db2.QueryRow("SELECT 2").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("%d, %v", n, err)
+	}
+}
+
+// codec=auto asks for Protobuf first; a server that does not offer
+// /v3-protobuf is spoken to in JSON, and only the first use probes.
+func TestFakeConnAutoCodecFallsBack(t *testing.T) {
+	t.Parallel()
+	srv := fs.New(t, fs.Expect(http.MethodGet, "/v3-protobuf").Reply(fs.NotFound()), fs.Probe(),
+		auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
+		auto(fs.SQL("SELECT 2"), fs.Query(fs.Cols("2"), fs.Vals(fs.Int(2)))))
+	db, err := sql.Open("libsql", srv.URL+"?codec=auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{"SELECT 1", "SELECT 2"} {
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if srv.Count() != 4 {
+		t.Fatalf("%d requests, want 4", srv.Count())
 	}
 }

@@ -22,12 +22,14 @@ func openDB(t *testing.T, srv *fs.Server, params string) *sql.DB {
 	return openURL(t, srv.URL, params)
 }
 
+// openURL opens a DB on the fake at url with the DSN params. The fake
+// speaks JSON: the codec is direct unless params name one.
 func openURL(t *testing.T, url, params string) *sql.DB {
 	t.Helper()
-	dsn := url
-	if params != "" {
-		dsn += "?" + params
+	if !strings.Contains(params, "codec=") {
+		params = strings.TrimPrefix(params+"&codec=direct", "&")
 	}
+	dsn := url + "?" + params
 	db, err := sql.Open("libsql", dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -108,3 +110,11 @@ func wantErr(t *testing.T, err error, is, isNot []error, has ...string) {
 func errs(e ...error) []error { return e }
 
 var bg = context.Background()
+
+// fakeConfig is libsql.NewConfig for the fake, which speaks JSON: the
+// codec is direct.
+func fakeConfig() *libsql.Config {
+	cfg := libsql.NewConfig()
+	cfg.Codec = "direct"
+	return cfg
+}

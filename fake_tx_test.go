@@ -404,7 +404,7 @@ func TestFakeTxDone(t *testing.T) {
 func driverConn(t *testing.T, url string, cfg *libsql.Config) driver.Conn {
 	t.Helper()
 	if cfg == nil {
-		cfg = libsql.NewConfig()
+		cfg = fakeConfig()
 	}
 	cfg.URL = url
 	cn, err := libsql.NewConnector(cfg)

@@ -38,7 +38,7 @@ func (c *inFlight) RoundTrip(r *http.Request) (*http.Response, error) {
 // whose requests go through the returned counter.
 func openCounted(t *testing.T, srv *fs.Server, maxWriters int) (*sql.DB, *inFlight) {
 	t.Helper()
-	cfg := libsql.NewConfig()
+	cfg := fakeConfig()
 	cfg.URL = srv.URL
 	cfg.MaxWriters = maxWriters
 	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64}

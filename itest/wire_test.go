@@ -118,3 +118,20 @@ func TestWireHelpers(t *testing.T) {
 		})
 	}
 }
+
+// TestAutoCodec: codec=auto speaks Protobuf to a sqld, which offers it, on
+// both transports.
+func TestAutoCodec(t *testing.T) {
+	db, ct := countingDB(t, serverURL, "auto")
+	var n int
+	require.NoError(t, db.QueryRow("SELECT 41 + 1").Scan(&n))
+	require.Equal(t, 42, n)
+	_, ok := ct.paths.Load("/v3-protobuf/pipeline")
+	require.True(t, ok, "codec=auto used /v3-protobuf")
+	_, ok = ct.paths.Load("/v3/pipeline")
+	require.False(t, ok, "and not the JSON route")
+
+	ws := openDB(t, serverURL, wsPrefix+"auto")
+	require.NoError(t, ws.QueryRow("SELECT 41 + 1").Scan(&n))
+	require.Equal(t, 42, n)
+}

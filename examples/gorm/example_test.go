@@ -16,8 +16,8 @@ import (
 // scripts/examples.sh (make examples) starts one and sets it.
 const urlEnv = "LIBSQL_EXAMPLE_URL"
 
-// forEachCodec runs f once per codec against the server in
-// $LIBSQL_EXAMPLE_URL, with that codec's DSN. The subtests run one after
+// forEachCodec runs f once per codec and transport (HTTP, WebSocket)
+// against the server in $LIBSQL_EXAMPLE_URL, with that DSN. The subtests run one after
 // the other, since they share the example's tables.
 func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
 	t.Helper()
@@ -25,17 +25,22 @@ func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
 	if base == "" {
 		t.Skipf("%s is not set: set it to a running sqld (e.g. http://127.0.0.1:8080), or run make examples", urlEnv)
 	}
-	for _, codec := range []string{"direct", "gojson"} {
-		t.Run(codec, func(t *testing.T) {
-			u, err := url.Parse(base)
-			if err != nil {
-				t.Fatalf("%s: %v", urlEnv, err)
-			}
-			q := u.Query()
-			q.Set("codec", codec)
-			u.RawQuery = q.Encode()
-			f(t, u.String())
-		})
+	for _, transport := range []string{"http", "ws"} {
+		for _, codec := range []string{"direct", "gojson", "protobuf"} {
+			t.Run(transport+"_"+codec, func(t *testing.T) {
+				u, err := url.Parse(base)
+				if err != nil {
+					t.Fatalf("%s: %v", urlEnv, err)
+				}
+				if transport == "ws" {
+					u.Scheme = "ws" // the server's http:// URL, over WebSocket
+				}
+				q := u.Query()
+				q.Set("codec", codec)
+				u.RawQuery = q.Encode()
+				f(t, u.String())
+			})
+		}
 	}
 }
 
