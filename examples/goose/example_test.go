@@ -4,49 +4,30 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"net/url"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/gohrana/libsql/internal/exampletest"
 	"github.com/pressly/goose/v3"
 )
 
-// urlEnv names the sqld the tests run against, e.g. http://127.0.0.1:8080;
-// scripts/examples.sh (make examples) starts one and sets it.
-const urlEnv = "LIBSQL_EXAMPLE_URL"
-
-// forEachCodec runs f once per codec against the server in
-// $LIBSQL_EXAMPLE_URL, on a database without the example's tables. The
-// subtests run one after the other, since they share those tables.
+// forEachCodec runs f once per transport and codec
+// (exampletest.ForEachDSN), on a database without the example's tables.
+// The subtests run one after the other, since they share those tables.
 func forEachCodec(t *testing.T, f func(t *testing.T, dsn string, db *sql.DB)) {
 	t.Helper()
-	base := os.Getenv(urlEnv)
-	if base == "" {
-		t.Skipf("%s is not set: set it to a running sqld (e.g. http://127.0.0.1:8080), or run make examples", urlEnv)
-	}
-	for _, codec := range []string{"direct", "gojson"} {
-		t.Run(codec, func(t *testing.T) {
-			u, err := url.Parse(base)
-			if err != nil {
-				t.Fatalf("%s: %v", urlEnv, err)
-			}
-			q := u.Query()
-			q.Set("codec", codec)
-			u.RawQuery = q.Encode()
-
-			db, err := sql.Open("libsql", u.String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { db.Close() })
-			if _, err := db.Exec("DROP TABLE IF EXISTS goose_notes; DROP TABLE IF EXISTS " + VersionTable); err != nil {
-				t.Fatal(err)
-			}
-			f(t, u.String(), db)
-		})
-	}
+	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
+		db, err := sql.Open("libsql", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		if _, err := db.Exec("DROP TABLE IF EXISTS goose_notes; DROP TABLE IF EXISTS " + VersionTable); err != nil {
+			t.Fatal(err)
+		}
+		f(t, dsn, db)
+	})
 }
 
 // TestRun runs the command's code and checks all it prints.

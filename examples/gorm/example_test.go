@@ -3,45 +3,18 @@ package main
 import (
 	"bytes"
 	"errors"
-	"net/url"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/gohrana/libsql/internal/exampletest"
 	"gorm.io/gorm"
 )
 
-// urlEnv names the sqld the tests run against, e.g. http://127.0.0.1:8080;
-// scripts/examples.sh (make examples) starts one and sets it.
-const urlEnv = "LIBSQL_EXAMPLE_URL"
-
-// forEachCodec runs f once per codec and transport (HTTP, WebSocket)
-// against the server in $LIBSQL_EXAMPLE_URL, with that DSN. The subtests run one after
-// the other, since they share the example's tables.
+// forEachCodec runs f once per transport and codec (exampletest.ForEachDSN).
 func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
 	t.Helper()
-	base := os.Getenv(urlEnv)
-	if base == "" {
-		t.Skipf("%s is not set: set it to a running sqld (e.g. http://127.0.0.1:8080), or run make examples", urlEnv)
-	}
-	for _, transport := range []string{"http", "ws"} {
-		for _, codec := range []string{"direct", "gojson", "protobuf"} {
-			t.Run(transport+"_"+codec, func(t *testing.T) {
-				u, err := url.Parse(base)
-				if err != nil {
-					t.Fatalf("%s: %v", urlEnv, err)
-				}
-				if transport == "ws" {
-					u.Scheme = "ws" // the server's http:// URL, over WebSocket
-				}
-				q := u.Query()
-				q.Set("codec", codec)
-				u.RawQuery = q.Encode()
-				f(t, u.String())
-			})
-		}
-	}
+	exampletest.ForEachDSN(t, f)
 }
 
 // forEachCodecDB is forEachCodec with the database opened and its tables

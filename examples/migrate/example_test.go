@@ -4,44 +4,25 @@ import (
 	"bytes"
 	"database/sql"
 	"errors"
-	"net/url"
-	"os"
 	"testing"
 	"time"
 
+	"github.com/gohrana/libsql/internal/exampletest"
 	"github.com/golang-migrate/migrate/v4"
 )
 
-// urlEnv names the sqld the tests run against, e.g. http://127.0.0.1:8080;
-// scripts/examples.sh (make examples) starts one and sets it.
-const urlEnv = "LIBSQL_EXAMPLE_URL"
-
-// forEachCodec runs f once per codec against the server in
-// $LIBSQL_EXAMPLE_URL, on a database without the example's tables. The
-// subtests run one after the other, since they share those tables.
+// forEachCodec runs f once per transport and codec
+// (exampletest.ForEachDSN), on a database without the example's tables.
+// The subtests run one after the other, since they share those tables.
 func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
 	t.Helper()
-	base := os.Getenv(urlEnv)
-	if base == "" {
-		t.Skipf("%s is not set: set it to a running sqld (e.g. http://127.0.0.1:8080), or run make examples", urlEnv)
-	}
-	for _, codec := range []string{"direct", "gojson"} {
-		t.Run(codec, func(t *testing.T) {
-			u, err := url.Parse(base)
-			if err != nil {
-				t.Fatalf("%s: %v", urlEnv, err)
-			}
-			q := u.Query()
-			q.Set("codec", codec)
-			u.RawQuery = q.Encode()
-
-			db := open(t, u.String())
-			if _, err := db.Exec("DROP TABLE IF EXISTS migrate_tasks; DROP TABLE IF EXISTS " + MigrationsTable); err != nil {
-				t.Fatal(err)
-			}
-			f(t, u.String())
-		})
-	}
+	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
+		db := open(t, dsn)
+		if _, err := db.Exec("DROP TABLE IF EXISTS migrate_tasks; DROP TABLE IF EXISTS " + MigrationsTable); err != nil {
+			t.Fatal(err)
+		}
+		f(t, dsn)
+	})
 }
 
 // open opens dsn, to be closed when the test ends.
