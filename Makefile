@@ -145,7 +145,7 @@ FUZZ_TARGETS := \
 	./codec/protobuf:FuzzDecodeServerMsg \
 	./codec/protobuf/prototest:FuzzDifferential \
 	./codec/protobuf/prototest:FuzzEncodeRoundTrip \
-	./internal/h1:FuzzReadResponse \
+	./internal/http1:FuzzReadResponse \
 	./transport/ws:FuzzServerMessage \
 	.:FuzzDSN
 

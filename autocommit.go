@@ -6,14 +6,14 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/internal/session"
 )
 
 // autocommit runs a connection's statements outside transactions: each
 // operation is a unit of work of its own on the session, so over HTTP
 // nothing stays open on the server between statements.
 type autocommit struct {
-	s           *session.Conn
+	s           sessionConn
 	busyTimeout time.Duration // Config.BusyTimeout
 	writers     *writers      // the connector's bound on writes in flight; nil: none
 }
@@ -43,7 +43,7 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 	}
 	res, err := a.s.Execute(ctx, st)
 	w.release()
-	if err == nil || a.busyTimeout <= 0 || !session.HasCode(err, session.CodeSQLiteBusy) {
+	if err == nil || a.busyTimeout <= 0 || !hasCode(err, codeSQLiteBusy) {
 		return res, err
 	}
 	deadline := time.Now().Add(a.busyTimeout)
@@ -66,7 +66,7 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 		}
 		res, err = a.s.Execute(ctx, st)
 		w.release()
-		if err == nil || !session.HasCode(err, session.CodeSQLiteBusy) {
+		if err == nil || !hasCode(err, codeSQLiteBusy) {
 			return res, err
 		}
 		wait = min(2*wait, busyMaxWait)
@@ -93,8 +93,6 @@ func (a *autocommit) cursor(ctx context.Context, st *codec.Stmt) (*rows, error) 
 	if err != nil {
 		return nil, err
 	}
-	return newCursorRows(cur, stmtError)
+	// Outside a transaction a statement's error is just that.
+	return newCursorRows(cur, func(he *codec.Error) error { return stmtError(he) })
 }
-
-// stmtError converts a statement error outside a transaction.
-func stmtError(he *codec.Error) error { return session.StmtError(he) }

@@ -13,7 +13,7 @@ import (
 	"github.com/gohrana/libsql/codec"
 	_ "github.com/gohrana/libsql/codec/gojson" // the baseline, for comparison
 	"github.com/gohrana/libsql/internal/fixture"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/internal/session"
 )
 
 var benchCodecs = []string{"direct", "gojson"}
@@ -25,8 +25,9 @@ func decodeFixture(tb testing.TB, codecName string, n int) *session.Result {
 		tb.Fatal(err)
 	}
 	b := session.NewResult()
-	*b.Body() = fixture.Response(n)
-	if err := cd.DecodePipelineResponse(*b.Body(), b.Response()); err != nil {
+	resp := b.Response()
+	resp.Body = fixture.Response(n)
+	if err := cd.DecodePipelineResponse(resp.Body, &resp.Pipeline); err != nil {
 		tb.Fatal(err)
 	}
 	return b

@@ -8,7 +8,8 @@ import (
 	"strings"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/internal/session"
+	"github.com/gohrana/libsql/transport"
 )
 
 var (
@@ -27,7 +28,7 @@ var (
 // (session.Conn). Statements run in autocommit mode, or inside
 // the open transaction.
 type conn struct {
-	s    *session.Conn
+	s    sessionConn
 	auto autocommit
 	tx   *tx // the latest transaction; open unless tx.finished()
 	// deferExec is Config.DeferredExec: the default for transactions.
@@ -57,8 +58,8 @@ type describer interface {
 
 // newConn returns a conn on stream s for the connector's cfg, replication
 // indexes and write bound; infinities says whether its codec carries ±Inf.
-func newConn(s session.Stream, cfg *Config, repl *session.Replication, w *writers, infinities bool) *conn {
-	sc := session.NewConn(s)
+func newConn(s transport.Stream, cfg *Config, repl *session.Replication, w *writers, infinities bool) *conn {
+	sc := sessionConn{session.NewConn(s)}
 	if repl != nil {
 		sc.SetReplication(repl)
 	}
@@ -227,7 +228,7 @@ func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []
 	}
 	res, err := c.execute(ctx, &st)
 	if err != nil {
-		if len(args) == 0 && session.HasCode(err, session.CodeSQLManyStatements) {
+		if len(args) == 0 && hasCode(err, codeSQLManyStatements) {
 			// Nothing ran: sqld parses the whole text first.
 			if err := c.sequence(ctx, query); err != nil {
 				return nil, err
@@ -258,7 +259,7 @@ func (c *conn) query(ctx context.Context, query string, params sqlParams, args [
 		c.remember(query, params, args)
 		return newRows(res), nil
 	}
-	if !session.HasCode(err, session.CodeResponseTooLarge) {
+	if !hasCode(err, codeResponseTooLarge) {
 		return nil, err
 	}
 	ro, derr := c.readOnly.check(ctx, c.describer(), query)

@@ -7,23 +7,23 @@ import (
 	"testing"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/transport"
 )
 
-// stateStream is a session.Stream that only reports a state (Busy, Lost)
+// stateStream is a transport.Stream that only reports a state (Busy, Lost)
 // and counts Resets.
 type stateStream struct {
 	busy, lost bool
 	resets     int
 }
 
-func (s *stateStream) Send(context.Context, []codec.StreamRequest, bool, *session.Result) error {
+func (s *stateStream) Send(context.Context, []codec.StreamRequest, bool, *transport.Response) error {
 	return errors.New("not used")
 }
-func (s *stateStream) OpenCursor(context.Context, *codec.Batch, bool, []codec.StreamRequest) (session.Cursor, error) {
+func (s *stateStream) OpenCursor(context.Context, *codec.Batch, bool, []codec.StreamRequest) (transport.Cursor, error) {
 	return nil, errors.New("not used")
 }
-func (s *stateStream) Apart() session.Stream                { return s }
+func (s *stateStream) Isolated() transport.Stream           { return s }
 func (s *stateStream) Open() bool                           { return !s.lost }
 func (s *stateStream) Busy() bool                           { return s.busy }
 func (s *stateStream) Lost() bool                           { return s.lost }

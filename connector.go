@@ -11,8 +11,9 @@ import (
 	"strings"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/internal/session"
 	"github.com/gohrana/libsql/transport"
+	httptransport "github.com/gohrana/libsql/transport/http"
 	"github.com/gohrana/libsql/transport/ws"
 )
 
@@ -28,7 +29,7 @@ type Connector struct {
 	// A pointer, so that printing a *sql.DB by reflection (which cannot
 	// call Format on an unexported field) shows an address, not the token.
 	cfg       *Config
-	transport session.Transport
+	transport transport.Transport
 	// The replication indexes, shared by the connections.
 	repl    *session.Replication
 	writers *writers // Config.MaxWriters, shared by the connections
@@ -36,8 +37,15 @@ type Connector struct {
 	infinities bool
 }
 
-// ConnectorOption adjusts a Connector.
-type ConnectorOption func(*transport.Options)
+// ConnectorOption adjusts a Connector beyond its Config: with what keeps
+// secrets out of URLs, or replaces a part of the driver.
+type ConnectorOption func(*connectorOptions)
+
+// connectorOptions are what the ConnectorOptions set.
+type connectorOptions struct {
+	headers      http.Header
+	roundTripper http.RoundTripper
+}
 
 // WithRoundTripper makes the connector send its HTTP requests through rt
 // instead of its own lean HTTP/1.1 client (for instrumentation or tests, or
@@ -47,7 +55,7 @@ type ConnectorOption func(*transport.Options)
 // It applies to TransportHTTP only; NewConnector refuses it with
 // TransportWS.
 func WithRoundTripper(rt http.RoundTripper) ConnectorOption {
-	return func(o *transport.Options) { o.RoundTripper = rt }
+	return func(o *connectorOptions) { o.roundTripper = rt }
 }
 
 // WithRequestHeaders adds headers to every request the connector sends
@@ -56,13 +64,13 @@ func WithRoundTripper(rt http.RoundTripper) ConnectorOption {
 // Authorization override headers of those names. The values never appear
 // in errors or logs.
 func WithRequestHeaders(h http.Header) ConnectorOption {
-	return func(o *transport.Options) {
-		if o.Headers == nil {
-			o.Headers = http.Header{}
+	return func(o *connectorOptions) {
+		if o.headers == nil {
+			o.headers = http.Header{}
 		}
 		for k, vs := range h {
 			for _, v := range vs {
-				o.Headers.Add(k, v)
+				o.headers.Add(k, v)
 			}
 		}
 	}
@@ -88,32 +96,24 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	cd, fallback, err := lookupCodec(cfg.Codec)
+	var co connectorOptions
+	for _, opt := range opts {
+		opt(&co)
+	}
+	to, err := transportOptions(cfg, &co)
 	if err != nil {
 		return nil, err
 	}
-	o := transport.Options{
-		BaseURL:   cfg.URL,
-		AuthToken: cfg.AuthToken,
-		Codec:     cd,
-		Fallback:  fallback,
-		Timeout:   cfg.Timeout,
-		TLSConfig: cfg.TLSConfig,
-		Compress:  wantCompression(cfg),
-		Namespace: cfg.Namespace,
-	}
-	for _, opt := range opts {
-		opt(&o)
-	}
-	var tr session.Transport
+	newTransport := httptransport.New
 	if cfg.Transport == TransportWS {
-		wc, err := newWSTransport(cfg, cd, &o)
-		if err != nil {
-			return nil, err
+		if co.roundTripper != nil {
+			return nil, &DSNError{Msg: "WithRoundTripper applies to transport=http only"}
 		}
-		tr = wc
-	} else {
-		tr = transport.New(o)
+		newTransport = ws.New
+	}
+	tr, err := newTransport(to)
+	if err != nil {
+		return nil, &DSNError{Msg: err.Error()}
 	}
 	own := *cfg
 	return &Connector{
@@ -121,38 +121,37 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 		repl:       session.NewReplication(!cfg.DisableReadYourWrites, cfg.ReplicationWait),
 		transport:  tr,
 		writers:    newWriters(maxWriters(cfg)),
-		infinities: cd.Format() == codec.FormatProtobuf && o.Fallback == nil,
+		infinities: to.Codec.Format() == codec.FormatProtobuf && !to.Fallback,
 	}, nil
 }
 
-// newWSTransport returns the WebSocket client of cfg, with the headers the
-// options added to o.
-func newWSTransport(cfg *Config, cd codec.Codec, o *transport.Options) (*ws.Client, error) {
-	sc, ok := cd.(codec.SocketCodec)
-	if !ok {
-		return nil, &DSNError{Msg: "codec " + safeParamName(cd.Name()) + " cannot speak Hrana over WebSocket"}
-	}
-	if o.RoundTripper != nil {
-		return nil, &DSNError{Msg: "WithRoundTripper applies to transport=http only"}
-	}
-	var fb codec.SocketCodec
-	if o.Fallback != nil {
-		fb, _ = o.Fallback.(codec.SocketCodec)
-	}
-	c, err := ws.New(ws.Options{
-		URL:       cfg.URL,
-		AuthToken: cfg.AuthToken,
-		Codec:     sc,
-		Fallback:  fb,
-		Headers:   o.Headers,
-		Namespace: cfg.Namespace,
-		TLSConfig: cfg.TLSConfig,
-		Timeout:   cfg.Timeout,
-	})
+// transportOptions are the transport's options for cfg and the
+// ConnectorOptions.
+func transportOptions(cfg *Config, co *connectorOptions) (transport.Options, error) {
+	cd, auto, err := lookupCodec(cfg.Codec)
 	if err != nil {
-		return nil, &DSNError{Msg: err.Error()}
+		return transport.Options{}, err
 	}
-	return c, nil
+	js, _ := codec.Lookup("direct")
+	if cd.Format() == codec.FormatJSON {
+		js = cd
+	}
+	if _, ok := cd.(codec.SocketCodec); !ok && cfg.Transport == TransportWS {
+		return transport.Options{}, &DSNError{Msg: "codec " + safeParamName(cd.Name()) + " cannot speak Hrana over WebSocket"}
+	}
+	return transport.Options{
+		URL:          cfg.URL,
+		AuthToken:    cfg.AuthToken,
+		Headers:      co.headers,
+		Namespace:    cfg.Namespace,
+		TLSConfig:    cfg.TLSConfig,
+		Timeout:      cfg.Timeout,
+		Codec:        cd,
+		JSON:         js,
+		Fallback:     auto,
+		Compress:     wantCompression(cfg),
+		RoundTripper: co.roundTripper,
+	}, nil
 }
 
 // Connect returns a new connection. It sends nothing: connections are
@@ -170,13 +169,7 @@ func (c *Connector) Driver() driver.Driver { return &Driver{} }
 // Close closes idle HTTP connections, or over WebSocket every socket
 // (which ends the server streams on them); database/sql calls it from
 // DB.Close, once the connections are closed.
-func (c *Connector) Close() error {
-	if cl, ok := c.transport.(io.Closer); ok {
-		return cl.Close()
-	}
-	c.transport.CloseIdle()
-	return nil
-}
+func (c *Connector) Close() error { return c.transport.Close() }
 
 // String describes the connector with the auth token redacted.
 func (c *Connector) String() string { return "libsql.Connector{" + c.cfg.String() + "}" }

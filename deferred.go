@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
 )
 
 // Deferred execution. Over HTTP every statement costs a round trip, and for
@@ -215,7 +214,7 @@ func (t *tx) flush(ctx context.Context) error {
 // error in any statement refuses all of them).
 func refused(err error) error {
 	var e *Error
-	if errors.As(err, &e) && e.FromStatement() {
+	if errors.As(err, &e) && e.stmt {
 		cp := *e
 		cp.Message = "deferred statements refused: " + cp.Message
 		return &cp
@@ -230,7 +229,7 @@ func (t *tx) batchOutcome(steps []codec.StepOutcome, withBegin bool) ([]codec.St
 		if steps[0].Status != codec.StepOK {
 			err := &Error{Message: "BEGIN failed"}
 			if steps[0].Status == codec.StepFailed {
-				err = session.StmtError(&steps[0].Error)
+				err = stmtError(&steps[0].Error)
 			}
 			return nil, err
 		}
@@ -255,12 +254,12 @@ func (t *tx) resolveQueue(steps []codec.StepOutcome) error {
 		default:
 			e := &Error{Message: "the server skipped it"}
 			if s.Status == codec.StepFailed {
-				e = session.StmtError(&s.Error)
+				e = stmtError(&s.Error)
 			}
 			e.Message = fmt.Sprintf("deferred statement #%d (%s) failed: %s", q.res.seq, sqlSnippet(q.stmt.SQL), e.Message)
 			// The caller carried on as if it had worked, so the
 			// transaction cannot: it is rolled back.
-			e.TxLost = true
+			e.txLost = true
 			failed = e
 			q.res.resolve(result{}, failed)
 		}
@@ -298,12 +297,12 @@ func (t *tx) commitQueued() error {
 	t.state = txDone
 	res, err := t.s.Batch(t.ctx, t.steps)
 	if err != nil {
-		if withBegin && session.IsSafe(err) {
+		if withBegin && isSafe(err) {
 			// Nothing reached the server: no transaction was ever open.
 			var e *Error
 			if errors.As(err, &e) {
 				cp := *e
-				cp.BadConn = false
+				cp.badConn = false
 				err = &cp
 			}
 		} else {
@@ -318,23 +317,23 @@ func (t *tx) commitQueued() error {
 	// Whatever failed below, the close that followed rolled it back.
 	steps, err := t.batchOutcome(res.Batch().Steps, withBegin)
 	if err != nil {
-		err = session.Lost(err)
+		err = lost(err)
 		t.dropQueue(err)
 		return err
 	}
 	commit := &steps[len(steps)-1]
 	if err := t.resolveQueue(steps[:len(steps)-1]); err != nil {
-		return session.Lost(err)
+		return lost(err)
 	}
 	switch commit.Status {
 	case codec.StepOK:
 		return nil
 	case codec.StepFailed:
-		err := session.StmtError(&commit.Error)
-		err.TxLost = true
+		err := stmtError(&commit.Error)
+		err.txLost = true
 		return err
 	}
-	return &Error{TxLost: true, Message: "server skipped COMMIT"}
+	return &Error{txLost: true, Message: "server skipped COMMIT"}
 }
 
 // sqlSnippet shortens a statement for an error message.

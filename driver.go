@@ -139,24 +139,23 @@ var optionalCodecs = map[string]string{
 // for JSON (no ±Inf), since either may be spoken.
 const CodecAuto = "auto"
 
-// lookupCodec returns the codec a Config names and, for CodecAuto, the
-// JSON codec the transport falls back to when the server does not offer
-// Protobuf.
-func lookupCodec(name string) (cd, fallback codec.Codec, err error) {
+// lookupCodec returns the codec a Config names, and whether it is
+// CodecAuto's Protobuf, which falls back to JSON on a server that does not
+// offer Protobuf.
+func lookupCodec(name string) (cd codec.Codec, auto bool, err error) {
 	if name == "" {
 		name = DefaultCodec
 	}
 	if name == CodecAuto {
 		pb, _ := codec.Lookup("protobuf")
-		js, _ := codec.Lookup("direct")
-		return pb, js, nil
+		return pb, true, nil
 	}
 	c, ok := codec.Lookup(name)
 	if !ok {
 		if imp, known := optionalCodecs[name]; known {
-			return nil, nil, &DSNError{Msg: "codec " + name + " is not linked into this program; add the import _ \"" + imp + "\""}
+			return nil, false, &DSNError{Msg: "codec " + name + " is not linked into this program; add the import _ \"" + imp + "\""}
 		}
-		return nil, nil, &DSNError{Msg: "unknown codec " + safeParamName(name) + "; known: " + joinNames(append(codec.Names(), CodecAuto))}
+		return nil, false, &DSNError{Msg: "unknown codec " + safeParamName(name) + "; known: " + joinNames(append(codec.Names(), CodecAuto))}
 	}
-	return c, nil, nil
+	return c, false, nil
 }

@@ -131,13 +131,24 @@ func NewConfig() *Config {
 //	wss://host[:port][/path][?...]                   (WebSocket over TLS)
 //	ws://host[:port][/path][?...]                    (WebSocket)
 //
-// Parameters: authToken (alias auth_token), codec (direct|protobuf|gojson),
-// transport (http|ws; not with ws:// and wss://, which mean ws),
-// tls (libsql:// only; 1/0, true/false), timeout (a Go duration such as
-// "10s", or whole seconds), compression (gzip|none|auto), deferredExec
-// (alias deferred_exec; 1/0, true/false: Config.DeferredExec), maxWriters
-// (auto, or a whole number, 0 for no bound: Config.MaxWriters). Unknown
-// parameters are an error that names them.
+// Parameters (README "DSN reference" says what each does):
+//
+//	authToken (alias auth_token)   the JWT
+//	codec                          direct, protobuf, auto, or gojson once imported
+//	transport                      http or ws (not with ws:// and wss://, which mean ws)
+//	tls                            libsql:// only: 1/0, true/false
+//	timeout                        a Go duration ("10s") or whole seconds
+//	compression                    gzip, none or auto
+//	busyTimeout (alias _busy_timeout, in ms)
+//	maxWriters                     auto, or a whole number (0: no bound)
+//	_pragma                        name(value), repeatable
+//	namespace                      a database of a sqld that serves several
+//	readYourWrites                 1/0, true/false
+//	replicationWait                a Go duration or whole seconds
+//	deferredExec (alias deferred_exec)  1/0, true/false
+//
+// Unknown parameters are an error that names them (a misspelt one with the
+// name it is closest to), without their values.
 func ParseDSN(dsn string) (*Config, error) {
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -252,7 +263,7 @@ func ParseDSN(dsn string) (*Config, error) {
 	}
 	if len(unknown) > 0 {
 		for i, k := range unknown {
-			unknown[i] = safeParamName(k)
+			unknown[i] = describeUnknownParam(k)
 		}
 		slices.Sort(unknown)
 		return nil, &DSNError{Msg: "unknown parameter(s): " + strings.Join(unknown, ", ")}
@@ -437,6 +448,75 @@ func (c Config) GoString() string { return c.String() }
 // Format implements fmt.Formatter so that every verb redacts the token.
 func (c Config) Format(f fmt.State, verb rune) {
 	_, _ = f.Write([]byte(c.String()))
+}
+
+// dsnParams are the parameters ParseDSN knows, for suggestions.
+var dsnParams = []string{
+	"authToken", "auth_token", "codec", "transport", "tls", "timeout", "compression",
+	"busyTimeout", "_busy_timeout", "maxWriters", "_pragma", "namespace", "readYourWrites",
+	"replicationWait", "deferredExec", "deferred_exec",
+}
+
+// describeUnknownParam names an unknown parameter for an error message and,
+// if it looks like a misspelling of a known one, says which.
+func describeUnknownParam(k string) string {
+	known := closestParam(k)
+	switch {
+	case known == "":
+		return safeParamName(k)
+	case strings.EqualFold(k, known):
+		// The name is a known one in other letters: safe to show.
+		return strconv.Quote(k) + " (did you mean " + strconv.Quote(known) + "? names are case-sensitive)"
+	default:
+		return safeParamName(k) + " (did you mean " + strconv.Quote(known) + "?)"
+	}
+}
+
+// closestParam returns the known parameter k most likely means: the same
+// name in other letters or with other separators, or one at most two edits
+// away; "" if none.
+func closestParam(k string) string {
+	fold := func(s string) string { return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s)) }
+	best, bestDist := "", 3
+	for _, p := range dsnParams {
+		if strings.EqualFold(k, p) {
+			return p
+		}
+		if fold(k) == fold(p) {
+			if bestDist > 0 {
+				best, bestDist = p, 0
+			}
+			continue
+		}
+		if len(k) < 4 || len(k) > 2*len(p) {
+			continue
+		}
+		if d := editDistance(strings.ToLower(k), strings.ToLower(p)); d < bestDist {
+			best, bestDist = p, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // safeParamName returns an unknown parameter's name for an error message,

@@ -122,6 +122,14 @@ func TestMaxWritersAuto(t *testing.T) {
 func TestParseDSNErrors(t *testing.T) {
 	tests := []struct{ dsn, wantInErr string }{
 		{"http://h?foo=1&bar=2", `unknown parameter(s): "bar", "foo"`},
+		// Misspelt names get the closest known one, never the value.
+		{"http://h?authtoken=SECRET", `unknown parameter(s): "authtoken" (did you mean "authToken"? names are case-sensitive)`},
+		{"http://h?AUTH_TOKEN=SECRET", `unknown parameter(s): "AUTH_TOKEN" (did you mean "auth_token"? names are case-sensitive)`},
+		{"http://h?auth-token=SECRET", `unknown parameter(s): "auth-token" (did you mean "authToken"?)`},
+		{"http://h?timout=5s", `unknown parameter(s): "timout" (did you mean "timeout"?)`},
+		{"http://h?maxwriter=1", `unknown parameter(s): "maxwriter" (did you mean "maxWriters"?)`},
+		{"http://h?authTokn=SECRET", `unknown parameter(s): "authTokn" (did you mean "authToken"?)`},
+		{"http://h?authtokenSECRET=1", `(a malformed name of 15 bytes, not shown)`},
 		{"http://h?codec=nope", `unknown codec "nope"`},
 		{"http://h?tls=1", "libsql:// URLs only"},
 		{"libsql://h?tls=maybe", "tls is not a boolean"},
@@ -159,6 +167,9 @@ func TestParseDSNErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.wantInErr) {
 				t.Fatalf("error %q does not mention %q", err, tt.wantInErr)
+			}
+			if strings.Contains(err.Error(), "SECRET") {
+				t.Fatalf("error %q shows a value", err)
 			}
 		})
 	}

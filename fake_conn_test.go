@@ -139,7 +139,7 @@ func TestFakeConnDropped(t *testing.T) {
 		t.Parallel()
 		srv := fs.New(t, fs.Probe().Reply(fs.Drop()))
 		db := openDB(t, srv, "")
-		wantErr(t, db.Ping(), nil, nil, "probe failed")
+		wantErr(t, db.Ping(), nil, nil, "request failed: the server closed the connection without a response")
 	})
 }
 
@@ -188,7 +188,7 @@ func TestFakeConnProbeFails(t *testing.T) {
 	srv := fs.New(t, fs.Probe().Reply(fs.HTTPError(500, "starting")), fs.Probe(),
 		fs.Pipeline("", fs.Close()).Respond("", fs.CloseOK()))
 	db := openDB(t, srv, "")
-	wantErr(t, db.Ping(), nil, nil, "GET /v3 answered HTTP 500")
+	wantErr(t, db.Ping(), nil, nil, "HTTP 500 Internal Server Error", "Hrana version")
 	if err := db.Ping(); err != nil {
 		t.Fatal(err)
 	}

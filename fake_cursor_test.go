@@ -111,7 +111,7 @@ func TestFakeCursorLargeWrite(t *testing.T) {
 	}{
 		{"writes", describe(upd, false), "it writes, so it is not run again"},
 		{"describe fails", fs.Pipeline("", fs.Describe(upd), fs.Close()).Reply(fs.HTTPError(500, "Internal Error")),
-			"asking whether it writes failed: libsql: HTTP Internal Server Error: Internal Error"},
+			"asking whether it writes failed: libsql: HTTP 500 Internal Server Error: Internal Error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,7 +152,7 @@ func TestFakeCursorErrors(t *testing.T) {
 		{"batch error", fs.CursorReply(c1, sb, bigRow(1, "a"), fs.BatchError("SQLITE_BUSY", "SQLite error: database is locked")),
 			"", true, false, 1, "database is locked", errs(libsql.ErrBusy)},
 		{"truncated", fs.CursorReply(c1, sb, bigRow(1, "a"), bigRow(2, "b")),
-			"", true, false, 2, "ended before its final entry", nil},
+			"", true, false, 2, "ended before its last row", nil},
 		{"cut", fs.CursorReply(c1, sb, bigRow(1, "a"), fs.Cut()),
 			"", true, false, 1, "unexpected EOF", nil},
 		{"wrong row", fs.CursorReply(c1, sb, fs.Row(fs.Int(1))),
@@ -166,7 +166,7 @@ func TestFakeCursorErrors(t *testing.T) {
 		{"no step_begin", fs.CursorReply(c1, bigRow(1, "a")),
 			"", true, true, 0, "did not start with step_begin", nil},
 		{"empty body", fs.CursorReply(c1),
-			"", true, true, 0, "ended before its final entry", nil},
+			"", true, true, 0, "ended before its last row", nil},
 		{"HTTP 500", fs.HTTPError(500, "Internal Error: `SQL string could not be parsed`"),
 			"", false, true, 0, "could not be parsed", nil},
 		{"slow first line", fs.Delay(2*time.Second, fs.CursorReply(c1, sb)),

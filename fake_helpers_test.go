@@ -12,6 +12,7 @@ import (
 
 	"github.com/gohrana/libsql"
 	fs "github.com/gohrana/libsql/internal/fakesqld"
+	"github.com/gohrana/libsql/transport"
 )
 
 // openDB opens a database on the fake server with DSN parameters (for
@@ -89,6 +90,10 @@ func wantErr(t *testing.T, err error, is, isNot []error, has ...string) {
 	t.Helper()
 	if err == nil {
 		t.Fatalf("no error; want one matching %v", is)
+	}
+	var internal *transport.Error
+	if errors.As(err, &internal) {
+		t.Errorf("error %q carries the transport's error type: the driver reports *libsql.Error", err)
 	}
 	for _, c := range is {
 		if !errors.Is(err, c) {

@@ -5,7 +5,7 @@ import (
 	"database/sql"
 	"errors"
 
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/internal/session"
 )
 
 // DefaultReplicationWait is how long a request that carries a replication

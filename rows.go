@@ -8,7 +8,8 @@ import (
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/internal/arena"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/internal/session"
+	"github.com/gohrana/libsql/transport"
 )
 
 var (
@@ -41,7 +42,7 @@ type rows struct {
 	next int
 
 	// A cursor.
-	cur     session.Cursor
+	cur     transport.Cursor
 	stmtErr func(*codec.Error) error // converts a statement error from the cursor
 	entry   codec.CursorEntry
 	done    bool
@@ -69,7 +70,7 @@ func (r *rows) setCols(cols []codec.Col) {
 // newCursorRows reads the cursor up to the step's column list. stmtErr
 // converts statement errors (a transaction's notices when the server rolled
 // it back).
-func newCursorRows(cur session.Cursor, stmtErr func(*codec.Error) error) (*rows, error) {
+func newCursorRows(cur transport.Cursor, stmtErr func(*codec.Error) error) (*rows, error) {
 	r := &rows{cur: cur, stmtErr: stmtErr}
 	for {
 		if err := cur.Next(&r.entry); err != nil {
@@ -178,7 +179,7 @@ func (r *rows) drain() {
 // cursorErr converts a transport failure while reading a cursor.
 func (r *rows) cursorErr(err error) error {
 	if errors.Is(err, io.EOF) {
-		err = &Error{Message: "read failed", Err: session.ErrCursorTruncated}
+		err = &Error{Message: "read failed", Err: transport.ErrCursorTruncated}
 	}
 	return err
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/internal/session"
 )
 
 var _ driver.Tx = (*tx)(nil)
@@ -41,7 +41,7 @@ func (e txEnd) sql() string {
 // from BeginTx to Commit or Rollback. It owns that stream's use: the rows
 // of a cursor still streaming on it, and the queue of deferred statements.
 type tx struct {
-	s         *session.Conn
+	s         sessionConn
 	ctx       context.Context // BeginTx's; it bounds COMMIT
 	readOnly  bool
 	ro        *readOnlyCache // the connection's
@@ -61,7 +61,7 @@ type tx struct {
 
 var _ describer = (*tx)(nil)
 
-func newTx(ctx context.Context, s *session.Conn, ro *readOnlyCache, readOnly, deferExec bool) *tx {
+func newTx(ctx context.Context, s sessionConn, ro *readOnlyCache, readOnly, deferExec bool) *tx {
 	s.Hold()
 	return &tx{s: s, ctx: ctx, ro: ro, readOnly: readOnly, deferExec: deferExec}
 }
@@ -92,7 +92,7 @@ func (t *tx) execute(ctx context.Context, st *codec.Stmt) (*session.Result, erro
 			return nil, err
 		}
 		if !ro {
-			return nil, &Error{Code: session.CodeReadOnlyTx, Message: "statement would write inside a read-only transaction"}
+			return nil, &Error{Code: codeReadOnlyTx, Message: "statement would write inside a read-only transaction"}
 		}
 	}
 	if t.state == txPending {
@@ -128,7 +128,7 @@ func (t *tx) beginWith(ctx context.Context, st *codec.Stmt) (*session.Result, er
 	res, err := t.s.Batch(ctx, t.steps)
 	clear(t.steps)
 	if err != nil {
-		if session.IsStatementError(err) {
+		if isStatementError(err) {
 			// The whole batch was refused before running (e.g. a parse
 			// error in the statement): BEGIN did not run either.
 			t.s.Reset()
@@ -140,7 +140,7 @@ func (t *tx) beginWith(ctx context.Context, st *codec.Stmt) (*session.Result, er
 	if steps[0].Status != codec.StepOK {
 		err := &Error{Message: "BEGIN failed"}
 		if steps[0].Status == codec.StepFailed {
-			err = session.StmtError(&steps[0].Error)
+			err = stmtError(&steps[0].Error)
 		}
 		res.Release()
 		t.s.Reset()
@@ -166,7 +166,7 @@ func (t *tx) sequence(ctx context.Context, script string) error {
 		return err
 	}
 	if t.readOnly {
-		return &Error{Code: session.CodeReadOnlyTx, Message: "multi-statement scripts are not allowed in a read-only transaction"}
+		return &Error{Code: codeReadOnlyTx, Message: "multi-statement scripts are not allowed in a read-only transaction"}
 	}
 	if t.state == txPending {
 		// A sequence cannot be made conditional on BEGIN, so BEGIN goes
@@ -243,14 +243,14 @@ func (t *tx) usable() error {
 // baton is unknown.
 func (t *tx) failed(err error) error {
 	var e *Error
-	if errors.As(err, &e) && e.FromStatement() {
-		if e.Code == session.CodeTransactionTimeout {
+	if errors.As(err, &e) && e.stmt {
+		if e.Code == codeTransactionTimeout {
 			t.lose(err)
 			return t.lostErr
 		}
 		return err
 	}
-	if t.state == txPending && session.IsSafe(err) {
+	if t.state == txPending && isSafe(err) {
 		// Nothing reached the server; the transaction has not started.
 		return err
 	}
@@ -259,7 +259,7 @@ func (t *tx) failed(err error) error {
 }
 
 // stmtFailed is failed for a Hrana statement error.
-func (t *tx) stmtFailed(he *codec.Error) error { return t.failed(session.StmtError(he)) }
+func (t *tx) stmtFailed(he *codec.Error) error { return t.failed(stmtError(he)) }
 
 // lose marks the transaction as gone, keeping the error that says why.
 func (t *tx) lose(cause error) {
@@ -267,7 +267,7 @@ func (t *tx) lose(cause error) {
 		return
 	}
 	t.state = txLost
-	t.lostErr = session.Lost(cause)
+	t.lostErr = lost(cause)
 }
 
 // Commit commits the transaction: COMMIT and close in one request.
@@ -332,12 +332,12 @@ func finishFailed(end txEnd, err error) error {
 		return err
 	}
 	cp := *e
-	cp.BadConn = false // a transaction's request: never to be retried elsewhere
+	cp.badConn = false // a transaction's request: never to be retried elsewhere
 	switch {
-	case e.FromStatement():
-		if e.Code == session.CodeTransactionTimeout || end == endCommit {
+	case e.stmt:
+		if e.Code == codeTransactionTimeout || end == endCommit {
 			// The close after a failed COMMIT rolled the transaction back.
-			cp.TxLost = true
+			cp.txLost = true
 		}
 	case e.HTTPStatus >= 400 && e.HTTPStatus < 500:
 		// sqld refused the whole pipeline before running it (an expired
@@ -346,8 +346,8 @@ func finishFailed(end txEnd, err error) error {
 		if end == endRollback {
 			return nil
 		}
-		cp.TxLost = true
-	case end == endCommit && !e.Safe:
+		cp.txLost = true
+	case end == endCommit && !e.safe:
 		// No answer, or a 5xx that a proxy may have sent after
 		// forwarding the request: the COMMIT may have run.
 		cp.Message = "the outcome of COMMIT is unknown: " + cp.Message

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/gohrana/libsql/session"
 )
 
 // writers bounds how many autocommit statements that may write the
@@ -43,9 +41,9 @@ func (w *writers) acquire(ctx context.Context) error {
 	case w.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
-		return &session.Error{
+		return &Error{
 			Message: fmt.Sprintf("waiting for one of the %d write slots (maxWriters)", cap(w.slots)),
-			Safe:    true,
+			safe:    true,
 			Err:     ctx.Err(),
 		}
 	}

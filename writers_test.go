@@ -7,8 +7,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/gohrana/libsql/session"
 )
 
 func TestReadOnlySQL(t *testing.T) {
@@ -89,7 +87,7 @@ func TestWritersBound(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	err := w.acquire(ctx)
-	if !errors.Is(err, context.DeadlineExceeded) || !session.IsSafe(err) {
+	if !errors.Is(err, context.DeadlineExceeded) || !isSafe(err) {
 		t.Fatalf("acquire on a full bound: %v; want a safe deadline error", err)
 	}
 	w.release()

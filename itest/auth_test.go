@@ -194,7 +194,7 @@ func TestAuth(t *testing.T) {
 				for name, q := range writes {
 					_, err := ro.ExecContext(ctx, q)
 					le := relRequireHTTPError(t, err, http.StatusForbidden, libsql.ErrPermission, "permission")
-					require.False(t, le.TxLost, "%s: no transaction to lose", name)
+					require.NotErrorIs(t, le, libsql.ErrTxLost, "%s: no transaction to lose", name)
 					t.Logf("%s: %v", name, err)
 				}
 				// Query of a writing statement, too.
@@ -210,7 +210,7 @@ func TestAuth(t *testing.T) {
 				require.Equal(t, before, n)
 				_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('ro-tx')")
 				le := relRequireHTTPError(t, err, http.StatusForbidden, libsql.ErrPermission, "permission")
-				require.True(t, le.TxLost, "the server dropped the transaction: %v", err)
+				require.ErrorIs(t, le, libsql.ErrTxLost, "the server dropped the transaction: %v", err)
 				require.True(t, errors.Is(err, libsql.ErrTxLost))
 				err = tx.Commit()
 				require.Error(t, err, "COMMIT of a lost transaction must fail")

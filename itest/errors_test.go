@@ -115,7 +115,7 @@ func TestStatementErrors(t *testing.T) {
 				require.NotEmpty(t, le.Code, "the server always sends a code")
 				require.Contains(t, le.Message, tc.message)
 				require.Zero(t, le.HTTPStatus, "a statement error is not an HTTP error")
-				require.False(t, le.TxLost)
+				require.NotErrorIs(t, le, libsql.ErrTxLost)
 			})
 		}
 		t.Run("query_reports_error_too", func(t *testing.T) {
@@ -137,7 +137,7 @@ func TestStatementErrors(t *testing.T) {
 			require.Equal(t, httpOnly(variant, 500), le.HTTPStatus)
 			if isWS(variant) {
 				// Over WebSocket sqld 0.24.32 closes the socket instead.
-				require.Contains(t, err.Error(), "connection lost")
+				require.Contains(t, err.Error(), "the server closed the connection")
 				return
 			}
 			require.Contains(t, le.Message, "utf-8")
@@ -168,7 +168,7 @@ func TestConnectionErrors(t *testing.T) {
 				le := requireClass(t, err, nil)
 				require.True(t, errors.Is(err, syscall.ECONNREFUSED), "want connection refused, got %v", err)
 				require.Contains(t, err.Error(), addr, "the message says where it tried to connect")
-				require.True(t, le.Safe, "a refused connection certainly had no effect")
+				require.True(t, le.SafeToRetry(), "a refused connection certainly had no effect")
 				require.False(t, errors.Is(err, context.DeadlineExceeded), "fails fast, not by timing out")
 
 				_, err = db.ExecContext(ctx, "CREATE TABLE never (x)")

@@ -68,7 +68,7 @@ func (l *lockedTx) expectLost(t *testing.T, wantCode string) {
 	// Not fatal: the checks below still run if these fail.
 	assert.True(t, errors.Is(err, libsql.ErrTxLost), "want an error matching libsql.ErrTxLost, got %v", err)
 	le := requireLibsqlError(t, err)
-	assert.True(t, le.TxLost, "Error.TxLost")
+	assert.ErrorIs(t, le, libsql.ErrTxLost)
 	if wantCode != "" {
 		assert.Equal(t, wantCode, le.Code)
 	}

@@ -123,7 +123,7 @@ func TestFaultsLatency(t *testing.T) {
 			_, err = db.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('late')")
 			le := requireDeadline(t, err)
 			require.NotNil(t, le, "a *libsql.Error")
-			require.False(t, le.Safe, "the INSERT reached the server: not safe to repeat")
+			require.False(t, le.SafeToRetry(), "the INSERT reached the server: not safe to repeat")
 			t.Logf("query gave up after %v: %v", took.Round(time.Millisecond), err)
 
 			fp.remove(t, "lat")
@@ -272,7 +272,7 @@ func TestFaultsCutMidResponse(t *testing.T) {
 					require.Error(t, err, "pipeline: a cut result must not look complete (%d rows)", n)
 					require.Zero(t, n, "pipeline: a result is decoded whole or not at all")
 					le := requireLibsqlError(t, err)
-					require.False(t, le.Safe, "the statement ran")
+					require.False(t, le.SafeToRetry(), "the statement ran")
 					t.Logf("pipeline: %v", err)
 
 					rows, err = db.QueryContext(ctx, fmt.Sprintf(cutAllSQL, e.table))
@@ -361,7 +361,7 @@ func TestFaultsCutMidResponse(t *testing.T) {
 			err = tx.Commit()
 			le := requireLibsqlError(t, err)
 			t.Logf("commit: %v", err)
-			require.False(t, le.Safe, "COMMIT reached the server")
+			require.False(t, le.SafeToRetry(), "COMMIT reached the server")
 			require.False(t, errors.Is(err, libsql.ErrTxLost), "the outcome is unknown; it must not be reported as rolled back")
 			require.Contains(t, err.Error(), "unknown")
 
@@ -372,11 +372,11 @@ func TestFaultsCutMidResponse(t *testing.T) {
 			if isWS(codecName) {
 				// The socket died with the COMMIT; the new one's handshake
 				// is reset as it is answered, so the INSERT never left.
-				require.True(t, le.Safe, "the INSERT never left: %v", err)
+				require.True(t, le.SafeToRetry(), "the INSERT never left: %v", err)
 				require.Zero(t, countWhere(t, e.direct, e.scratch, "v = 'once'"), "not applied")
 				return
 			}
-			require.False(t, le.Safe, "the INSERT reached the server")
+			require.False(t, le.SafeToRetry(), "the INSERT reached the server")
 			require.EqualValues(t, 1, countWhere(t, e.direct, e.scratch, "v = 'once'"), "applied exactly once: not retried")
 		})
 	})
@@ -510,7 +510,7 @@ func TestFaultsUnreachable(t *testing.T) {
 		require.NotNil(t, le, "%s: a *libsql.Error", name)
 		require.GreaterOrEqual(t, took, timeout-100*time.Millisecond, "%s: not before the timeout", name)
 		require.Less(t, took, timeout+10*time.Second, "%s: within the timeout (generous bound)", name)
-		t.Logf("%s: %v after %v (Safe=%v)", name, err, took.Round(time.Millisecond), le.Safe)
+		t.Logf("%s: %v after %v (Safe=%v)", name, err, took.Round(time.Millisecond), le.SafeToRetry())
 		return le
 	}
 	forCodecsParallel(t, func(t *testing.T, codecName string) {
@@ -527,7 +527,7 @@ func TestFaultsUnreachable(t *testing.T) {
 				_, err := warm.ExecContext(context.Background(), "CREATE TABLE never_created (x)")
 				return err
 			})
-			require.False(t, le.Safe, "the request was sent")
+			require.False(t, le.SafeToRetry(), "the request was sent")
 			fp.remove(t, "hang")
 			require.NoError(t, cold.PingContext(t.Context()), "answers once the fault is gone")
 			require.NoError(t, warm.PingContext(t.Context()))
@@ -541,7 +541,7 @@ func TestFaultsUnreachable(t *testing.T) {
 			}
 			db := openDB(t, "http://"+addr, codecName, "timeout="+timeout.String())
 			le := expectTimeout(t, "ping", func() error { return db.PingContext(context.Background()) })
-			if !le.Safe {
+			if !le.SafeToRetry() {
 				t.Logf("note: a connection that was never established is reported as possibly sent (Safe=false)")
 			}
 		})
@@ -564,7 +564,7 @@ func TestFaultsUnreachable(t *testing.T) {
 				require.Contains(t, err.Error(), "connection refused", "%s: the message says so", op)
 				require.Contains(t, err.Error(), addr, "%s: and where", op)
 				require.False(t, errors.Is(err, context.DeadlineExceeded), "%s: not a timeout", op)
-				require.True(t, le.Safe, "%s: nothing was sent", op)
+				require.True(t, le.SafeToRetry(), "%s: nothing was sent", op)
 				require.Less(t, took, 5*time.Second, "%s: fails at once, not after the 10 s timeout", op)
 				t.Logf("%s: %v after %v", op, err, took.Round(time.Millisecond))
 			}

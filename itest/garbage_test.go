@@ -373,7 +373,7 @@ func garbageCheck(t *testing.T, gc garbageCase, what string, err error) {
 	for _, w := range gc.words {
 		require.Contains(t, strings.ToLower(err.Error()), strings.ToLower(w), "%s: message", what)
 	}
-	require.False(t, le.Safe, "%s: the request reached the other side; it is not known to have had no effect: %v", what, err)
+	require.False(t, le.SafeToRetry(), "%s: the request reached the other side; it is not known to have had no effect: %v", what, err)
 	for _, c := range relClasses {
 		require.False(t, errors.Is(err, c.err), "%s: garbage is not %s: %v", what, c.name, err)
 	}
@@ -499,12 +499,12 @@ func TestGarbageErrorBodies(t *testing.T) {
 					le := relRequireHTTPError(t, err, s.status, s.class)
 					require.Equal(t, s.code, le.Code, "code of %v", err)
 					require.Equal(t, s.message, le.Message, "message of %v", err)
-					require.Equal(t, s.safe, le.Safe, "Safe of %v", err)
+					require.Equal(t, s.safe, le.SafeToRetry(), "Safe of %v", err)
 					require.Contains(t, err.Error(), s.message)
 					if s.code != "" {
 						require.Contains(t, err.Error(), s.code)
 					}
-					require.False(t, le.TxLost)
+					require.NotErrorIs(t, le, libsql.ErrTxLost)
 					require.NoError(t, func() error { p.set(nil); return db.PingContext(ctx) }())
 				})
 			}
@@ -572,7 +572,7 @@ func TestGarbageErrorBodies(t *testing.T) {
 				le := relRequireHTTPError(t, err, 404, libsql.ErrNotFound)
 				if isProtobuf(codecName) {
 					// The probe already fails.
-					require.Contains(t, le.Message, "GET /v3-protobuf answered HTTP 404")
+					require.Contains(t, le.Message, "does not speak Hrana 3 over Protobuf")
 				} else {
 					require.Equal(t, "Not Found", le.Message)
 				}

@@ -359,7 +359,7 @@ func loadPayload(w, seq int, rng *rand.Rand, codecName string) string {
 // take effect.
 func loadCertainlyNotApplied(err error) bool {
 	var le *libsql.Error
-	return errors.Is(err, libsql.ErrTxLost) || errors.Is(err, libsql.ErrBusy) || (errors.As(err, &le) && le.Safe)
+	return errors.Is(err, libsql.ErrTxLost) || errors.Is(err, libsql.ErrBusy) || (errors.As(err, &le) && le.SafeToRetry())
 }
 
 // loadLookup reports whether the row (worker, seq) exists, retrying while

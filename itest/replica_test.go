@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -185,7 +186,17 @@ func TestReplicaPrimaryKilled(t *testing.T) {
 		if err == nil && n == 1 {
 			break
 		}
-		require.True(t, err == nil || errors.Is(err, libsql.ErrReplicationWait), "%v", err)
+		// While the replica throws away its copy for the primary's new log
+		// ("trying to replicate incompatible logs, reseting replica" in its
+		// log), sqld 0.24.32 fails reads with a 500 "disk I/O error" for a
+		// moment: the server's own error, passed on, and gone once the
+		// replica has caught up.
+		resetting := err != nil && strings.Contains(err.Error(), "disk I/O error")
+		require.True(t, err == nil || errors.Is(err, libsql.ErrReplicationWait) || resetting, "%v", err)
+		if resetting {
+			t.Logf("a read while the replica resets: %v", err)
+			time.Sleep(100 * time.Millisecond)
+		}
 		require.True(t, time.Now().Before(deadline), "reads never saw the write after the restart: %v, n=%d", err, n)
 	}
 	// And the pool keeps its own writes visible after the reset.

@@ -60,7 +60,7 @@ func TestFaultsSocketKilledUnderLoad(t *testing.T) {
 						switch {
 						case err == nil:
 							record(&ok, v)
-						case errors.As(err, &le) && le.Safe:
+						case errors.As(err, &le) && le.SafeToRetry():
 							record(&unsent, v)
 						default:
 							record(&lost, v)

@@ -8,7 +8,6 @@ package itest
 import (
 	"context"
 	"database/sql"
-	"database/sql/driver"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -29,7 +28,8 @@ import (
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/codec/direct"
 	"github.com/gohrana/libsql/codec/protobuf"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/internal/session"
+	"github.com/gohrana/libsql/transport"
 	"github.com/gohrana/libsql/transport/ws"
 )
 
@@ -56,10 +56,10 @@ func forWSCodecs(t *testing.T, fn func(t *testing.T, cd codec.SocketCodec)) {
 // wsURL is the WebSocket URL of a sqld of the test's own.
 func wsURL(p *sqldProc) string { return "ws://" + p.addr }
 
-// newWSClient returns a Client of p, closed when the test ends.
-func newWSClient(t testing.TB, p *sqldProc, cd codec.SocketCodec, mod func(*ws.Options)) *ws.Client {
+// newWSClient returns a WebSocket transport to p, closed when the test ends.
+func newWSClient(t testing.TB, p *sqldProc, cd codec.SocketCodec, mod func(*transport.Options)) transport.Transport {
 	t.Helper()
-	o := ws.Options{URL: wsURL(p), Codec: cd}
+	o := transport.Options{URL: wsURL(p), Codec: cd}
 	if mod != nil {
 		mod(&o)
 	}
@@ -108,6 +108,16 @@ func wsText(v codec.Value) string {
 	return string(v.Bytes)
 }
 
+// wsErr returns err's *transport.Error, the error type of the layers under
+// the driver's face, or an empty one.
+func wsErr(err error) *transport.Error {
+	var e *transport.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &transport.Error{}
+}
+
 // wsOne runs a query of one value.
 func wsOne(t testing.TB, conn *session.Conn, sql string) string {
 	t.Helper()
@@ -124,7 +134,7 @@ func wsOne(t testing.TB, conn *session.Conn, sql string) string {
 func TestWSConnectionState(t *testing.T) {
 	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
 		srv := startSqld(t)
-		c := newWSClient(t, srv, cd, func(o *ws.Options) { o.Sockets = 1 })
+		c := newWSClient(t, srv, cd, func(o *transport.Options) { o.Sockets = 1 })
 		a, b := session.NewConn(c.NewStream()), session.NewConn(c.NewStream())
 		v, err := c.NewStream().Version(context.Background())
 		require.NoError(t, err)
@@ -236,16 +246,16 @@ func TestWSAuth(t *testing.T) {
 	good := authSign(t, priv, authClaims{"a": "rw"})
 	for _, cd := range wsCodecs {
 		t.Run(cd.name, func(t *testing.T) {
-			bad := newWSClient(t, srv, cd.codec, func(o *ws.Options) { o.AuthToken = forged })
+			bad := newWSClient(t, srv, cd.codec, func(o *transport.Options) { o.AuthToken = forged })
 			_, err := wsQuery(session.NewConn(bad.NewStream()), "SELECT 1")
 			require.Error(t, err)
-			assert.ErrorIs(t, err, session.ErrAuth)
-			assert.True(t, session.IsSafe(err), "%v", err)
-			assert.NotErrorIs(t, err, driver.ErrBadConn)
+			assert.True(t, strings.HasPrefix(wsErr(err).Code, "AUTH_"), "%v", err)
+			assert.True(t, wsErr(err).Safe, "%v", err)
+			assert.False(t, wsErr(err).Resend, "%v", err)
 			assert.NotContains(t, err.Error(), forged)
 			t.Logf("refused hello: %v", err)
 
-			ok := newWSClient(t, srv, cd.codec, func(o *ws.Options) { o.AuthToken = good })
+			ok := newWSClient(t, srv, cd.codec, func(o *transport.Options) { o.AuthToken = good })
 			require.Equal(t, "1", wsOne(t, session.NewConn(ok.NewStream()), "SELECT 1"))
 		})
 	}
@@ -264,7 +274,7 @@ func TestWSAuth(t *testing.T) {
 func TestWSRestart(t *testing.T) {
 	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
 		srv := startSqld(t)
-		c := newWSClient(t, srv, cd, func(o *ws.Options) {
+		c := newWSClient(t, srv, cd, func(o *transport.Options) {
 			o.Sockets = 2
 			o.MinBackoff = 50 * time.Millisecond
 			o.MaxBackoff = 200 * time.Millisecond
@@ -293,8 +303,8 @@ func TestWSRestart(t *testing.T) {
 		srv.stop(syscall.SIGKILL)
 		err := <-inFlight
 		require.Error(t, err, "the query in flight")
-		assert.False(t, session.IsSafe(err), "the query in flight: %v", err)
-		assert.NotErrorIs(t, err, driver.ErrBadConn)
+		assert.False(t, wsErr(err).Safe, "the query in flight: %v", err)
+		assert.False(t, wsErr(err).Resend, "%v", err)
 
 		// Once the client has seen both sockets die (the streams are spread
 		// over them), requests fail before anything is written.
@@ -302,15 +312,15 @@ func TestWSRestart(t *testing.T) {
 			"the idle streams are lost")
 		_, err = wsQuery(idle, "SELECT 1")
 		require.Error(t, err)
-		assert.True(t, session.IsSafe(err), "a lost stream's next statement: %v", err)
-		assert.ErrorIs(t, err, driver.ErrBadConn)
+		assert.True(t, wsErr(err).Safe, "a lost stream's next statement: %v", err)
+		assert.True(t, wsErr(err).Resend, "%v", err)
 
 		// Down: every statement fails at once, Safe and BadConn.
 		start := time.Now()
 		_, err = wsQuery(session.NewConn(c.NewStream()), "SELECT 1")
 		require.Error(t, err)
-		assert.True(t, session.IsSafe(err), "while down: %v", err)
-		assert.ErrorIs(t, err, driver.ErrBadConn)
+		assert.True(t, wsErr(err).Safe, "while down: %v", err)
+		assert.True(t, wsErr(err).Resend, "%v", err)
 		assert.Less(t, time.Since(start), 2*time.Second)
 
 		srv.start(t)
@@ -322,8 +332,8 @@ func TestWSRestart(t *testing.T) {
 
 		_, err = tx.Execute(ctx, &codec.Stmt{SQL: "INSERT INTO t VALUES ('after')"})
 		require.Error(t, err, "the transaction's next statement")
-		assert.True(t, session.IsSafe(err), "%v", err)
-		assert.NotErrorIs(t, err, driver.ErrBadConn, "a transaction's statement must not be retried elsewhere")
+		assert.True(t, wsErr(err).Safe, "%v", err)
+		assert.False(t, wsErr(err).Resend, "a transaction's statement must not be retried elsewhere")
 		tx.Release()
 		tx.Reset()
 		require.Equal(t, "0", wsOne(t, tx, "SELECT count(*) FROM t"), "nothing of the lost transaction")
@@ -336,7 +346,7 @@ func TestWSRestart(t *testing.T) {
 func TestWSConcurrentStreams(t *testing.T) {
 	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
 		srv := startSqld(t)
-		c := newWSClient(t, srv, cd, func(o *ws.Options) { o.Sockets = 1 })
+		c := newWSClient(t, srv, cd, func(o *transport.Options) { o.Sockets = 1 })
 		setup := session.NewConn(c.NewStream())
 		wsExec(t, setup, "CREATE TABLE t (w INTEGER, i INTEGER)")
 		const workers, each = 8, 50
@@ -410,7 +420,7 @@ func TestWSHugeCursorChild(t *testing.T) {
 			cd = c.codec
 		}
 	}
-	c, err := ws.New(ws.Options{URL: url, Codec: cd})
+	c, err := ws.New(transport.Options{URL: url, Codec: cd})
 	require.NoError(t, err)
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

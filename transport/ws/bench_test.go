@@ -1,11 +1,11 @@
-package ws_test
+package ws
 
 import (
 	"context"
 	"testing"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/internal/session"
 )
 
 // BenchmarkExecute: one execute on an open stream against the fake. The
@@ -13,7 +13,7 @@ import (
 // profile shows none in the client's steady state.
 func BenchmarkExecute(b *testing.B) {
 	f := newFake(b)
-	c := newClient(b, f, nil)
+	c := newFakeClient(b, f, nil)
 	conn := session.NewConn(c.NewStream())
 	ctx := context.Background()
 	st := &codec.Stmt{SQL: "SELECT 1", WantRows: true}

@@ -4,29 +4,28 @@ import (
 	"context"
 	"errors"
 	"io"
-	"strconv"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/transport"
 )
 
 // firstFetchBuffer is the size of the buffer a cursor's first fetch is
 // read into; later ones are sized after the fetch before them.
 const firstFetchBuffer = 32 << 10
 
-var _ session.Cursor = (*Cursor)(nil)
+var _ transport.Cursor = (*cursor)(nil)
 
-// Cursor reads the entries of a cursor on a stream, one fetch_cursor
-// (Options.CursorBatch entries) at a time, with the next fetch already
+// cursor reads the entries of a cursor on a stream, one fetch_cursor
+// (the client's cursor batch of entries) at a time, with the next fetch already
 // asked for while the current one is read: memory stays bounded by two
 // fetches whatever the size of the result. Each fetch is read into a buffer
 // of its own that is never reused, so values stay valid after later calls.
 //
 // The stream serves nothing else while its cursor is open: a request on it
 // closes the cursor first (its Next then fails).
-type Cursor struct {
-	s     *Stream
-	k     *socket
+type cursor struct {
+	s     *stream
+	sk    *socket
 	id    int32
 	ctx   context.Context // OpenCursor's: it bounds the reading too
 	cur   *exchange       // the fetch being read; nil before the first
@@ -45,22 +44,22 @@ type Cursor struct {
 
 // OpenCursor runs the batch through a cursor on the stream: open_stream if
 // needed, setup and open_cursor go in one burst, and it returns once they
-// are answered (within Options.Timeout, if set), with the first fetch
+// are answered (within transport.Options.Timeout, if set), with the first fetch
 // asked for. end is ignored: the stream stays open when the cursor closes.
-func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, setup []codec.StreamRequest) (session.Cursor, error) {
+func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, setup []codec.StreamRequest) (transport.Cursor, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, &session.Error{Message: "cursor failed", Safe: true, Err: err}
+		return nil, &transport.Error{Message: "cursor failed", Safe: true, Err: err}
 	}
-	k, opening, err := s.bind(ctx)
+	sk, opening, err := s.bind(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if k.version < V3 {
+	if sk.version < v3 {
 		s.abort(opening)
-		return nil, &session.Error{Safe: true, Message: "cursor failed: the server does not support Hrana 3 cursors"}
+		return nil, &transport.Error{Safe: true, Message: "cursor failed: the server does not support Hrana 3 cursors"}
 	}
 	s.reqs = s.reqs[:0]
 	if opening {
@@ -68,29 +67,29 @@ func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 	}
 	interrupted := s.interruptCursor()
 	for i := range setup {
-		r, err := s.request(k, &setup[i])
+		r, err := s.request(sk, &setup[i])
 		if err != nil {
 			s.abort(opening)
 			return nil, err
 		}
 		s.reqs = append(s.reqs, r)
 	}
-	b, err := s.batch(k, batch)
+	b, err := s.batch(sk, batch)
 	if err != nil {
 		s.abort(opening)
 		return nil, err
 	}
-	id := k.alloc(&k.cursors)
+	id := sk.alloc(&sk.cursors)
 	s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketOpenCursor, StreamID: s.id, CursorID: id, Batch: *b})
 	ex := s.exchange()
 	ex.reset(len(s.reqs), nil)
 	if opening {
 		ex.open = 0
 	}
-	if _, err := k.send(ex, s.reqs); err != nil {
-		k.release(&k.cursors, id)
+	if _, err := sk.send(ex, s.reqs); err != nil {
+		sk.release(&sk.cursors, id)
 		s.abort(opening)
-		if !k.alive() {
+		if !sk.alive() {
 			s.forget()
 		}
 		return nil, err
@@ -103,11 +102,11 @@ func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 		// which closes the cursor too once the server gets to it.
 		s.ex = nil
 		s.Reset()
-		k.release(&k.cursors, id)
-		return nil, &session.Error{Message: "cursor failed", Err: err}
+		sk.release(&sk.cursors, id)
+		return nil, &transport.Error{Message: "cursor failed", Err: err}
 	}
 	if err := s.answered(ex); err != nil {
-		k.release(&k.cursors, id)
+		sk.release(&sk.cursors, id)
 		return nil, err
 	}
 	m := ex.msgs[total-1]
@@ -117,18 +116,16 @@ func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 			// stream closes.
 			s.heldCursor = id
 		} else {
-			k.release(&k.cursors, id)
+			sk.release(&sk.cursors, id)
 		}
-		return nil, session.StmtError(&m.Error)
+		return nil, transport.StatementError(&m.Error)
 	}
-	cur := &Cursor{s: s, k: k, id: id, ctx: ctx}
+	cur := &cursor{s: s, sk: sk, id: id, ctx: ctx}
 	s.cursor = cur
 	for i := range setup {
 		if m := ex.msgs[total-1-len(setup)+i]; m.Type != codec.ServerResponseOK {
 			cur.Close()
-			err := session.StmtError(&m.Error)
-			err.Message = "connection setting " + strconv.Quote(setup[i].Stmt.SQL) + " failed: " + err.Message
-			return nil, err
+			return nil, transport.SetupError(&setup[i], &m.Error)
 		}
 	}
 	if err := cur.fetch(); err != nil {
@@ -139,7 +136,7 @@ func (s *Stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 }
 
 // fetch asks for the next entries.
-func (cur *Cursor) fetch() error {
+func (cur *cursor) fetch() error {
 	ex := cur.spare
 	cur.spare = nil
 	if ex == nil {
@@ -154,11 +151,11 @@ func (cur *Cursor) fetch() error {
 	cur.bufs[0] = make([]byte, 0, size)
 	ex.reset(1, cur.bufs[:])
 	cur.reqs[0] = codec.SocketRequest{Type: codec.SocketFetchCursor, CursorID: cur.id, MaxCount: cur.s.c.cursorBatch}
-	if _, err := cur.k.send(ex, cur.reqs[:]); err != nil {
+	if _, err := cur.sk.send(ex, cur.reqs[:]); err != nil {
 		// The cursor's batch runs on the server whatever becomes of the
 		// fetch: its failure is never Safe.
 		e := *err
-		e.Safe, e.BadConn = false, false
+		e.Safe, e.Resend = false, false
 		return &e
 	}
 	cur.ahead = ex
@@ -167,7 +164,7 @@ func (cur *Cursor) fetch() error {
 
 // Next decodes the next entry into e. It returns io.EOF after the final
 // entry (replication_index, or error, which is returned as an entry).
-func (cur *Cursor) Next(e *codec.CursorEntry) error {
+func (cur *cursor) Next(e *codec.CursorEntry) error {
 	if cur.err != nil {
 		return cur.err
 	}
@@ -190,7 +187,7 @@ func (cur *Cursor) Next(e *codec.CursorEntry) error {
 				return nil
 			}
 			if cur.last {
-				if cur.skipped && cur.k.codec.Format() == codec.FormatProtobuf {
+				if cur.skipped && cur.sk.codec.Format() == codec.FormatProtobuf {
 					// sqld writes the final replication_index entry
 					// without an index as a Protobuf entry with no member
 					// set, which decodes as unknown.
@@ -199,7 +196,7 @@ func (cur *Cursor) Next(e *codec.CursorEntry) error {
 					cur.done = true
 					return nil
 				}
-				cur.err = &session.Error{Message: "read failed", Err: session.ErrCursorTruncated}
+				cur.err = &transport.Error{Message: "read failed", Err: transport.ErrCursorTruncated}
 				return cur.err
 			}
 			// Read to the end: its buffer stays with the values handed
@@ -216,27 +213,27 @@ func (cur *Cursor) Next(e *codec.CursorEntry) error {
 
 // receive waits for the fetch asked for, makes it the current one, and
 // asks for the next if the server has more.
-func (cur *Cursor) receive() error {
+func (cur *cursor) receive() error {
 	ex := cur.ahead
 	if ex == nil {
-		return &session.Error{Message: "read failed", Err: errCursorDetached}
+		return &transport.Error{Message: "read failed", Err: errCursorDetached}
 	}
 	select {
 	case <-ex.done:
 	case <-cur.ctx.Done():
 		// The fetch is answered all the same; Close closes the cursor
 		// behind it.
-		return &session.Error{Message: "read failed", Err: cur.ctx.Err()}
+		return &transport.Error{Message: "read failed", Err: cur.ctx.Err()}
 	}
 	cur.ahead = nil
 	if ex.err != nil {
 		e := *ex.err
-		e.Safe, e.BadConn = false, false
+		e.Safe, e.Resend = false, false
 		return &e
 	}
 	m := ex.msgs[0]
 	if m.Type != codec.ServerResponseOK {
-		return &session.Error{Code: m.Error.Code, Message: "fetch_cursor failed: " + m.Error.Message}
+		return &transport.Error{Code: m.Error.Code, Message: "fetch_cursor failed: " + m.Error.Message}
 	}
 	cur.cur, cur.next = ex, 0
 	cur.size = len(ex.bufs[0])
@@ -262,15 +259,15 @@ func copyEntry(e *codec.CursorEntry, src *codec.CursorEntry) {
 }
 
 // Done reports whether the final entry has been read.
-func (cur *Cursor) Done() bool { return cur.done }
+func (cur *cursor) Done() bool { return cur.done }
 
 // Close closes the cursor on the server (close_cursor, not waited for);
 // the stream stays open. Entries already asked for still arrive and are
 // dropped.
-func (cur *Cursor) Close() error {
+func (cur *cursor) Close() error {
 	if cur.s.cursor == cur {
-		cur.k.sendDetached([]codec.SocketRequest{{Type: codec.SocketCloseCursor, CursorID: cur.id}})
-		cur.k.release(&cur.k.cursors, cur.id)
+		cur.sk.sendDetached([]codec.SocketRequest{{Type: codec.SocketCloseCursor, CursorID: cur.id}})
+		cur.sk.release(&cur.sk.cursors, cur.id)
 		cur.detach()
 	}
 	if cur.err == nil && !cur.done {
@@ -281,12 +278,12 @@ func (cur *Cursor) Close() error {
 
 // detach ends the cursor's tie to its stream, which has closed it (or
 // lost it): reads that need the server fail.
-func (cur *Cursor) detach() {
+func (cur *cursor) detach() {
 	if cur.s.cursor == cur {
 		cur.s.cursor = nil
 	}
 	cur.ahead = nil
 	if cur.err == nil && !cur.done {
-		cur.err = &session.Error{Message: "read failed", Err: errCursorDetached}
+		cur.err = &transport.Error{Message: "read failed", Err: errCursorDetached}
 	}
 }

@@ -1,4 +1,4 @@
-package ws_test
+package ws
 
 import (
 	"context"
@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
-	"github.com/gohrana/libsql/transport/ws"
 )
 
 func rowsBatch(sql string) *codec.Batch {
@@ -31,7 +29,7 @@ func (fc *fconn) fetchCount() int {
 // bounded; Close closes it, and the stream serves requests again.
 func TestCursor(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.CursorBatch = 100 })
+	c := newFakeClient(t, f, func(o *options) { o.cursorBatch = 100 })
 	s := c.NewStream()
 	cur, err := s.OpenCursor(context.Background(), rowsBatch("ROWS 2500"), true, nil)
 	if err != nil {
@@ -83,7 +81,7 @@ func TestCursor(t *testing.T) {
 // they were through later fetches (each is read into memory of its own).
 func TestCursorValuesOutliveFetches(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.CursorBatch = 3 })
+	c := newFakeClient(t, f, func(o *options) { o.cursorBatch = 3 })
 	s := c.NewStream()
 	cur, err := s.OpenCursor(context.Background(), rowsBatch("ROWS 50"), true, nil)
 	if err != nil {
@@ -114,7 +112,7 @@ func TestCursorValuesOutliveFetches(t *testing.T) {
 // in the same burst; the cursor then fails.
 func TestCursorInterrupted(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.CursorBatch = 10 })
+	c := newFakeClient(t, f, func(o *options) { o.cursorBatch = 10 })
 	s := c.NewStream()
 	cur, err := s.OpenCursor(context.Background(), rowsBatch("ROWS 1000"), true, nil)
 	if err != nil {
@@ -152,10 +150,10 @@ func TestCursorInterrupted(t *testing.T) {
 // fetch of a cursor it never opened), and the socket lives on.
 func TestCursorOpenFails(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, nil)
+	c := newFakeClient(t, f, nil)
 	s := c.NewStream()
 	_, err := s.OpenCursor(context.Background(), rowsBatch("ERR"), true, nil)
-	if !session.IsStatementError(err) || !strings.Contains(err.Error(), "syntax error") {
+	if !isStatement(err) || !strings.Contains(err.Error(), "syntax error") {
 		t.Fatalf("error %v", err)
 	}
 	if got, err := execute(context.Background(), s, "after"); err != nil || got[0] != "1:after" {
@@ -170,7 +168,7 @@ func TestCursorOpenFails(t *testing.T) {
 // setup that fails is the error, and the cursor is closed.
 func TestCursorSetup(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, nil)
+	c := newFakeClient(t, f, nil)
 	s := c.NewStream()
 	setup := []codec.StreamRequest{{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: "ERR pragma"}}}
 	_, err := s.OpenCursor(context.Background(), rowsBatch("ROWS 3"), true, setup)
@@ -184,8 +182,8 @@ func TestCursorSetup(t *testing.T) {
 // TestCursorSocketDeath: a cursor whose socket dies fails, not Safe.
 func TestCursorSocketDeath(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.CursorBatch = 10 })
-	s := c.NewStream().(*ws.Stream)
+	c := newFakeClient(t, f, func(o *options) { o.cursorBatch = 10 })
+	s := c.NewStream().(*stream)
 	cur, err := s.OpenCursor(context.Background(), rowsBatch("ROWS 1000"), true, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +196,7 @@ func TestCursorSocketDeath(t *testing.T) {
 	for err == nil {
 		err = cur.Next(&e)
 	}
-	if err == io.EOF || session.IsSafe(err) {
+	if err == io.EOF || isSafe(err) {
 		t.Fatalf("error %v", err)
 	}
 	_ = cur.Close()
@@ -219,7 +217,7 @@ func TestCursorContext(t *testing.T) {
 		}
 		return false
 	})
-	c := newClient(t, f, func(o *ws.Options) { o.CursorBatch = 2 })
+	c := newFakeClient(t, f, func(o *options) { o.cursorBatch = 2 })
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	cur, err := c.NewStream().OpenCursor(ctx, rowsBatch("ROWS 10"), true, nil)

@@ -1,22 +1,21 @@
 // Package ws carries Hrana stream requests to libsql-server over WebSocket
 // (GET / upgraded, subprotocols hrana3 and hrana2 with a JSON codec,
-// hrana3-protobuf with the Protobuf one). It implements session.Transport,
-// session.Stream and session.Cursor, as package transport does over HTTP;
-// the driver reaches it only through package session.
+// hrana3-protobuf with the Protobuf one). It implements the transport
+// contract (package transport), as transport/http does over HTTP.
 //
-//	c, err := ws.New(ws.Options{URL: "ws://127.0.0.1:8080", AuthToken: token, Codec: direct.Codec})
+//	t, err := ws.New(transport.Options{URL: "ws://127.0.0.1:8080", AuthToken: token, Codec: direct.Codec})
 //	if err != nil {
 //		return err
 //	}
-//	defer c.Close()
-//	conn := session.NewConn(c.NewStream())
-//	res, err := conn.Execute(ctx, &codec.Stmt{SQL: "SELECT 1", WantRows: true})
+//	defer t.Close()
+//	s := t.NewStream()
+//	err = s.Send(ctx, reqs, false, &resp)
 //
 // # Sockets and streams
 //
-// A Client holds a few sockets (Options.Sockets), dialed when first needed;
-// the streams of all its Conns share them, each request named by an id and
-// answered in any order. A Stream owns one server stream, on one socket,
+// A client holds a few sockets (transport.Options.Sockets), dialed when
+// first needed; the streams of all its sessions share them, each request
+// named by an id and answered in any order. A stream owns one server stream, on one socket,
 // for its whole life: WebSocket streams do not expire, so the connection
 // state on it (PRAGMA settings, last_insert_rowid(), changes(), a
 // transaction) lasts from one statement to the next, and Reset closes it.
@@ -25,36 +24,36 @@
 // hello_ok) and then waits for every answer. sqld queues at most eight
 // requests per stream and stops reading the socket while one more waits,
 // so a long burst behind a slow statement holds up the other streams of
-// its socket for a while: one reason a Client keeps more than one.
+// its socket for a while: one reason a client keeps more than one.
 //
 // Each socket has one reader goroutine, which never stops reading while the
 // socket lives (sqld stops reading from a client that does not read its
 // answers), and its writes are serialized. Requests carry no context to
 // the socket: coder/websocket closes the connection when a read's or
-// write's context ends, so writes are bounded by Options.WriteTimeout
+// write's context ends, so writes are bounded by a write timeout
 // instead, and a Send whose context ends returns at once and leaves its
 // answers to arrive; the stream is Busy until they have. Idle sockets are
-// pinged (Options.PingInterval), and one that does not answer is closed.
+// pinged (a ping interval), and one that does not answer is closed.
 //
 // # Failures
 //
-// Nothing is retried. Every error is a *session.Error. When a socket dies
+// Nothing is retried. Every error is a *transport.Error. When a socket dies
 // (a restart, a network failure, a proxy's idle timeout), every request
 // awaiting an answer on it fails, not Safe: it may have run. A request that
-// was never written fails Safe and BadConn. The streams on a dead socket are
+// was never written fails Safe and Resend. The streams on a dead socket are
 // gone with their state: each reports Lost, and its next request fails Safe
-// and BadConn, after which it opens a new stream (where the session Conn
+// and Resend, after which it opens a new stream (where the session layer
 // replays its settings). A new socket is dialed lazily, one dial at a time
 // per socket slot, and after failures only with exponential backoff
 // (Options.MinBackoff), failing requests at once meanwhile. A refused hello
 // fails its socket's requests with the server's authentication error
-// (errors.Is(err, session.ErrAuth)), Safe: the server ran none of them. The
+// (isAuthError(err)), Safe: the server ran none of them. The
 // auth token never appears in an error.
 //
 // # Cursors
 //
 // OpenCursor runs a batch through open_cursor and reads its entries with
-// fetch_cursor, Options.CursorBatch at a time, keeping the next fetch in
+// fetch_cursor, a fixed batch at a time, keeping the next fetch in
 // flight while one is read: memory is bounded by two fetches whatever the
 // size of the result. While a cursor is open its stream serves nothing
 // else; a request on the stream closes the cursor first.
@@ -65,6 +64,6 @@
 // that need Hrana 3 are refused before they are sent, as over HTTP:
 // get_autocommit, the is_autocommit condition and cursors. A server answers
 // a request it takes for a protocol violation by closing the whole socket,
-// so the Stream refuses what it can tell would be one (a batch condition on
+// so the stream refuses what it can tell would be one (a batch condition on
 // a later step, a stored SQL id it never stored) rather than send it.
 package ws

@@ -4,12 +4,12 @@ import (
 	"sync/atomic"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/transport"
 )
 
 // An exchange is a set of requests written in one burst (those of one Send,
-// or one cursor fetch) and the answers to them. Its owner (a Stream or a
-// Cursor) fills it, the socket registers each request under its request id,
+// or one cursor fetch) and the answers to them. Its owner (a stream or a
+// cursor) fills it, the socket registers each request under its request id,
 // and the socket's reader hands each answer over by swapping the decoded
 // message and the buffer it points into with the spares the owner put in
 // msgs and bufs: nothing is copied and, in the steady state, nothing is
@@ -28,7 +28,7 @@ type exchange struct {
 	// err is why the socket failed before every answer arrived; safe says
 	// the requests certainly had no effect (the server refused the hello,
 	// so it ran none of them).
-	err  *session.Error
+	err  *transport.Error
 	safe bool
 
 	// open is the index of the exchange's open_stream request, or -1.
@@ -77,7 +77,7 @@ func (ex *exchange) complete() {
 func (ex *exchange) finished() bool { return ex.left.Load() == 0 }
 
 // fail ends the wait for one request whose socket failed.
-func (ex *exchange) fail(err *session.Error, safe bool) {
+func (ex *exchange) fail(err *transport.Error, safe bool) {
 	if ex.err == nil {
 		ex.err, ex.safe = err, safe
 	}

@@ -1,8 +1,9 @@
-package ws_test
+package ws
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log"
@@ -20,8 +21,7 @@ import (
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/codec/direct"
 	"github.com/gohrana/libsql/codec/protobuf"
-	"github.com/gohrana/libsql/session"
-	"github.com/gohrana/libsql/transport/ws"
+	"github.com/gohrana/libsql/transport"
 )
 
 // The codecs the tests speak.
@@ -387,14 +387,14 @@ func (fc *fconn) fetch(id, cursorID int32, max int) {
 	fc.ok(id, fmt.Sprintf(`{"type":"fetch_cursor","entries":[%s],"done":%t}`, strings.Join(entries, ","), done))
 }
 
-// newClient returns a client of f with the fake's token, adjusted by mod.
-func newClient(t testing.TB, f *fake, mod func(o *ws.Options)) *ws.Client {
+// newFakeClient returns a client of f with the fake's token, adjusted by mod.
+func newFakeClient(t testing.TB, f *fake, mod func(o *options)) *client {
 	t.Helper()
-	o := ws.Options{URL: f.url(), AuthToken: f.token, Codec: jsonCodec}
+	o := options{Options: transport.Options{URL: f.url(), AuthToken: f.token, Codec: jsonCodec}}
 	if mod != nil {
 		mod(&o)
 	}
-	c, err := ws.New(o)
+	c, err := newClient(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,18 +404,17 @@ func newClient(t testing.TB, f *fake, mod func(o *ws.Options)) *ws.Client {
 
 // execute sends one execute per SQL text in one Send and returns the text
 // each answered (or "error: <message>" for a failed one).
-func execute(ctx context.Context, s session.Stream, sqls ...string) ([]string, error) {
+func execute(ctx context.Context, s transport.Stream, sqls ...string) ([]string, error) {
 	reqs := make([]codec.StreamRequest, len(sqls))
 	for i, sql := range sqls {
 		reqs[i] = codec.StreamRequest{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: sql, WantRows: true}}
 	}
-	res := session.NewResult()
-	defer res.Release()
+	res := new(transport.Response)
 	if err := s.Send(ctx, reqs, true, res); err != nil {
 		return nil, err
 	}
 	var out []string
-	for _, r := range res.Results() {
+	for _, r := range res.Pipeline.Results {
 		if !r.OK {
 			out = append(out, "error: "+r.Error.Message)
 			continue
@@ -425,12 +424,12 @@ func execute(ctx context.Context, s session.Stream, sqls ...string) ([]string, e
 	return out, nil
 }
 
-// asError returns err as a *session.Error, failing the test otherwise.
-func asError(t *testing.T, err error) *session.Error {
+// asError returns err as a *transport.Error, failing the test otherwise.
+func asError(t *testing.T, err error) *transport.Error {
 	t.Helper()
-	e, ok := err.(*session.Error)
+	e, ok := err.(*transport.Error)
 	if !ok {
-		t.Fatalf("error %v (%T) is not a *session.Error", err, err)
+		t.Fatalf("error %v (%T) is not a *transport.Error", err, err)
 	}
 	return e
 }
@@ -445,4 +444,15 @@ func eventually(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// isSafe and isStatement report facts of a *transport.Error.
+func isSafe(err error) bool {
+	var e *transport.Error
+	return errors.As(err, &e) && e.Safe
+}
+
+func isStatement(err error) bool {
+	var e *transport.Error
+	return errors.As(err, &e) && e.Statement
 }

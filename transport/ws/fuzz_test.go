@@ -1,4 +1,4 @@
-package ws_test
+package ws
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/transport"
 )
 
 // FuzzServerMessage: whatever the server sends before its answers (a
@@ -45,17 +45,16 @@ func FuzzServerMessage(f *testing.F) {
 			}
 			return false
 		})
-		c := newClient(t, fk, nil)
+		c := newFakeClient(t, fk, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		res := session.NewResult()
-		defer res.Release()
+		res := new(transport.Response)
 		err := c.NewStream().Send(ctx, []codec.StreamRequest{{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: "x"}}}, true, res)
 		if ctx.Err() != nil {
 			t.Fatalf("the Send did not return: %v", err)
 		}
-		if err == nil && len(res.Results()) != 1 {
-			t.Fatalf("%d results for one request", len(res.Results()))
+		if err == nil && len(res.Pipeline.Results) != 1 {
+			t.Fatalf("%d results for one request", len(res.Pipeline.Results))
 		}
 	})
 }

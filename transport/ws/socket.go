@@ -14,12 +14,13 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/transport"
+	"github.com/gohrana/libsql/transport/internal/neterr"
 )
 
 // errIdle is the failure of a socket closed as idle (see
-// Client.CloseIdle); nothing awaited its answers.
-var errIdle = &session.Error{Message: "socket closed as idle", Safe: true, BadConn: true}
+// client.CloseIdle); nothing awaited its answers.
+var errIdle = &transport.Error{Message: "socket closed as idle", Safe: true, Resend: true}
 
 // closeTimeout bounds the close handshake of a socket being closed.
 const closeTimeout = 2 * time.Second
@@ -35,10 +36,10 @@ const maxKeptBuffer = 1 << 20
 // request ids, stream ids and cursor ids are the socket's, and so is the
 // table of answers awaited.
 type socket struct {
-	c       *Client
+	c       *client
 	slot    *slot
 	ws      *websocket.Conn
-	w       *wire
+	w       *corkConn
 	codec   codec.SocketCodec
 	typ     websocket.MessageType
 	version int
@@ -49,8 +50,8 @@ type socket struct {
 	ends []int
 
 	mu      sync.Mutex
-	err     *session.Error // why the socket died; nil while it lives
-	safe    bool           // err says that the requests it failed had no effect
+	err     *transport.Error // why the socket died; nil while it lives
+	safe    bool             // err says that the requests it failed had no effect
 	pending map[int32]waiter
 	lastReq int32
 	streams idSet // stream ids the server holds
@@ -71,10 +72,10 @@ type socket struct {
 // dial connects a socket for sl: the WebSocket handshake, then the hello,
 // written before anything else and not waited for (hello_error arrives as
 // the socket's failure).
-func (c *Client) dial(sl *slot) (*socket, *session.Error) {
+func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.dialTimeout)
 	defer cancel()
-	var raw atomic.Pointer[wire]
+	var raw atomic.Pointer[corkConn]
 	d := &net.Dialer{KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		// A database connection should not silently go through a proxy.
@@ -84,7 +85,7 @@ func (c *Client) dial(sl *slot) (*socket, *session.Error) {
 			if err != nil {
 				return nil, err
 			}
-			w := &wire{Conn: conn}
+			w := &corkConn{Conn: conn}
 			raw.Store(w)
 			return w, nil
 		},
@@ -99,83 +100,86 @@ func (c *Client) dial(sl *slot) (*socket, *session.Error) {
 	}
 	conn, resp, err := websocket.Dial(ctx, c.url, &websocket.DialOptions{
 		HTTPClient:   hc,
-		HTTPHeader:   c.headers,
+		HTTPHeader:   c.hdr.Header,
 		Subprotocols: c.subprotos,
 	})
 	if err != nil {
 		return nil, c.dialFailed(resp, err)
 	}
-	k := &socket{c: c, slot: sl, ws: conn, w: raw.Load(), dead: make(chan struct{}), born: time.Now(),
+	sk := &socket{c: c, slot: sl, ws: conn, w: raw.Load(), dead: make(chan struct{}), born: time.Now(),
 		pending: map[int32]waiter{}, rmsg: new(codec.ServerMsg)}
 	switch conn.Subprotocol() {
 	case subprotoHrana3:
-		k.version, k.codec = V3, c.jsonCodec()
+		sk.version, sk.codec = v3, c.jsonCodec()
 	case subprotoHrana2:
-		k.version, k.codec = V2, c.jsonCodec()
+		sk.version, sk.codec = v2, c.jsonCodec()
 	case subprotoProtobuf:
-		k.version, k.codec = V3, c.want
+		sk.version, sk.codec = v3, c.want
 	}
-	if k.codec == nil || k.w == nil {
+	if sk.codec == nil || sk.w == nil {
 		_ = conn.CloseNow()
-		return nil, &session.Error{Safe: true, Message: fmt.Sprintf("dial failed: the server chose subprotocol %q, not one of %v", conn.Subprotocol(), c.subprotos)}
+		return nil, &transport.Error{Safe: true, Message: fmt.Sprintf("dial failed: the server chose subprotocol %q, not one of %v", conn.Subprotocol(), c.subprotos)}
 	}
-	k.typ = websocket.MessageText
-	if k.codec.Format() == codec.FormatProtobuf {
-		k.typ = websocket.MessageBinary
+	sk.typ = websocket.MessageText
+	if sk.codec.Format() == codec.FormatProtobuf {
+		sk.typ = websocket.MessageBinary
 	}
 	conn.SetReadLimit(c.readLimit)
-	hello, err := k.codec.AppendHello(nil, c.token)
+	hello, err := sk.codec.AppendHello(nil, c.token)
 	if err == nil {
-		k.w.cork(c.writeTimeout)
-		err = conn.Write(context.Background(), k.typ, hello)
-		if _, ferr := k.w.uncork(); err == nil {
+		sk.w.cork(c.writeTimeout)
+		err = conn.Write(context.Background(), sk.typ, hello)
+		if _, ferr := sk.w.uncork(); err == nil {
 			err = ferr
 		}
 	}
 	if err != nil {
 		_ = conn.CloseNow()
-		return nil, &session.Error{Safe: true, BadConn: true, Message: "hello failed", Err: c.scrub(err)}
+		return nil, &transport.Error{Safe: true, Resend: true, Message: "hello failed", Err: c.hdr.Scrub(err)}
 	}
-	go k.read()
+	go sk.read()
 	if c.pingInterval > 0 {
-		go k.ping()
+		go sk.ping()
 	}
-	return k, nil
+	return sk, nil
 }
 
 // jsonCodec is the codec for a JSON subprotocol.
-func (c *Client) jsonCodec() codec.SocketCodec {
+func (c *client) jsonCodec() codec.SocketCodec {
 	if c.want.Format() == codec.FormatJSON {
 		return c.want
 	}
-	return c.fallback
+	return c.json
 }
 
 // dialFailed is the error of a failed handshake. Nothing was sent, so it
-// is Safe; an answered handshake (an HTTP status) is not BadConn, since
+// is Safe; an answered handshake (an HTTP status) is not Resend, since
 // another connection would get the same answer.
-func (c *Client) dialFailed(resp *http.Response, err error) *session.Error {
-	e := &session.Error{Message: "dial failed", Safe: true, Err: c.scrub(err)}
+func (c *client) dialFailed(resp *http.Response, err error) *transport.Error {
+	e := &transport.Error{Message: "dial failed", Safe: true, Err: c.hdr.Scrub(err)}
 	if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 		e.HTTPStatus = resp.StatusCode
 		e.Err = nil
-		e.Message = fmt.Sprintf("the WebSocket handshake was answered with HTTP %d", resp.StatusCode)
+		e.Message = "the server refused the connection"
 		if resp.Body != nil {
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-			if len(body) > 0 {
-				e.Message += ": " + c.redact(string(body))
+			if msg := neterr.StatusMessage(string(body), resp.StatusCode); msg != "" {
+				e.Message = c.hdr.Redact(msg)
 			}
 		}
 		return e
 	}
-	e.BadConn = true
+	e.Resend = true
+	if op := neterr.Dial(err); op != nil {
+		e.Message, e.Err = "cannot connect to the server", c.hdr.Scrub(op)
+	}
 	return e
 }
 
 // alive reports whether the socket can take requests.
-func (k *socket) alive() bool {
+func (sk *socket) alive() bool {
 	select {
-	case <-k.dead:
+	case <-sk.dead:
 		return false
 	default:
 		return true
@@ -183,30 +187,30 @@ func (k *socket) alive() bool {
 }
 
 // failure returns why the socket died, or nil.
-func (k *socket) failure() *session.Error {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.err
+func (sk *socket) failure() *transport.Error {
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	return sk.err
 }
 
 // unsent is the error of a request the dead socket never sent: Safe, and
-// BadConn (another connection may run it) unless the socket's own error
-// says otherwise (a refused hello, a closed client); k.mu is held.
-func (k *socket) unsent() *session.Error {
-	if k.safe {
-		return k.err
+// Resend (another connection may run it) unless the socket's own error
+// says otherwise (a refused hello, a closed client); sk.mu is held.
+func (sk *socket) unsent() *transport.Error {
+	if sk.safe {
+		return sk.err
 	}
-	e := *k.err
-	e.Safe, e.BadConn = true, true
+	e := *sk.err
+	e.Safe, e.Resend = true, true
 	return &e
 }
 
 // fail kills the socket: every awaited answer fails with err (safe says
 // the requests certainly had no effect), and the slot forgets the socket.
 // Only the first call counts.
-func (k *socket) fail(err *session.Error, safe bool) {
-	if k.kill(err, safe, false) {
-		_ = k.ws.CloseNow()
+func (sk *socket) fail(err *transport.Error, safe bool) {
+	if sk.kill(err, safe, false) {
+		_ = sk.ws.CloseNow()
 	}
 }
 
@@ -214,28 +218,28 @@ func (k *socket) fail(err *session.Error, safe bool) {
 // ifIdle, unless it carries a stream or awaits an answer), fails what it
 // awaited and tells the slot; the caller then closes the connection. It
 // reports whether it did.
-func (k *socket) kill(err *session.Error, safe, ifIdle bool) bool {
-	k.mu.Lock()
-	if k.err != nil || ifIdle && (len(k.streams.used) > 0 || len(k.pending) > 0) {
-		k.mu.Unlock()
+func (sk *socket) kill(err *transport.Error, safe, ifIdle bool) bool {
+	sk.mu.Lock()
+	if sk.err != nil || ifIdle && (len(sk.streams.used) > 0 || len(sk.pending) > 0) {
+		sk.mu.Unlock()
 		return false
 	}
-	k.err, k.safe = err, safe
-	if !k.accepted.Load() && err != errClosed && err != errIdle {
+	sk.err, sk.safe = err, safe
+	if !sk.accepted.Load() && err != errClosed && err != errIdle {
 		// A socket the server never accepted counts as a failed dial,
 		// recorded before anyone can see the socket dead and dial again.
-		k.c.failed(err)
+		sk.c.failed(err)
 	}
-	pending := k.pending
-	k.pending = nil
-	k.mu.Unlock()
-	close(k.dead)
+	pending := sk.pending
+	sk.pending = nil
+	sk.mu.Unlock()
+	close(sk.dead)
 	for _, w := range pending {
 		if w.ex != nil {
 			w.ex.fail(err, safe)
 		}
 	}
-	k.slot.died(k)
+	sk.slot.died(sk)
 	return true
 }
 
@@ -243,25 +247,25 @@ func (k *socket) kill(err *session.Error, safe, ifIdle bool) bool {
 // closeTimeout (the server streams on it end, which rolls back their
 // transactions); with ifIdle, only if it carries no stream and awaits no
 // answer.
-func (k *socket) close(ifIdle bool) {
+func (sk *socket) close(ifIdle bool) {
 	err := errClosed
 	if ifIdle {
 		err = errIdle
 	}
-	if !k.kill(err, true, ifIdle) {
+	if !sk.kill(err, true, ifIdle) {
 		return
 	}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = k.ws.Close(websocket.StatusNormalClosure, "")
+		_ = sk.ws.Close(websocket.StatusNormalClosure, "")
 	}()
 	t := time.NewTimer(closeTimeout)
 	defer t.Stop()
 	select {
 	case <-done:
 	case <-t.C:
-		_ = k.ws.CloseNow()
+		_ = sk.ws.CloseNow()
 	}
 }
 
@@ -272,22 +276,22 @@ func (k *socket) close(ifIdle bool) {
 //
 // Every request is encoded before the first is written, so that one the
 // codec refuses fails the burst with nothing sent.
-func (k *socket) send(ex *exchange, reqs []codec.SocketRequest) (sent bool, err *session.Error) {
-	k.wmu.Lock()
-	defer k.wmu.Unlock()
-	if err := k.encode(reqs); err != nil {
+func (sk *socket) send(ex *exchange, reqs []codec.SocketRequest) (sent bool, err *transport.Error) {
+	sk.wmu.Lock()
+	defer sk.wmu.Unlock()
+	if err := sk.encode(reqs); err != nil {
 		return false, err
 	}
-	k.mu.Lock()
-	if k.err != nil {
-		defer k.mu.Unlock()
-		return false, k.unsent()
+	sk.mu.Lock()
+	if sk.err != nil {
+		defer sk.mu.Unlock()
+		return false, sk.unsent()
 	}
 	for i := range reqs {
-		k.pending[reqs[i].RequestID] = waiter{ex: ex, i: int32(i)}
+		sk.pending[reqs[i].RequestID] = waiter{ex: ex, i: int32(i)}
 	}
-	k.mu.Unlock()
-	sent, err = k.write()
+	sk.mu.Unlock()
+	sent, err = sk.write()
 	if err != nil {
 		// The socket is dead: its failure completes every waiter.
 		<-ex.done
@@ -298,127 +302,127 @@ func (k *socket) send(ex *exchange, reqs []codec.SocketRequest) (sent bool, err 
 // sendDetached writes requests whose answers no one awaits (closes) in one
 // burst, ignoring failures: a socket that cannot take them is dying, and
 // what they close dies with it.
-func (k *socket) sendDetached(reqs []codec.SocketRequest) {
-	k.wmu.Lock()
-	defer k.wmu.Unlock()
-	if k.encode(reqs) != nil {
+func (sk *socket) sendDetached(reqs []codec.SocketRequest) {
+	sk.wmu.Lock()
+	defer sk.wmu.Unlock()
+	if sk.encode(reqs) != nil {
 		return
 	}
-	k.mu.Lock()
-	if k.err != nil {
-		k.mu.Unlock()
+	sk.mu.Lock()
+	if sk.err != nil {
+		sk.mu.Unlock()
 		return
 	}
 	for i := range reqs {
-		k.pending[reqs[i].RequestID] = waiter{}
+		sk.pending[reqs[i].RequestID] = waiter{}
 	}
-	k.mu.Unlock()
-	_, _ = k.write()
+	sk.mu.Unlock()
+	_, _ = sk.write()
 }
 
-// encode gives each request an id and encodes them all into k.wbuf, the
-// end of each in k.ends; k.wmu is held, so no other burst takes ids in
+// encode gives each request an id and encodes them all into sk.wbuf, the
+// end of each in sk.ends; sk.wmu is held, so no other burst takes ids in
 // the meantime.
-func (k *socket) encode(reqs []codec.SocketRequest) *session.Error {
-	k.mu.Lock()
-	if k.err != nil {
-		defer k.mu.Unlock()
-		return k.unsent()
+func (sk *socket) encode(reqs []codec.SocketRequest) *transport.Error {
+	sk.mu.Lock()
+	if sk.err != nil {
+		defer sk.mu.Unlock()
+		return sk.unsent()
 	}
 	for i := range reqs {
-		reqs[i].RequestID = k.requestID()
+		reqs[i].RequestID = sk.requestID()
 	}
-	k.mu.Unlock()
-	k.wbuf, k.ends = k.wbuf[:0], k.ends[:0]
+	sk.mu.Unlock()
+	sk.wbuf, sk.ends = sk.wbuf[:0], sk.ends[:0]
 	for i := range reqs {
 		var err error
-		if k.wbuf, err = k.codec.AppendSocketRequest(k.wbuf, &reqs[i]); err != nil {
-			return &session.Error{Message: "encode failed", Safe: true, Err: err}
+		if sk.wbuf, err = sk.codec.AppendSocketRequest(sk.wbuf, &reqs[i]); err != nil {
+			return &transport.Error{Message: "encode failed", Safe: true, Err: err}
 		}
-		k.ends = append(k.ends, len(k.wbuf))
+		sk.ends = append(sk.ends, len(sk.wbuf))
 	}
 	return nil
 }
 
-// write writes the encoded burst; k.wmu is held. A failed write kills the
+// write writes the encoded burst; sk.wmu is held. A failed write kills the
 // socket.
-func (k *socket) write() (sent bool, err *session.Error) {
-	k.w.cork(k.c.writeTimeout)
+func (sk *socket) write() (sent bool, err *transport.Error) {
+	sk.w.cork(sk.c.writeTimeout)
 	var werr error
 	start := 0
-	for _, end := range k.ends {
+	for _, end := range sk.ends {
 		// The background context: coder/websocket closes the connection
-		// when a write's context ends. The wire's deadline bounds it.
-		if werr = k.ws.Write(context.Background(), k.typ, k.wbuf[start:end]); werr != nil {
+		// when a write's context ends. The corkConn's deadline bounds it.
+		if werr = sk.ws.Write(context.Background(), sk.typ, sk.wbuf[start:end]); werr != nil {
 			break
 		}
 		start = end
 	}
-	sent, ferr := k.w.uncork()
+	sent, ferr := sk.w.uncork()
 	if werr == nil {
 		werr = ferr
 	}
-	if cap(k.wbuf) > maxKeptBuffer {
-		k.wbuf = nil
+	if cap(sk.wbuf) > maxKeptBuffer {
+		sk.wbuf = nil
 	}
 	if werr != nil {
-		e := &session.Error{Message: "write failed", Safe: !sent, BadConn: !sent, Err: k.c.scrub(werr)}
-		k.fail(e, false)
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		if k.err != e {
+		e := &transport.Error{Message: "write failed", Safe: !sent, Resend: !sent, Err: sk.c.hdr.Scrub(werr)}
+		sk.fail(e, false)
+		sk.mu.Lock()
+		defer sk.mu.Unlock()
+		if sk.err != e {
 			// The socket had died already (the reason the write failed):
 			// its error says more.
-			if !sent || k.safe {
-				return sent, k.unsent()
+			if !sent || sk.safe {
+				return sent, sk.unsent()
 			}
-			e = &session.Error{Message: k.err.Message, Err: k.err.Err, Code: k.err.Code}
+			e = &transport.Error{Message: sk.err.Message, Err: sk.err.Err, Code: sk.err.Code}
 		}
 		return sent, e
 	}
 	return true, nil
 }
 
-// requestID returns an id no awaited request has; k.mu is held, and
-// k.wmu, so that the ids of one burst differ though none is registered
+// requestID returns an id no awaited request has; sk.mu is held, and
+// sk.wmu, so that the ids of one burst differ though none is registered
 // yet.
-func (k *socket) requestID() int32 {
+func (sk *socket) requestID() int32 {
 	for {
-		k.lastReq++
-		if k.lastReq <= 0 {
-			k.lastReq = 1
+		sk.lastReq++
+		if sk.lastReq <= 0 {
+			sk.lastReq = 1
 		}
-		if _, used := k.pending[k.lastReq]; !used {
-			return k.lastReq
+		if _, used := sk.pending[sk.lastReq]; !used {
+			return sk.lastReq
 		}
 	}
 }
 
 // openStream allocates a stream id, or fails if the socket is dead.
-func (k *socket) openStream() (int32, *session.Error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.err != nil {
-		return 0, k.unsent()
+func (sk *socket) openStream() (int32, *transport.Error) {
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	if sk.err != nil {
+		return 0, sk.unsent()
 	}
-	return k.streams.alloc(), nil
+	return sk.streams.alloc(), nil
 }
 
 // alloc allocates an id in one of the socket's id sets; 0 if the socket is
 // dead.
-func (k *socket) alloc(set *idSet) int32 {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if k.err != nil {
+func (sk *socket) alloc(set *idSet) int32 {
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	if sk.err != nil {
 		return 0
 	}
 	return set.alloc()
 }
 
 // release frees ids of one of the socket's id sets.
-func (k *socket) release(set *idSet, ids ...int32) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
+func (sk *socket) release(set *idSet, ids ...int32) {
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
 	for _, id := range ids {
 		set.free(id)
 	}
@@ -426,45 +430,45 @@ func (k *socket) release(set *idSet, ids ...int32) {
 
 // read is the socket's reader goroutine: it reads every message until the
 // socket dies, and hands each answer to the exchange awaiting it.
-func (k *socket) read() {
+func (sk *socket) read() {
 	for {
-		typ, r, err := k.ws.Reader(context.Background())
+		typ, r, err := sk.ws.Reader(context.Background())
 		if err != nil {
-			k.fail(k.readFailed(err), false)
+			sk.fail(sk.readFailed(err), false)
 			return
 		}
-		if typ != k.typ {
-			k.fail(&session.Error{Message: fmt.Sprintf("protocol error: the server sent a %v message on a %v socket", typ, k.typ)}, false)
+		if typ != sk.typ {
+			sk.fail(&transport.Error{Message: fmt.Sprintf("protocol error: the server sent a %v message on a %v socket", typ, sk.typ)}, false)
 			return
 		}
-		if err := k.readMessage(r); err != nil {
-			k.fail(k.readFailed(err), false)
+		if err := sk.readMessage(r); err != nil {
+			sk.fail(sk.readFailed(err), false)
 			return
 		}
-		m := k.rmsg
-		if err := k.codec.DecodeServerMsg(k.rbuf, m); err != nil {
-			k.fail(&session.Error{Message: "decode failed", Err: err}, false)
+		m := sk.rmsg
+		if err := sk.codec.DecodeServerMsg(sk.rbuf, m); err != nil {
+			sk.fail(&transport.Error{Message: "decode failed", Err: err}, false)
 			return
 		}
 		switch m.Type {
 		case codec.ServerHelloOK:
-			k.accepted.Store(true)
-			k.c.accepted()
+			sk.accepted.Store(true)
+			sk.c.accepted()
 		case codec.ServerHelloError:
 			// The server ignores what follows a refused hello, so the
 			// requests sent with it had no effect.
-			k.fail(k.helloFailed(&m.Error), true)
+			sk.fail(sk.helloFailed(&m.Error), true)
 			return
 		case codec.ServerResponseOK, codec.ServerResponseError:
-			if !k.deliver(m.RequestID) {
+			if !sk.deliver(m.RequestID) {
 				return
 			}
 		default:
-			k.fail(&session.Error{Message: "protocol error: the server sent an unknown message"}, false)
+			sk.fail(&transport.Error{Message: "protocol error: the server sent an unknown message"}, false)
 			return
 		}
-		if cap(k.rbuf) > maxKeptBuffer {
-			k.rbuf = nil // an unusually large message not handed over
+		if cap(sk.rbuf) > maxKeptBuffer {
+			sk.rbuf = nil // an unusually large message not handed over
 		}
 	}
 }
@@ -472,21 +476,21 @@ func (k *socket) read() {
 // deliver hands the message just read to the exchange awaiting request id,
 // taking that exchange's spares for the next read. It reports false after
 // killing the socket for an answer no request awaits.
-func (k *socket) deliver(id int32) bool {
-	k.mu.Lock()
-	w, ok := k.pending[id]
-	delete(k.pending, id)
-	dead := k.err != nil
-	k.mu.Unlock()
+func (sk *socket) deliver(id int32) bool {
+	sk.mu.Lock()
+	w, ok := sk.pending[id]
+	delete(sk.pending, id)
+	dead := sk.err != nil
+	sk.mu.Unlock()
 	if !ok {
 		if !dead {
-			k.fail(&session.Error{Message: fmt.Sprintf("protocol error: the server answered request %d, which awaits no answer", id)}, false)
+			sk.fail(&transport.Error{Message: fmt.Sprintf("protocol error: the server answered request %d, which awaits no answer", id)}, false)
 		}
 		return false
 	}
 	if ex := w.ex; ex != nil {
-		ex.msgs[w.i], k.rmsg = k.rmsg, ex.msgs[w.i]
-		ex.bufs[w.i], k.rbuf = k.rbuf, ex.bufs[w.i]
+		ex.msgs[w.i], sk.rmsg = sk.rmsg, ex.msgs[w.i]
+		ex.bufs[w.i], sk.rbuf = sk.rbuf, ex.bufs[w.i]
 		ex.complete()
 	}
 	return true
@@ -495,11 +499,11 @@ func (k *socket) deliver(id int32) bool {
 // readBlock is the least room a read asks for.
 const readBlock = 4 << 10
 
-// readMessage reads one message into k.rbuf, growing it as needed. Each
+// readMessage reads one message into sk.rbuf, growing it as needed. Each
 // read marks the socket as live for the pinger: a large message arriving
 // slowly is no reason to ping.
-func (k *socket) readMessage(r io.Reader) error {
-	buf := k.rbuf[:0]
+func (sk *socket) readMessage(r io.Reader) error {
+	buf := sk.rbuf[:0]
 	for {
 		if cap(buf)-len(buf) < readBlock {
 			grown := make([]byte, len(buf), max(2*cap(buf), len(buf)+readBlock))
@@ -509,14 +513,14 @@ func (k *socket) readMessage(r io.Reader) error {
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if n > 0 {
-			k.lastRead.Store(int64(time.Since(k.born)))
+			sk.lastRead.Store(int64(time.Since(sk.born)))
 		}
 		if err == io.EOF {
-			k.rbuf = buf
+			sk.rbuf = buf
 			return nil
 		}
 		if err != nil {
-			k.rbuf = buf[:0]
+			sk.rbuf = buf[:0]
 			return err
 		}
 	}
@@ -525,50 +529,54 @@ func (k *socket) readMessage(r io.Reader) error {
 // readFailed is the error of a socket whose read failed: the server closed
 // it (a restart, a protocol error it saw), the network failed, or a
 // message was over the read limit.
-func (k *socket) readFailed(err error) *session.Error {
-	e := &session.Error{Message: "connection lost", Err: k.c.scrub(err)}
+func (sk *socket) readFailed(err error) *transport.Error {
+	// The websocket library's wrappers say which of its steps failed; what
+	// a user can act on is the cause at the bottom.
+	e := &transport.Error{Message: "connection lost", Err: sk.c.hdr.Scrub(neterr.Root(err))}
 	var ce websocket.CloseError
 	switch {
 	case errors.Is(err, websocket.ErrMessageTooBig):
-		e.Message = fmt.Sprintf("connection lost: a message over the read limit of %d bytes", k.c.readLimit)
+		e.Message, e.Err = fmt.Sprintf("connection lost: a message over the read limit of %d bytes", sk.c.readLimit), nil
 	case errors.As(err, &ce):
-		e.Message = "connection closed by the server"
+		e.Message, e.Err = "the server closed the connection", sk.c.hdr.Scrub(ce)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		e.Message, e.Err = "the server closed the connection", nil
 	}
 	return e
 }
 
 // helloFailed is the error of a refused hello: an authentication failure
 // (its code starts with AUTH_), with the server's message.
-func (k *socket) helloFailed(he *codec.Error) *session.Error {
-	return &session.Error{Code: k.c.redact(he.Code), Message: k.c.redact(he.Message), Safe: true}
+func (sk *socket) helloFailed(he *codec.Error) *transport.Error {
+	return &transport.Error{Code: sk.c.hdr.Redact(he.Code), Message: sk.c.hdr.Redact(he.Message), Safe: true}
 }
 
 // ping pings the socket whenever it has received nothing for the ping
 // interval, and kills it when a pong does not come within the timeout, so
 // that a dead connection is found within a bounded time even when idle.
-func (k *socket) ping() {
-	every := k.c.pingInterval
+func (sk *socket) ping() {
+	every := sk.c.pingInterval
 	t := time.NewTimer(every)
 	defer t.Stop()
 	for {
 		select {
-		case <-k.dead:
+		case <-sk.dead:
 			return
 		case <-t.C:
 		}
-		quiet := time.Since(k.born) - time.Duration(k.lastRead.Load())
+		quiet := time.Since(sk.born) - time.Duration(sk.lastRead.Load())
 		if quiet < every {
 			t.Reset(every - quiet)
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), k.c.pingTimeout)
-		err := k.ws.Ping(ctx)
+		ctx, cancel := context.WithTimeout(context.Background(), sk.c.pingTimeout)
+		err := sk.ws.Ping(ctx)
 		cancel()
 		if err != nil {
-			k.fail(&session.Error{Message: "connection lost: no pong within " + k.c.pingTimeout.String(), Err: k.c.scrub(err)}, false)
+			sk.fail(&transport.Error{Message: "connection lost: no pong within " + sk.c.pingTimeout.String(), Err: sk.c.hdr.Scrub(err)}, false)
 			return
 		}
-		k.lastRead.Store(int64(time.Since(k.born)))
+		sk.lastRead.Store(int64(time.Since(sk.born)))
 		t.Reset(every)
 	}
 }

@@ -7,27 +7,27 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
+	"github.com/gohrana/libsql/transport"
 )
 
-var _ session.Stream = (*Stream)(nil)
+var _ transport.Stream = (*stream)(nil)
 
-// Stream is the client side of one server stream on one of the Client's
+// stream is the client side of one server stream on one of the client's
 // sockets, which it owns for its whole life: the connection state on it
 // (PRAGMAs, last_insert_rowid(), changes(), a transaction) persists from
 // one request to the next. Its first request opens the server stream
 // (open_stream rides in the same burst); Reset closes it.
 //
-// A Stream is not safe for concurrent use, and neither is it with the
-// Cursor open on it: Hrana runs a stream's requests one after another.
-type Stream struct {
-	c    *Client
+// A stream is not safe for concurrent use, and neither is it with the
+// cursor open on it: Hrana runs a stream's requests one after another.
+type stream struct {
+	c    *client
 	sock *socket // the socket of the server stream; nil: none
 	id   int32   // the server stream's id on sock
 
 	ex        *exchange // for Send and OpenCursor; nil once abandoned
 	abandoned *exchange // abandoned by a cancelled Send, until answered
-	cursor    *Cursor   // the cursor open on the stream, if any
+	cursor    *cursor   // the cursor open on the stream, if any
 	// heldCursor is a cursor id the server keeps until the stream closes
 	// (an open_cursor that failed inside the stream); 0 if none.
 	heldCursor int32
@@ -38,36 +38,36 @@ type Stream struct {
 	reqs  []codec.SocketRequest
 	steps []codec.BatchStep // batch steps with their SQL ids translated
 	added []int32           // SQL ids stored by the current Send
-	timer *time.Timer       // Options.Timeout's, reused
+	timer *time.Timer       // transport.Options.Timeout's, reused
 }
 
-// Errors of a Stream that cannot take a request.
+// Errors of a stream that cannot take a request.
 var (
-	errBusy = &session.Error{Safe: true, BadConn: true,
+	errBusy = &transport.Error{Safe: true, Resend: true,
 		Message: "the stream still awaits the answers to a request whose context ended"}
-	errCloseNotLast = &session.Error{Safe: true, Message: "a close must be the last request"}
+	errCloseNotLast = &transport.Error{Safe: true, Message: "a close must be the last request"}
 )
 
 // Open reports whether the server holds a stream for s: it was opened and
 // its socket lives.
-func (s *Stream) Open() bool { return s.sock != nil && s.sock.alive() }
+func (s *stream) Open() bool { return s.sock != nil && s.sock.alive() }
 
 // Lost reports whether the server stream s held is gone with its socket,
 // and the connection state on it with it. The next request fails (Safe,
-// BadConn) and forgets it; Reset forgets it quietly.
-func (s *Stream) Lost() bool { return s.sock != nil && !s.sock.alive() }
+// Resend) and forgets it; Reset forgets it quietly.
+func (s *stream) Lost() bool { return s.sock != nil && !s.sock.alive() }
 
 // Busy reports whether a request whose caller's context ended still awaits
 // its answers. Until they arrive (or Reset) the stream refuses requests,
 // since the state they leave on it is unknown.
-func (s *Stream) Busy() bool { return s.abandoned != nil && !s.abandoned.finished() }
+func (s *stream) Busy() bool { return s.abandoned != nil && !s.abandoned.finished() }
 
-// Apart returns s itself: WebSocket streams do not expire, so a request
+// Isolated returns s itself: WebSocket streams do not expire, so a request
 // apart from the stream's state needs no stream of its own.
-func (s *Stream) Apart() session.Stream { return s }
+func (s *stream) Isolated() transport.Stream { return s }
 
-// Version is the Hrana version of the stream's socket, or the Client's.
-func (s *Stream) Version(ctx context.Context) (int, error) {
+// Version is the Hrana version of the stream's socket, or the client's.
+func (s *stream) Version(ctx context.Context) (int, error) {
 	if s.Open() {
 		return s.sock.version, nil
 	}
@@ -81,22 +81,22 @@ func (s *Stream) Version(ctx context.Context) (int, error) {
 //
 // A request whose context ends returns at once; the stream is then Busy
 // until the answers arrive. After a socket failure, a request that had
-// not been written fails Safe and BadConn, one that had, not Safe; either
+// not been written fails Safe and Resend, one that had, not Safe; either
 // way the server stream is gone, and a request on a stream whose socket
-// died earlier fails Safe and BadConn (see Lost).
-func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool, res *session.Result) error {
+// died earlier fails Safe and Resend (see Lost).
+func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool, res *transport.Response) error {
 	if err := s.usable(); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
-		return &session.Error{Message: "request failed", Safe: true, Err: err}
+		return &transport.Error{Message: "request failed", Safe: true, Err: err}
 	}
 	for i := range reqs {
 		if reqs[i].Type == codec.RequestClose && i != len(reqs)-1 {
 			return errCloseNotLast
 		}
 	}
-	k, opening, err := s.bind(ctx)
+	sk, opening, err := s.bind(ctx)
 	if err != nil {
 		return err
 	}
@@ -107,7 +107,7 @@ func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 	interrupted := s.interruptCursor()
 	first := len(s.reqs)
 	for i := range reqs {
-		r, err := s.request(k, &reqs[i])
+		r, err := s.request(sk, &reqs[i])
 		if err != nil {
 			s.abort(opening)
 			return err
@@ -116,9 +116,9 @@ func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 	}
 	if len(reqs) == 0 && !opening {
 		// Something must make the round trip (a Ping).
-		s.reqs = append(s.reqs, s.probe(k))
+		s.reqs = append(s.reqs, s.probe(sk))
 	}
-	if end && k.version >= V3 && mayLeaveTx(reqs) {
+	if end && sk.version >= v3 && mayLeaveTx(reqs) {
 		s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketBatch, StreamID: s.id, Batch: rollbackInTx})
 	}
 	closing := len(reqs) > 0 && reqs[len(reqs)-1].Type == codec.RequestClose
@@ -128,13 +128,13 @@ func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 		}
 	}
 	ex := s.exchange()
-	ex.reset(len(s.reqs), *res.Bodies())
+	ex.reset(len(s.reqs), res.Bodies)
 	if opening {
 		ex.open = 0
 	}
-	if sent, err := k.send(ex, s.reqs); err != nil {
+	if sent, err := sk.send(ex, s.reqs); err != nil {
 		s.abort(opening)
-		if !k.alive() {
+		if !sk.alive() {
 			s.forget()
 			if !opening && !sent {
 				return lostError(err)
@@ -150,27 +150,27 @@ func (s *Stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 		if closing {
 			// The close went out: the server closes the stream once it
 			// gets to it.
-			s.closed(k)
+			s.closed(sk)
 		}
-		return &session.Error{Message: "request failed", Err: err}
+		return &transport.Error{Message: "request failed", Err: err}
 	}
 	clear(s.reqs) // drop references to the caller's statements
 	if err := s.answered(ex); err != nil {
 		return err
 	}
-	resp := res.Response()
+	resp := &res.Pipeline
 	resp.Baton, resp.BaseURL = "", ""
 	resp.Results = sized(resp.Results, len(reqs))
 	for i := range reqs {
 		streamResult(&resp.Results[i], ex.msgs[first+i])
 	}
-	bodies := res.Bodies()
+	bodies := &res.Bodies
 	*bodies = append((*bodies)[:0], ex.bufs...)
 	clear((*bodies)[len(*bodies):cap(*bodies)]) // spares taken by the exchange
 	clear(ex.bufs)
 	s.storedSQL(reqs, resp.Results)
 	if closing {
-		s.closed(k)
+		s.closed(sk)
 	}
 	return nil
 }
@@ -221,9 +221,9 @@ func isWordByte(b byte) bool {
 	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
-// wait waits for every answer of ex, or until ctx ends or the Client's
+// wait waits for every answer of ex, or until ctx ends or the client's
 // timeout passes, which it returns the cause of.
-func (s *Stream) wait(ctx context.Context, ex *exchange) error {
+func (s *stream) wait(ctx context.Context, ex *exchange) error {
 	var expired <-chan time.Time
 	if d := s.c.timeout; d > 0 {
 		if s.timer == nil {
@@ -244,13 +244,13 @@ func (s *Stream) wait(ctx context.Context, ex *exchange) error {
 	}
 }
 
-// errTimeout is the cause of a request that Options.Timeout ended: to the
+// errTimeout is the cause of a request that transport.Options.Timeout ended: to the
 // caller, a deadline.
 var errTimeout = fmt.Errorf("%w (timeout)", context.DeadlineExceeded)
 
 // usable returns the error for a request on a Busy stream; a stream whose
 // abandoned request has been answered is taken back into use.
-func (s *Stream) usable() error {
+func (s *stream) usable() error {
 	ab := s.abandoned
 	if ab == nil {
 		return nil
@@ -271,26 +271,26 @@ func (s *Stream) usable() error {
 // bind returns the socket of the stream, and whether the stream must be
 // opened on it (it has an id, but open_stream has yet to be sent). A
 // stream whose socket died fails with the socket's error, Safe and
-// BadConn, and is forgotten.
-func (s *Stream) bind(ctx context.Context) (*socket, bool, error) {
-	if k := s.sock; k != nil {
-		if k.alive() {
-			return k, false, nil
+// Resend, and is forgotten.
+func (s *stream) bind(ctx context.Context) (*socket, bool, error) {
+	if sk := s.sock; sk != nil {
+		if sk.alive() {
+			return sk, false, nil
 		}
-		err := lostError(k.failure())
+		err := lostError(sk.failure())
 		s.forget()
 		return nil, false, err
 	}
 	var err error
 	for range 2 { // a socket may die between acquire and openStream
-		k, aerr := s.c.acquire(ctx)
+		sk, aerr := s.c.acquire(ctx)
 		if aerr != nil {
 			return nil, false, aerr
 		}
-		id, kerr := k.openStream()
+		id, kerr := sk.openStream()
 		if kerr == nil {
-			s.sock, s.id = k, id
-			return k, true, nil
+			s.sock, s.id = sk, id
+			return sk, true, nil
 		}
 		err = kerr
 	}
@@ -300,8 +300,8 @@ func (s *Stream) bind(ctx context.Context) (*socket, bool, error) {
 // lostError is the error of a request on a stream whose socket died
 // before: nothing of it was sent, but the server stream and its state are
 // gone.
-func lostError(cause *session.Error) *session.Error {
-	e := &session.Error{Safe: true, BadConn: true, Message: "the server stream was lost"}
+func lostError(cause *transport.Error) *transport.Error {
+	e := &transport.Error{Safe: true, Resend: true, Message: "the server stream was lost"}
 	if cause != nil {
 		e.Message += " (" + cause.Message + ")"
 		e.Err = cause.Err
@@ -311,23 +311,23 @@ func lostError(cause *session.Error) *session.Error {
 
 // abort undoes what a Send that sent nothing prepared: the stream id of a
 // stream it would have opened and the SQL ids it would have stored.
-func (s *Stream) abort(opening bool) {
-	k := s.sock
+func (s *stream) abort(opening bool) {
+	sk := s.sock
 	for _, id := range s.added {
-		k.release(&k.sqls, s.sqls[id])
+		sk.release(&sk.sqls, s.sqls[id])
 		delete(s.sqls, id)
 	}
 	s.added = s.added[:0]
 	clear(s.reqs)
 	if opening {
-		k.release(&k.streams, s.id)
+		sk.release(&sk.streams, s.id)
 		s.sock, s.id = nil, 0
 	}
 }
 
 // forget drops the server stream without telling the server: it is gone,
 // or closed.
-func (s *Stream) forget() {
+func (s *stream) forget() {
 	if s.cursor != nil {
 		s.cursor.detach()
 	}
@@ -338,45 +338,45 @@ func (s *Stream) forget() {
 }
 
 // closed forgets the stream after a close that the caller sent.
-func (s *Stream) closed(k *socket) {
+func (s *stream) closed(sk *socket) {
 	ids := make([]int32, 0, len(s.sqls))
 	for _, id := range s.sqls {
 		ids = append(ids, id)
 	}
-	k.release(&k.sqls, ids...)
+	sk.release(&sk.sqls, ids...)
 	if s.heldCursor != 0 {
-		k.release(&k.cursors, s.heldCursor)
+		sk.release(&sk.cursors, s.heldCursor)
 	}
-	k.release(&k.streams, s.id)
+	sk.release(&sk.streams, s.id)
 	s.forget()
 }
 
 // Reset closes the server stream if it is open (which rolls back a
 // transaction on it and ends its cursor), without waiting for the answer,
 // and forgets it. The close goes behind any request still running on it.
-func (s *Stream) Reset() {
-	k := s.sock
-	if k == nil {
+func (s *stream) Reset() {
+	sk := s.sock
+	if sk == nil {
 		if s.cursor != nil {
 			s.cursor.detach()
 		}
 		return
 	}
-	if k.alive() {
+	if sk.alive() {
 		reqs := make([]codec.SocketRequest, 0, len(s.sqls)+1)
 		for _, id := range s.sqls {
 			reqs = append(reqs, codec.SocketRequest{Type: codec.SocketCloseSQL, SQLID: id})
 		}
 		reqs = append(reqs, codec.SocketRequest{Type: codec.SocketCloseStream, StreamID: s.id})
-		k.sendDetached(reqs)
-		s.closed(k)
+		sk.sendDetached(reqs)
+		s.closed(sk)
 		return
 	}
 	s.forget()
 }
 
 // exchange returns the stream's exchange, a new one if it has none.
-func (s *Stream) exchange() *exchange {
+func (s *stream) exchange() *exchange {
 	if s.ex == nil {
 		s.ex = newExchange()
 	}
@@ -386,21 +386,21 @@ func (s *Stream) exchange() *exchange {
 // answered checks an exchange that has all its answers, or failed: a
 // socket failure (the server stream is gone with it) or an open_stream the
 // server refused.
-func (s *Stream) answered(ex *exchange) error {
+func (s *stream) answered(ex *exchange) error {
 	if ex.err != nil {
 		s.forget()
 		e := *ex.err
 		// The requests were written: only a refused hello tells that
 		// they had no effect.
-		e.Safe, e.BadConn = ex.safe, false
+		e.Safe, e.Resend = ex.safe, false
 		return &e
 	}
 	if ex.open >= 0 {
 		if m := ex.msgs[ex.open]; m.Type != codec.ServerResponseOK {
 			s.Reset()
 			// Nothing runs on a stream that failed to open.
-			return &session.Error{Code: m.Error.Code, Safe: true,
-				Message: "open_stream failed: " + s.c.redact(m.Error.Message)}
+			return &transport.Error{Code: m.Error.Code, Safe: true,
+				Message: "open_stream failed: " + s.c.hdr.Redact(m.Error.Message)}
 		}
 	}
 	return nil
@@ -409,7 +409,7 @@ func (s *Stream) answered(ex *exchange) error {
 // request converts a stream request into the socket request for s,
 // refusing what the server would take for a protocol violation (which
 // closes the socket, and every stream on it, rather than fail one request).
-func (s *Stream) request(k *socket, r *codec.StreamRequest) (codec.SocketRequest, error) {
+func (s *stream) request(sk *socket, r *codec.StreamRequest) (codec.SocketRequest, error) {
 	out := codec.SocketRequest{Type: socketType(r.Type), StreamID: s.id}
 	switch r.Type {
 	case codec.RequestClose, codec.RequestSequence, codec.RequestDescribe:
@@ -422,20 +422,20 @@ func (s *Stream) request(k *socket, r *codec.StreamRequest) (codec.SocketRequest
 			return out, err
 		}
 	case codec.RequestBatch:
-		b, err := s.batch(k, &r.Batch)
+		b, err := s.batch(sk, &r.Batch)
 		if err != nil {
 			return out, err
 		}
 		out.Batch = *b
 	case codec.RequestGetAutocommit:
-		if k.version < V3 {
-			return out, &session.Error{Safe: true, Message: "the server speaks Hrana 2, which has no get_autocommit"}
+		if sk.version < v3 {
+			return out, &transport.Error{Safe: true, Message: "the server speaks Hrana 2, which has no get_autocommit"}
 		}
 	case codec.RequestStoreSQL:
 		if _, dup := s.sqls[r.SQLID]; dup {
-			return out, &session.Error{Safe: true, Message: fmt.Sprintf("SQL text %d is already stored", r.SQLID)}
+			return out, &transport.Error{Safe: true, Message: fmt.Sprintf("SQL text %d is already stored", r.SQLID)}
 		}
-		id := k.alloc(&k.sqls)
+		id := sk.alloc(&sk.sqls)
 		if s.sqls == nil {
 			s.sqls = map[int32]int32{}
 		}
@@ -447,28 +447,28 @@ func (s *Stream) request(k *socket, r *codec.StreamRequest) (codec.SocketRequest
 		// give out 0.
 		out.SQLID = s.sqls[r.SQLID]
 	default:
-		return out, &session.Error{Safe: true, Message: fmt.Sprintf("request type %d cannot be sent over WebSocket", r.Type)}
+		return out, &transport.Error{Safe: true, Message: fmt.Sprintf("request type %d cannot be sent over WebSocket", r.Type)}
 	}
 	return out, nil
 }
 
 // probe is a request that changes nothing, for a Send of no requests on
 // an open stream.
-func (s *Stream) probe(k *socket) codec.SocketRequest {
-	if k.version < V3 {
+func (s *stream) probe(sk *socket) codec.SocketRequest {
+	if sk.version < v3 {
 		return codec.SocketRequest{Type: codec.SocketDescribe, StreamID: s.id, SQL: "SELECT 1"}
 	}
 	return codec.SocketRequest{Type: codec.SocketGetAutocommit, StreamID: s.id}
 }
 
 // sqlID translates a statement's stored SQL id into the socket's.
-func (s *Stream) sqlID(st *codec.Stmt) error {
+func (s *stream) sqlID(st *codec.Stmt) error {
 	if !st.HasSQLID {
 		return nil
 	}
 	id, ok := s.sqls[st.SQLID]
 	if !ok {
-		return &session.Error{Safe: true, Message: fmt.Sprintf("SQL text %d is not stored", st.SQLID)}
+		return &transport.Error{Safe: true, Message: fmt.Sprintf("SQL text %d is not stored", st.SQLID)}
 	}
 	st.SQLID = id
 	return nil
@@ -477,13 +477,13 @@ func (s *Stream) sqlID(st *codec.Stmt) error {
 // batch checks a batch's conditions (a step may refer only to earlier
 // steps, and is_autocommit needs Hrana 3) and translates its stored SQL
 // ids, in a copy of its steps if there are any.
-func (s *Stream) batch(k *socket, b *codec.Batch) (*codec.Batch, error) {
+func (s *stream) batch(sk *socket, b *codec.Batch) (*codec.Batch, error) {
 	stored := false
 	for i := range b.Steps {
 		st := &b.Steps[i]
 		if st.Condition != nil {
-			if err := checkCond(st.Condition, uint32(i), k.version, 0); err != nil {
-				return nil, &session.Error{Safe: true, Message: fmt.Sprintf("batch step %d: %s", i, err)}
+			if err := checkCond(st.Condition, uint32(i), sk.version, 0); err != nil {
+				return nil, &transport.Error{Safe: true, Message: fmt.Sprintf("batch step %d: %s", i, err)}
 			}
 		}
 		stored = stored || st.Stmt.HasSQLID
@@ -522,7 +522,7 @@ func checkCond(c *codec.BatchCond, i uint32, version, depth int) error {
 			}
 		}
 	case codec.CondIsAutocommit:
-		if version < V3 {
+		if version < v3 {
 			return fmt.Errorf("the server speaks Hrana 2, which has no is_autocommit condition")
 		}
 	default:
@@ -532,14 +532,14 @@ func checkCond(c *codec.BatchCond, i uint32, version, depth int) error {
 }
 
 // storedSQL undoes the stores the server refused.
-func (s *Stream) storedSQL(reqs []codec.StreamRequest, results []codec.StreamResult) {
+func (s *stream) storedSQL(reqs []codec.StreamRequest, results []codec.StreamResult) {
 	if len(s.added) == 0 {
 		return
 	}
-	k := s.sock
+	sk := s.sock
 	for i := range reqs {
 		if reqs[i].Type == codec.RequestStoreSQL && !results[i].OK {
-			k.release(&k.sqls, s.sqls[reqs[i].SQLID])
+			sk.release(&sk.sqls, s.sqls[reqs[i].SQLID])
 			delete(s.sqls, reqs[i].SQLID)
 		}
 	}
@@ -549,8 +549,8 @@ func (s *Stream) storedSQL(reqs []codec.StreamRequest, results []codec.StreamRes
 // interruptCursor adds the close of the cursor open on the stream, if
 // any, to the burst being built: a new request ends the cursor, as the
 // stream serves one thing at a time. It reports whether it did.
-func (s *Stream) interruptCursor() bool {
-	if s.cursor == nil || s.cursor.k != s.sock {
+func (s *stream) interruptCursor() bool {
+	if s.cursor == nil || s.cursor.sk != s.sock {
 		return false
 	}
 	s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketCloseCursor, CursorID: s.cursor.id})
@@ -560,12 +560,12 @@ func (s *Stream) interruptCursor() bool {
 // sent records what a burst that went out did to the stream's state: an
 // interrupted cursor is closed, and the SQL ids of close_sql requests are
 // free again.
-func (s *Stream) sent(interrupted bool) {
-	k := s.sock
+func (s *stream) sent(interrupted bool) {
+	sk := s.sock
 	if interrupted {
 		id := s.cursor.id
 		s.cursor.detach()
-		k.release(&k.cursors, id)
+		sk.release(&sk.cursors, id)
 	}
 	for i := range s.reqs {
 		r := &s.reqs[i]
@@ -575,7 +575,7 @@ func (s *Stream) sent(interrupted bool) {
 					delete(s.sqls, sid)
 				}
 			}
-			k.release(&k.sqls, r.SQLID)
+			sk.release(&sk.sqls, r.SQLID)
 		}
 	}
 }

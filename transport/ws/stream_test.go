@@ -1,10 +1,9 @@
-package ws_test
+package ws
 
 import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,8 +14,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/session"
-	"github.com/gohrana/libsql/transport/ws"
+	"github.com/gohrana/libsql/transport"
 )
 
 // TestPipelining: a Send writes open_stream and all its executes without
@@ -43,7 +41,7 @@ func TestPipelining(t *testing.T) {
 		held = nil
 		return true
 	})
-	c := newClient(t, f, nil)
+	c := newFakeClient(t, f, nil)
 	s := c.NewStream()
 	got, err := execute(context.Background(), s, "a", "b", "c")
 	if err != nil {
@@ -65,7 +63,7 @@ func TestPipelining(t *testing.T) {
 // not an error of the Send.
 func TestStreamKeepsItsServerStream(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, nil)
+	c := newFakeClient(t, f, nil)
 	s := c.NewStream()
 	for i := range 3 {
 		got, err := execute(context.Background(), s, fmt.Sprint("q", i), "ERR x")
@@ -86,7 +84,7 @@ func TestStreamKeepsItsServerStream(t *testing.T) {
 // interleaved and out of order, each Send getting its own.
 func TestConcurrentStreams(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 1 })
+	c := newFakeClient(t, f, func(o *options) { o.Sockets = 1 })
 	const streams, sends = 16, 40
 	var wg sync.WaitGroup
 	ids := make(chan string, streams)
@@ -133,7 +131,7 @@ func TestConcurrentStreams(t *testing.T) {
 // slot has no socket yet goes to the other's, and the slot dials meanwhile.
 func TestSocketsSpread(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 2 })
+	c := newFakeClient(t, f, func(o *options) { o.Sockets = 2 })
 	if _, err := execute(context.Background(), c.NewStream(), "first"); err != nil {
 		t.Fatal(err)
 	}
@@ -160,17 +158,17 @@ func TestSocketsSpread(t *testing.T) {
 
 // TestHelloError: a refused hello fails the requests sent with it with the
 // server's authentication error: ErrAuth, Safe (the server ran none of
-// them), not BadConn, and without the token, although the server echoed
+// them), not Resend, and without the token, although the server echoed
 // it.
 func TestHelloError(t *testing.T) {
 	f := newFake(t)
 	f.token = "the-right-token"
-	c := newClient(t, f, func(o *ws.Options) { o.AuthToken = "secret-token-123" })
+	c := newFakeClient(t, f, func(o *options) { o.AuthToken = "secret-token-123" })
 	s := c.NewStream()
 	_, err := execute(context.Background(), s, "SELECT 1")
 	e := asError(t, err)
-	if !errors.Is(err, session.ErrAuth) || !e.Safe || e.BadConn || e.Code != "AUTH_JWT_INVALID" {
-		t.Fatalf("error %v: ErrAuth %t, Safe %t, BadConn %t", err, errors.Is(err, session.ErrAuth), e.Safe, e.BadConn)
+	if !isAuthError(err) || !e.Safe || e.Resend || e.Code != "AUTH_JWT_INVALID" {
+		t.Fatalf("error %v: ErrAuth %t, Safe %t, Resend %t", err, isAuthError(err), e.Safe, e.Resend)
 	}
 	if strings.Contains(err.Error(), "secret-token-123") {
 		t.Fatalf("the token is in the error: %v", err)
@@ -181,7 +179,7 @@ func TestHelloError(t *testing.T) {
 	// The next request meets the backoff: the same error, no dial.
 	dials := f.dials.Load()
 	_, err = execute(context.Background(), s, "SELECT 1")
-	if !errors.Is(err, session.ErrAuth) || strings.Contains(err.Error(), "secret-token-123") {
+	if !isAuthError(err) || strings.Contains(err.Error(), "secret-token-123") {
 		t.Fatalf("second error %v", err)
 	}
 	if f.dials.Load() != dials {
@@ -191,12 +189,12 @@ func TestHelloError(t *testing.T) {
 
 // TestCancel: a Send whose context ends returns at once, without killing
 // the socket: other streams go on, and the stream is Busy (refusing
-// requests, Safe and BadConn) until its answer arrives, after which it
+// requests, Safe and Resend) until its answer arrives, after which it
 // works on the same server stream.
 func TestCancel(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 1 })
-	s := c.NewStream().(*ws.Stream)
+	c := newFakeClient(t, f, func(o *options) { o.Sockets = 1 })
+	s := c.NewStream().(*stream)
 	other := c.NewStream()
 	if _, err := execute(context.Background(), s, "first"); err != nil {
 		t.Fatal(err)
@@ -205,7 +203,7 @@ func TestCancel(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err := execute(ctx, s, "SLEEP 300 slow")
-	if !errors.Is(err, context.DeadlineExceeded) || session.IsSafe(err) {
+	if !errors.Is(err, context.DeadlineExceeded) || isSafe(err) {
 		t.Fatalf("error %v, want a deadline that is not Safe", err)
 	}
 	if d := time.Since(start); d > 200*time.Millisecond {
@@ -215,7 +213,7 @@ func TestCancel(t *testing.T) {
 		t.Fatal("the stream is not Busy with its answer outstanding")
 	}
 	_, err = execute(context.Background(), s, "too soon")
-	if e := asError(t, err); !e.Safe || !errors.Is(err, driver.ErrBadConn) {
+	if e := asError(t, err); !e.Safe || !asError(t, err).Resend {
 		t.Fatalf("a Busy stream's Send: %v", err)
 	}
 	if got, err := execute(context.Background(), other, "meanwhile"); err != nil || got[0] != "2:meanwhile" {
@@ -237,13 +235,13 @@ func TestSocketDeath(t *testing.T) {
 		name string
 		// run kills the socket somewhere in the life of s (opened on it
 		// already) and returns the error of the request it hit.
-		run           func(t *testing.T, f *fake, s *ws.Stream) error
+		run           func(t *testing.T, f *fake, s *stream) error
 		safe, badConn bool
 	}{
 		{
 			// Nothing of the request was written: the stream died idle.
 			name: "idle",
-			run: func(t *testing.T, f *fake, s *ws.Stream) error {
+			run: func(t *testing.T, f *fake, s *stream) error {
 				f.closeAll()
 				eventually(t, "the stream to be lost", s.Lost)
 				if s.Open() {
@@ -258,7 +256,7 @@ func TestSocketDeath(t *testing.T) {
 			// The request was written; the server went away before
 			// answering: it may have run.
 			name: "in flight",
-			run: func(t *testing.T, f *fake, s *ws.Stream) error {
+			run: func(t *testing.T, f *fake, s *stream) error {
 				f.setHook(func(fc *fconn, m *cmsg) bool {
 					if m.Request.Type == "execute" {
 						_ = fc.ws.CloseNow()
@@ -275,16 +273,16 @@ func TestSocketDeath(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake(t)
-			c := newClient(t, f, func(o *ws.Options) { o.WriteTimeout = 100 * time.Millisecond })
-			s := c.NewStream().(*ws.Stream)
+			c := newFakeClient(t, f, func(o *options) { o.writeTimeout = 100 * time.Millisecond })
+			s := c.NewStream().(*stream)
 			if _, err := execute(context.Background(), s, "open"); err != nil {
 				t.Fatal(err)
 			}
 			err := tt.run(t, f, s)
 			if err != nil {
 				e := asError(t, err)
-				if e.Safe != tt.safe || errors.Is(err, driver.ErrBadConn) != tt.badConn {
-					t.Fatalf("error %v: Safe %t, BadConn %t; want %t, %t", err, e.Safe, e.BadConn, tt.safe, tt.badConn)
+				if e.Safe != tt.safe || e.Resend != tt.badConn {
+					t.Fatalf("error %v: Safe %t, Resend %t; want %t, %t", err, e.Safe, e.Resend, tt.safe, tt.badConn)
 				}
 			}
 			if s.Open() || s.Lost() {
@@ -317,22 +315,22 @@ func TestWriteStall(t *testing.T) {
 		}
 		return false
 	})
-	c := newClient(t, f, func(o *ws.Options) {
+	c := newFakeClient(t, f, func(o *options) {
 		o.Sockets = 1
-		o.WriteTimeout = 100 * time.Millisecond
+		o.writeTimeout = 100 * time.Millisecond
 	})
-	blocked, big := c.NewStream().(*ws.Stream), c.NewStream()
+	blocked, big := c.NewStream().(*stream), c.NewStream()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := execute(ctx, blocked, "block"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("the blocked request: %v", err)
 	}
 	_, err := execute(context.Background(), big, "SELECT '"+strings.Repeat("x", 32<<20)+"'")
-	if e := asError(t, err); e.Safe || e.BadConn || !strings.Contains(err.Error(), "write failed") {
-		t.Fatalf("the stalled write: %v (Safe %t, BadConn %t)", err, e.Safe, e.BadConn)
+	if e := asError(t, err); e.Safe || e.Resend || !strings.Contains(err.Error(), "write failed") {
+		t.Fatalf("the stalled write: %v (Safe %t, Resend %t)", err, e.Safe, e.Resend)
 	}
 	eventually(t, "the blocked stream's answer to fail", func() bool { return !blocked.Busy() })
-	if _, err := execute(context.Background(), blocked, "x"); !errors.Is(err, driver.ErrBadConn) || !session.IsSafe(err) {
+	if _, err := execute(context.Background(), blocked, "x"); !asError(t, err).Resend || !isSafe(err) {
 		t.Fatalf("the next request of the stream that waited: %v", err)
 	}
 }
@@ -341,7 +339,7 @@ func TestWriteStall(t *testing.T) {
 // nothing when the socket dies: its first request just dials.
 func TestUnopenedStreamSurvivesSocketDeath(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 1 })
+	c := newFakeClient(t, f, func(o *options) { o.Sockets = 1 })
 	if _, err := execute(context.Background(), c.NewStream(), "one"); err != nil {
 		t.Fatal(err)
 	}
@@ -360,7 +358,7 @@ func TestUnopenedStreamSurvivesSocketDeath(t *testing.T) {
 func TestReconnectBackoff(t *testing.T) {
 	f := newFake(t)
 	f.reject.Store(2)
-	c := newClient(t, f, func(o *ws.Options) {
+	c := newFakeClient(t, f, func(o *options) {
 		o.Sockets = 1
 		o.MinBackoff = 100 * time.Millisecond
 		o.MaxBackoff = 400 * time.Millisecond
@@ -373,7 +371,7 @@ func TestReconnectBackoff(t *testing.T) {
 			defer wg.Done()
 			_, err := execute(context.Background(), c.NewStream(), "x")
 			e := asError(t, err)
-			if !e.Safe || e.HTTPStatus != 503 || errors.Is(err, driver.ErrBadConn) {
+			if !e.Safe || e.HTTPStatus != 503 || asError(t, err).Resend {
 				t.Errorf("error %v: Safe %t, status %d", err, e.Safe, e.HTTPStatus)
 			}
 			if strings.Contains(err.Error(), "header-secret-value") {
@@ -392,7 +390,7 @@ func TestReconnectBackoff(t *testing.T) {
 	short, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	_, err := execute(short, c.NewStream(), "x")
 	cancel()
-	if err == nil || !strings.Contains(err.Error(), "next dial in") || f.dials.Load() != 1 {
+	if e := asError(t, err); e.HTTPStatus != 503 || strings.Contains(err.Error(), "dial") || f.dials.Load() != 1 {
 		t.Fatalf("within the backoff, short deadline: %v, %d dials", err, f.dials.Load())
 	}
 	_, err = execute(context.Background(), c.NewStream(), "x")
@@ -413,13 +411,13 @@ func TestReconnectBackoff(t *testing.T) {
 }
 
 // TestDialRefused: a server that is not there fails requests Safe and
-// BadConn.
+// Resend.
 func TestDialRefused(t *testing.T) {
 	f := newFake(t)
 	f.srv.Close()
-	c := newClient(t, f, nil)
+	c := newFakeClient(t, f, nil)
 	_, err := execute(context.Background(), c.NewStream(), "x")
-	if e := asError(t, err); !e.Safe || !errors.Is(err, driver.ErrBadConn) {
+	if e := asError(t, err); !e.Safe || !asError(t, err).Resend {
 		t.Fatalf("error %v", err)
 	}
 }
@@ -437,11 +435,11 @@ func TestPing(t *testing.T) {
 		}
 		return false
 	})
-	c := newClient(t, f, func(o *ws.Options) {
-		o.PingInterval = 40 * time.Millisecond
-		o.PingTimeout = 60 * time.Millisecond
+	c := newFakeClient(t, f, func(o *options) {
+		o.pingInterval = 40 * time.Millisecond
+		o.pingTimeout = 60 * time.Millisecond
 	})
-	s := c.NewStream().(*ws.Stream)
+	s := c.NewStream().(*stream)
 	if _, err := execute(context.Background(), s, "open"); err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +450,7 @@ func TestPing(t *testing.T) {
 	start := time.Now()
 	_, err := execute(context.Background(), s, "freeze")
 	close(freeze)
-	if err == nil || session.IsSafe(err) {
+	if err == nil || isSafe(err) {
 		t.Fatalf("a request on a frozen server: %v", err)
 	}
 	if d := time.Since(start); d > time.Second {
@@ -464,7 +462,7 @@ func TestPing(t *testing.T) {
 // one.
 func TestReset(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, nil)
+	c := newFakeClient(t, f, nil)
 	s := c.NewStream()
 	if got, _ := execute(context.Background(), s, "a"); got[0] != "1:a" {
 		t.Fatalf("got %q", got)
@@ -486,16 +484,15 @@ func TestReset(t *testing.T) {
 // trip on an open stream too.
 func TestPingRequest(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, nil)
+	c := newFakeClient(t, f, nil)
 	s := c.NewStream()
-	res := session.NewResult()
-	defer res.Release()
+	res := new(transport.Response)
 	for range 2 {
 		if err := s.Send(context.Background(), nil, true, res); err != nil {
 			t.Fatal(err)
 		}
-		if len(res.Results()) != 0 {
-			t.Fatalf("%d results for no request", len(res.Results()))
+		if len(res.Pipeline.Results) != 0 {
+			t.Fatalf("%d results for no request", len(res.Pipeline.Results))
 		}
 	}
 	if got, want := f.conn(0).received(), []string{"hello", "open_stream", "get_autocommit"}; !slices.Equal(got, want) {
@@ -507,18 +504,17 @@ func TestPingRequest(t *testing.T) {
 // keeps them per socket: two streams storing id 1 do not clash.
 func TestStoredSQL(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 1 })
-	run := func(s session.Stream, sql string) string {
+	c := newFakeClient(t, f, func(o *options) { o.Sockets = 1 })
+	run := func(s transport.Stream, sql string) string {
 		reqs := []codec.StreamRequest{
 			{Type: codec.RequestStoreSQL, SQLID: 1, SQL: sql},
 			{Type: codec.RequestExecute, Stmt: codec.Stmt{SQLID: 1, HasSQLID: true, WantRows: true}},
 		}
-		res := session.NewResult()
-		defer res.Release()
+		res := new(transport.Response)
 		if err := s.Send(context.Background(), reqs, false, res); err != nil {
 			t.Fatal(err)
 		}
-		return string(res.Results()[1].Response.Result.Values[0].Bytes)
+		return string(res.Pipeline.Results[1].Response.Result.Values[0].Bytes)
 	}
 	a, b := c.NewStream(), c.NewStream()
 	if got := run(a, "from a"); got != "1:from a" {
@@ -532,10 +528,9 @@ func TestStoredSQL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := session.NewResult()
-	defer res.Release()
+	res := new(transport.Response)
 	err = c.NewStream().Send(context.Background(), []codec.StreamRequest{{Type: codec.RequestExecute, Stmt: codec.Stmt{SQLID: 1, HasSQLID: true}}}, false, res)
-	if !session.IsSafe(err) {
+	if !isSafe(err) {
 		t.Fatalf("an unknown SQL id: %v", err)
 	}
 	a.Reset()
@@ -570,7 +565,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 			if tt.protos != nil {
 				f.protos = tt.protos
 			}
-			c := newClient(t, f, nil)
+			c := newFakeClient(t, f, nil)
 			s := c.NewStream()
 			if _, err := execute(context.Background(), s, "open"); err != nil {
 				t.Fatal(err)
@@ -579,8 +574,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 			if tt.req.Type == codec.RequestClose {
 				reqs = append(reqs, codec.StreamRequest{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: "x"}})
 			}
-			res := session.NewResult()
-			defer res.Release()
+			res := new(transport.Response)
 			err := s.Send(context.Background(), reqs, false, res)
 			if e := asError(t, err); !e.Safe {
 				t.Fatalf("error %v is not Safe", err)
@@ -599,13 +593,13 @@ func TestRefusedBeforeSending(t *testing.T) {
 func TestHrana2(t *testing.T) {
 	f := newFake(t)
 	f.protos = []string{"hrana2"}
-	c := newClient(t, f, nil)
+	c := newFakeClient(t, f, nil)
 	s := c.NewStream()
 	if v, err := s.Version(context.Background()); err != nil || v != 2 {
 		t.Fatalf("Version %d, %v", v, err)
 	}
 	_, err := s.OpenCursor(context.Background(), &codec.Batch{Steps: []codec.BatchStep{{Stmt: codec.Stmt{SQL: "ROWS 1"}}}}, true, nil)
-	if !session.IsSafe(err) {
+	if !isSafe(err) {
 		t.Fatalf("a cursor on hrana2: %v", err)
 	}
 }
@@ -615,13 +609,14 @@ func TestHrana2(t *testing.T) {
 // client speaks JSON to it.
 func TestProtobufNeedsServerSupport(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.Codec = protobufCodec })
-	if _, err := execute(context.Background(), c.NewStream(), "x"); !session.IsSafe(err) || !strings.Contains(err.Error(), "subprotocol") {
+	c := newFakeClient(t, f, func(o *options) { o.Codec = protobufCodec })
+	if _, err := execute(context.Background(), c.NewStream(), "x"); !isSafe(err) || !strings.Contains(err.Error(), "subprotocol") {
 		t.Fatalf("no hrana3-protobuf: %v", err)
 	}
-	c = newClient(t, f, func(o *ws.Options) {
+	c = newFakeClient(t, f, func(o *options) {
 		o.Codec = protobufCodec
-		o.Fallback = jsonCodec
+		o.JSON = jsonCodec
+		o.Fallback = true
 	})
 	s := c.NewStream()
 	if got, err := execute(context.Background(), s, "x"); err != nil || got[0] != "1:x" {
@@ -630,7 +625,7 @@ func TestProtobufNeedsServerSupport(t *testing.T) {
 	if v, _ := s.Version(context.Background()); v != 3 {
 		t.Fatalf("Version %d", v)
 	}
-	if _, err := ws.New(ws.Options{URL: f.url(), Codec: protobufCodec, Fallback: protobufCodec}); err == nil {
+	if _, err := newClient(options{Options: transport.Options{URL: f.url(), Codec: protobufCodec, JSON: protobufCodec, Fallback: true}}); err == nil {
 		t.Fatal("a Protobuf fallback was taken")
 	}
 }
@@ -638,7 +633,7 @@ func TestProtobufNeedsServerSupport(t *testing.T) {
 // TestCloseIdle: CloseIdle closes sockets that carry no stream.
 func TestCloseIdle(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.Sockets = 1 })
+	c := newFakeClient(t, f, func(o *options) { o.Sockets = 1 })
 	s := c.NewStream()
 	if _, err := execute(context.Background(), s, "x"); err != nil {
 		t.Fatal(err)
@@ -661,13 +656,13 @@ func TestCloseIdle(t *testing.T) {
 // TestTimeout: Options.Timeout ends a request's wait as a deadline would.
 func TestTimeout(t *testing.T) {
 	f := newFake(t)
-	c := newClient(t, f, func(o *ws.Options) { o.Timeout = 30 * time.Millisecond })
-	s := c.NewStream().(*ws.Stream)
+	c := newFakeClient(t, f, func(o *options) { o.Timeout = 30 * time.Millisecond })
+	s := c.NewStream().(*stream)
 	if _, err := execute(context.Background(), s, "SLEEP 1 quick"); err != nil {
 		t.Fatal(err)
 	}
 	_, err := execute(context.Background(), s, "SLEEP 300 slow")
-	if !errors.Is(err, context.DeadlineExceeded) || session.IsSafe(err) || !s.Busy() {
+	if !errors.Is(err, context.DeadlineExceeded) || isSafe(err) || !s.Busy() {
 		t.Fatalf("error %v, Busy %t", err, s.Busy())
 	}
 	eventually(t, "the answer", func() bool { return !s.Busy() })
@@ -680,12 +675,12 @@ func TestTimeout(t *testing.T) {
 // the handshake carries the headers and the namespace.
 func TestTLSAndHeaders(t *testing.T) {
 	f := startFake(t, true)
-	if _, err := execute(context.Background(), newClient(t, f, nil).NewStream(), "x"); err == nil || !session.IsSafe(err) {
+	if _, err := execute(context.Background(), newFakeClient(t, f, nil).NewStream(), "x"); err == nil || !isSafe(err) {
 		t.Fatalf("an unknown CA: %v", err)
 	}
 	roots := x509.NewCertPool()
 	roots.AddCert(f.srv.Certificate())
-	c := newClient(t, f, func(o *ws.Options) {
+	c := newFakeClient(t, f, func(o *options) {
 		o.TLSConfig = &tls.Config{RootCAs: roots}
 		o.Headers = map[string][]string{"X-Turso-Encryption-Key": {"k"}}
 		o.Namespace = "tenant"

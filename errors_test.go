@@ -1,0 +1,257 @@
+package libsql
+
+import (
+	"context"
+	"database/sql/driver"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+func TestErrorClasses(t *testing.T) {
+	tests := []struct {
+		err  *Error
+		is   []error
+		text string
+	}{
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "UNIQUE constraint failed: t.a"}, []error{ErrConstraint, ErrUniqueViolation}, "libsql: UNIQUE constraint failed: t.a (SQLITE_CONSTRAINT)"},
+		// The kinds of constraint violation, from sqld's messages.
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: UNIQUE constraint failed: t.a, t.b"}, []error{ErrConstraint, ErrUniqueViolation}, ""},
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: UNIQUE constraint failed: index 'ix'"}, []error{ErrConstraint, ErrUniqueViolation}, ""},
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: FOREIGN KEY constraint failed"}, []error{ErrConstraint, ErrForeignKeyViolation}, ""},
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: NOT NULL constraint failed: t.nn"}, []error{ErrConstraint, ErrNotNullViolation}, ""},
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: CHECK constraint failed: ck >= 0"}, []error{ErrConstraint, ErrCheckViolation}, ""},
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: cannot store TEXT value in INTEGER column s.a"}, []error{ErrConstraint}, ""},
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: negative values are not allowed"}, []error{ErrConstraint}, ""},
+		{&Error{Code: "SQLITE_CONSTRAINT"}, []error{ErrConstraint}, ""},
+		// The driver's words before sqld's message, with SQL that quotes
+		// another message: what follows the last "SQLite error: " counts.
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "deferred statement #3 (INSERT INTO t VALUES ('SQLite error: CHECK constraint failed: x')) failed: SQLite error: UNIQUE constraint failed: t.u"},
+			[]error{ErrConstraint, ErrUniqueViolation}, ""},
+		{&Error{Code: "SQLITE_CONSTRAINT", txLost: true, Message: "the outcome of COMMIT is unknown: SQLite error: FOREIGN KEY constraint failed"},
+			[]error{ErrConstraint, ErrForeignKeyViolation, ErrTxLost}, ""},
+		// The words alone are not a constraint violation.
+		{&Error{Code: "SQLITE_UNKNOWN", Message: "SQLite error: UNIQUE constraint failed: t.a"}, nil, ""},
+		{&Error{Message: "UNIQUE constraint failed: t.a"}, nil, ""},
+		{&Error{Code: "SQLITE_BUSY"}, []error{ErrBusy}, ""},
+		{&Error{Code: "SQLITE_LOCKED"}, []error{ErrBusy}, ""},
+		{&Error{Code: "TRANSACTION_BUSY"}, []error{ErrBusy}, ""},
+		{&Error{HTTPStatus: 401, Message: "bad token"}, []error{ErrAuth}, "libsql: HTTP 401 Unauthorized: bad token"},
+		{&Error{Code: "AUTH_JWT_INVALID", Message: "The JWT is invalid"}, []error{ErrAuth}, "libsql: The JWT is invalid (AUTH_JWT_INVALID)"},
+		{&Error{HTTPStatus: 403}, []error{ErrPermission}, ""},
+		{&Error{Code: "SQLITE_AUTH"}, []error{ErrPermission}, ""},
+		{&Error{Code: "SQLITE_PERM"}, []error{ErrPermission}, ""},
+		{&Error{Code: "SQL_PARSE_ERROR"}, []error{ErrSyntax}, ""},
+		{&Error{Code: "SQL_INPUT_ERROR"}, []error{ErrSyntax}, ""},
+		{&Error{Code: "SQL_NO_STATEMENT"}, []error{ErrSyntax}, ""},
+		{&Error{Code: "SQL_MANY_STATEMENTS"}, []error{ErrSyntax}, ""},
+		{&Error{HTTPStatus: 429}, []error{ErrTooManyRequests}, ""},
+		{&Error{HTTPStatus: 503}, []error{ErrTooManyRequests}, ""},
+		{&Error{HTTPStatus: 404}, []error{ErrNotFound}, ""},
+		{&Error{Code: "SQLITE_READONLY"}, []error{ErrReadOnly}, ""},
+		{&Error{Code: codeReadOnlyTx}, []error{ErrReadOnly}, ""},
+		{&Error{txLost: true, Message: "gone", Err: io.EOF}, []error{ErrTxLost, io.EOF}, "libsql: transaction lost: gone: EOF"},
+		{&Error{badConn: true, safe: true, Message: "request failed"}, []error{driver.ErrBadConn}, ""},
+	}
+	all := []error{ErrConstraint, ErrUniqueViolation, ErrForeignKeyViolation,
+		ErrNotNullViolation, ErrCheckViolation, ErrBusy, ErrAuth, ErrPermission,
+		ErrSyntax, ErrTooManyRequests, ErrNotFound, ErrReadOnly, ErrTxLost,
+		driver.ErrBadConn}
+	for _, tt := range tests {
+		for _, class := range all {
+			want := false
+			for _, c := range tt.is {
+				want = want || c == class
+			}
+			if got := errors.Is(tt.err, class); got != want {
+				t.Errorf("errors.Is(%+v, %v) = %v", tt.err, class, got)
+			}
+		}
+		if tt.text != "" && tt.err.Error() != tt.text {
+			t.Errorf("text %q, want %q", tt.err.Error(), tt.text)
+		}
+		if tt.err.SafeToRetry() != tt.err.safe {
+			t.Error("SafeToRetry")
+		}
+	}
+}
+
+// TestSQLiteCodes checks the numeric codes against SQLite's (and
+// mattn/go-sqlite3's) numbers, written out here rather than taken from the
+// package's tables.
+func TestSQLiteCodes(t *testing.T) {
+	tests := []struct {
+		code, message     string
+		primary, extended int
+	}{
+		{"SQLITE_UNKNOWN", "SQLite error: no such table: x", 1, 1},
+		{"SQL_INPUT_ERROR", "SQL input error: no such column: c (at offset 7)", 1, 1},
+		{"SQLITE_INTERNAL", "", 2, 2},
+		{"SQLITE_PERM", "", 3, 3},
+		{"SQLITE_ABORT", "", 4, 4},
+		{"SQLITE_BUSY", "SQLite error: database is locked", 5, 5},
+		{"SQLITE_LOCKED", "", 6, 6},
+		{"SQLITE_NOMEM", "", 7, 7},
+		{"SQLITE_READONLY", "", 8, 8},
+		{"SQLITE_INTERRUPT", "", 9, 9},
+		{"SQLITE_IOERR", "", 10, 10},
+		{"SQLITE_CORRUPT", "", 11, 11},
+		{"SQLITE_NOTFOUND", "", 12, 12},
+		{"SQLITE_FULL", "", 13, 13},
+		{"SQLITE_CANTOPEN", "", 14, 14},
+		{"SQLITE_PROTOCOL", "", 15, 15},
+		{"SQLITE_SCHEMA", "", 17, 17},
+		{"SQLITE_TOOBIG", "", 18, 18},
+		{"SQLITE_MISMATCH", "", 20, 20},
+		{"SQLITE_MISUSE", "", 21, 21},
+		{"SQLITE_NOLFS", "", 22, 22},
+		{"SQLITE_AUTH", "", 23, 23},
+		{"SQLITE_RANGE", "", 25, 25},
+		{"SQLITE_NOTADB", "", 26, 26},
+		// SQLITE_CONSTRAINT_* from the message; a PRIMARY KEY clash reads
+		// as UNIQUE (2067), as SQLite words it.
+		{"SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.c", 19, 2067},
+		{"SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.id", 19, 2067},
+		{"SQLITE_CONSTRAINT", "SQLite error: FOREIGN KEY constraint failed", 19, 787},
+		{"SQLITE_CONSTRAINT", "SQLite error: NOT NULL constraint failed: t.c", 19, 1299},
+		{"SQLITE_CONSTRAINT", "SQLite error: CHECK constraint failed: named", 19, 275},
+		{"SQLITE_CONSTRAINT", "SQLite error: cannot store TEXT value in INTEGER column s.a", 19, 3091},
+		{"SQLITE_CONSTRAINT", "UNIQUE constraint failed: t.c", 19, 2067},
+		{"SQLITE_CONSTRAINT", "SQLite error: constraint failed", 19, 19},
+		{"SQLITE_CONSTRAINT", "SQLite error: ", 19, 19},
+		{"SQLITE_CONSTRAINT", "SQLite error: unique constraint failed: t.c", 19, 19},
+		{"SQLITE_BUSY", "SQLite error: UNIQUE constraint failed: t.c", 5, 5},
+		// Not SQLite's.
+		{"SQL_PARSE_ERROR", "SQL string could not be parsed: syntax error", 0, 0},
+		{"SQL_NO_STATEMENT", "", 0, 0},
+		{"STREAM_EXPIRED", "", 0, 0},
+		{"TRANSACTION_TIMEOUT", "", 0, 0},
+		{"READONLY_TRANSACTION", "", 0, 0},
+		{"", "connection refused", 0, 0},
+		{"sqlite_busy", "", 0, 0},
+	}
+	for _, tt := range tests {
+		e := &Error{Code: tt.code, Message: tt.message}
+		if got := e.SQLiteCode(); got != tt.primary {
+			t.Errorf("%s %q: SQLiteCode %d, want %d", tt.code, tt.message, got, tt.primary)
+		}
+		if got := e.SQLiteExtendedCode(); got != tt.extended {
+			t.Errorf("%s %q: SQLiteExtendedCode %d, want %d", tt.code, tt.message, got, tt.extended)
+		}
+		if got := e.SQLiteExtendedCode() & 0xff; got != e.SQLiteCode() {
+			t.Errorf("%s %q: the extended code's low byte %d is not the primary code", tt.code, tt.message, got)
+		}
+	}
+	var nilErr *Error
+	if nilErr.SQLiteCode() != 0 || nilErr.SQLiteExtendedCode() != 0 {
+		t.Error("a nil *Error has codes")
+	}
+}
+
+// gormErrMessage is what gorm.io/driver/sqlite v1.6's Translate decodes an
+// error into (its ErrMessage): it json.Marshals the error and unmarshals the
+// result into this shape, then looks ExtendedCode up in gormErrCodes.
+type gormErrMessage struct {
+	Code         int `json:"Code"`
+	ExtendedCode int `json:"ExtendedCode"`
+	SystemErrno  int `json:"SystemErrno"`
+}
+
+// gormErrCodes is v1.6's errCodes, with GORM's errors by name.
+var gormErrCodes = map[int]string{1555: "ErrDuplicatedKey", 2067: "ErrDuplicatedKey", 787: "ErrForeignKeyViolated"}
+
+// gormTranslate does what v1.6's Translate does, returning the name of the
+// GORM error it would return, or "" when it returns err unchanged.
+func gormTranslate(err error) string {
+	b, err := json.Marshal(err)
+	if err != nil {
+		return ""
+	}
+	var m gormErrMessage
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	return gormErrCodes[m.ExtendedCode]
+}
+
+func TestErrorJSON(t *testing.T) {
+	tests := []struct {
+		err  *Error
+		want string // the JSON
+		gorm string // what GORM's TranslateError makes of it
+	}{
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: UNIQUE constraint failed: t.c"},
+			`{"Code":19,"ExtendedCode":2067,"HranaCode":"SQLITE_CONSTRAINT","Message":"SQLite error: UNIQUE constraint failed: t.c","Error":"libsql: SQLite error: UNIQUE constraint failed: t.c (SQLITE_CONSTRAINT)"}`,
+			"ErrDuplicatedKey"},
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: FOREIGN KEY constraint failed"},
+			`{"Code":19,"ExtendedCode":787,"HranaCode":"SQLITE_CONSTRAINT","Message":"SQLite error: FOREIGN KEY constraint failed","Error":"libsql: SQLite error: FOREIGN KEY constraint failed (SQLITE_CONSTRAINT)"}`,
+			"ErrForeignKeyViolated"},
+		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: NOT NULL constraint failed: t.c"},
+			`{"Code":19,"ExtendedCode":1299,"HranaCode":"SQLITE_CONSTRAINT","Message":"SQLite error: NOT NULL constraint failed: t.c","Error":"libsql: SQLite error: NOT NULL constraint failed: t.c (SQLITE_CONSTRAINT)"}`,
+			""},
+		{&Error{Code: "SQLITE_BUSY", Message: "SQLite error: database is locked"},
+			`{"Code":5,"ExtendedCode":5,"HranaCode":"SQLITE_BUSY","Message":"SQLite error: database is locked","Error":"libsql: SQLite error: database is locked (SQLITE_BUSY)"}`,
+			""},
+		{&Error{HTTPStatus: 401, Message: "Unauthorized"},
+			`{"Code":0,"ExtendedCode":0,"Message":"Unauthorized","HTTPStatus":401,"Error":"libsql: HTTP 401 Unauthorized"}`,
+			""},
+		{&Error{Err: io.EOF},
+			`{"Code":0,"ExtendedCode":0,"Error":"libsql: EOF"}`,
+			""},
+		{&Error{Code: "SQL_PARSE_ERROR", Message: "bad \xff <sql> & \"q\""},
+			`{"Code":0,"ExtendedCode":0,"HranaCode":"SQL_PARSE_ERROR","Message":"bad \ufffd \u003csql\u003e \u0026 \"q\"","Error":"libsql: bad \ufffd \u003csql\u003e \u0026 \"q\" (SQL_PARSE_ERROR)"}`,
+			""},
+		{nil, `null`, ""},
+	}
+	for _, tt := range tests {
+		b, err := json.Marshal(tt.err)
+		if err != nil || string(b) != tt.want {
+			t.Errorf("%+v: JSON %s, %v\nwant %s", tt.err, b, err, tt.want)
+		}
+		if tt.err == nil {
+			continue
+		}
+		if got := gormTranslate(tt.err); got != tt.gorm {
+			t.Errorf("%+v: GORM translates it to %q, want %q", tt.err, got, tt.gorm)
+		}
+		// The shape GORM decodes: no key must clash with its fields.
+		var m gormErrMessage
+		if err := json.Unmarshal(b, &m); err != nil || m.Code != tt.err.SQLiteCode() || m.ExtendedCode != tt.err.SQLiteExtendedCode() {
+			t.Errorf("%s decodes into GORM's shape as %+v, %v", b, m, err)
+		}
+	}
+	// GORM marshals the error it is given: a copy marked lost by the
+	// driver still translates, and so does the error as an error value.
+	lost := lost(&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: UNIQUE constraint failed: t.c"})
+	if got := gormTranslate(error(lost)); got != "ErrDuplicatedKey" {
+		t.Errorf("lost: %q", got)
+	}
+}
+
+func TestLost(t *testing.T) {
+	e := lost(&Error{Code: "SQLITE_BUSY", badConn: true})
+	if !e.txLost || e.badConn || e.Code != "SQLITE_BUSY" {
+		t.Fatalf("%+v", e)
+	}
+	if e := lost(context.Canceled); !e.txLost || !errors.Is(e, context.Canceled) || !strings.Contains(e.Error(), "interrupted") {
+		t.Fatalf("%v", e)
+	}
+	if e := lost(io.ErrUnexpectedEOF); !e.txLost || !errors.Is(e, io.ErrUnexpectedEOF) {
+		t.Fatalf("%v", e)
+	}
+}
+
+func TestStatementErrors(t *testing.T) {
+	e := stmtError(&codec.Error{Code: "SQLITE_CONSTRAINT", Message: "m"})
+	if !e.stmt || !isStatementError(e) || !hasCode(e, "SQLITE_CONSTRAINT") {
+		t.Fatal("StmtError")
+	}
+	other := &Error{Code: "STREAM_EXPIRED", HTTPStatus: 400}
+	if other.stmt || isStatementError(other) || hasCode(io.EOF, "x") || isSafe(io.EOF) {
+		t.Fatal("not from a statement")
+	}
+}

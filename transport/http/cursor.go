@@ -1,0 +1,410 @@
+package http
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/http1"
+	"github.com/gohrana/libsql/transport"
+)
+
+// keepAliveInterval is how often a Cursor touches its stream while its body
+// is being read. sqld starts a cursor stream's 10 s idle timer when the
+// response starts, not when it ends, so a long read would otherwise expire
+// the stream (and any transaction on it) before the next request.
+const keepAliveInterval = 4 * time.Second
+
+// lineChunkSize is the size of the memory chunks cursor lines are copied
+// into. Chunks are never reused, so decoded values may point into them.
+const lineChunkSize = 256 << 10
+
+// readBufferSize bounds the buffered reader under a cursor; longer lines
+// are assembled piecewise.
+const readBufferSize = 64 << 10
+
+// A cursor body is read from the network in batches of at least batchMin
+// bytes, or whatever came within batchWait (internal/http1's ReadInBatches).
+// sqld writes each row of a cursor as it makes it: a reader that keeps up
+// otherwise makes a system call and a wake-up for every few rows, which
+// cost more CPU than decoding them (docs/PERF.md "The cursor read
+// pattern"). batchWait bounds the latency this adds to a row.
+const (
+	batchMin  = 16 << 10
+	batchWait = 2 * time.Millisecond
+)
+
+var _ transport.Cursor = (*cursor)(nil)
+
+// cursor reads the entries of a /v3/cursor response as they arrive.
+type cursor struct {
+	s       *stream
+	w       *protocol
+	closeOn bool // close the stream with the cursor
+	body    io.ReadCloser
+	r       *bufio.Reader
+	cancel  context.CancelFunc
+	chunk   []byte // current line chunk; only appended to
+	done    bool
+	err     error
+
+	// The keep-alive goroutine owns s's baton from OpenCursor until Close,
+	// which waits for it to stop (stopped) before anyone else uses s.
+	stop     chan struct{}
+	stopped  chan struct{}
+	keepBody []byte
+}
+
+// OpenCursor runs the batch through /v3/cursor and returns once the
+// response's first line (the new baton) has arrived. The connector's
+// timeout bounds only that wait: the body may take as long as the caller's
+// context allows. Entries are then read with Next.
+//
+// With end and no open stream, the cursor runs on a stream of its own,
+// closed with the cursor, so that s stays free for other requests. setup
+// goes first, as a pipeline of its own: a cursor request carries one batch
+// and nothing else.
+func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool, setup []codec.StreamRequest) (transport.Cursor, error) {
+	if end && !s.Open() {
+		s = s.c.newStream()
+	}
+	if len(setup) > 0 {
+		if err := s.runSetup(ctx, setup); err != nil {
+			if end {
+				s.Reset()
+			}
+			return nil, err
+		}
+	}
+	cur, err := s.openCursor(ctx, batch)
+	if err != nil {
+		if end {
+			s.Reset()
+		}
+		return nil, err
+	}
+	cur.closeOn = end
+	return cur, nil
+}
+
+// runSetup sends setup as one pipeline, keeping the stream open.
+func (s *stream) runSetup(ctx context.Context, setup []codec.StreamRequest) error {
+	var res transport.Response
+	if err := s.pipeline(ctx, setup, &res); err != nil {
+		return err
+	}
+	for i, r := range res.Pipeline.Results {
+		if !r.OK {
+			return transport.SetupError(&setup[i], &r.Error)
+		}
+	}
+	return nil
+}
+
+func (s *stream) openCursor(ctx context.Context, batch *codec.Batch) (*cursor, error) {
+	c := s.c
+	w, err := c.probe(ctx)
+	if err != nil {
+		return nil, err
+	} else if w.cursor == "" {
+		return nil, &transport.Error{Safe: true, Message: "cursor failed: the server does not support Hrana 3 cursors"}
+	}
+	s.reqBuf, err = w.codec.AppendCursorRequest(s.reqBuf[:0], &codec.CursorRequest{Baton: s.baton, Batch: *batch})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var timer *time.Timer
+	if c.timeout > 0 {
+		timer = time.AfterFunc(c.timeout, cancel)
+	}
+	stopTimer := func() bool { return timer == nil || timer.Stop() }
+	// fail reports err; once the server answered, the baton sent is spent.
+	fail := func(answered bool, err error) (*cursor, error) {
+		stopTimer()
+		cancel()
+		if answered {
+			s.forget()
+		}
+		return nil, err
+	}
+	hreq, err := http.NewRequestWithContext(s.trace.attach(ctx), http.MethodPost, s.endpoint(w.cursor), bytes.NewReader(s.reqBuf))
+	if err != nil {
+		return fail(false, sendFailed(false, err))
+	}
+	c.setHeaders(hreq, w)
+	// Rows must flow as the server produces them; gzip would batch them.
+	hreq.Header.Set("Accept-Encoding", "identity")
+	resp, sent, err := c.do(hreq, s.trace)
+	if err != nil {
+		return fail(false, sendFailed(sent, timeoutCause(ctx, err)))
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		err := c.statusError(resp, w)
+		resp.Body.Close()
+		return fail(true, err)
+	}
+	cur := &cursor{s: s, w: w, body: resp.Body, r: bufio.NewReaderSize(resp.Body, readBufferSize), cancel: cancel}
+	line, err := cur.readMessage()
+	if err != nil {
+		resp.Body.Close()
+		return fail(true, readFailed(timeoutCause(ctx, err)))
+	}
+	var h codec.CursorHeader
+	if err := w.codec.DecodeCursorHeader(line, &h); err != nil {
+		resp.Body.Close()
+		return fail(true, &transport.Error{Message: "decode failed", Err: err})
+	}
+	if !stopTimer() {
+		resp.Body.Close()
+		return fail(true, readFailed(context.DeadlineExceeded))
+	}
+	if br, ok := resp.Body.(http1.BatchReader); ok {
+		br.ReadInBatches(batchMin, batchWait)
+	}
+	s.baton, s.baseURL = h.Baton, h.BaseURL
+	if s.baton != "" {
+		cur.stop = make(chan struct{})
+		cur.stopped = make(chan struct{})
+		go cur.keepAlive()
+	}
+	return cur, nil
+}
+
+// timeoutCause reports a cancellation by the connector's timer as a
+// deadline, which is what it is to the caller.
+func timeoutCause(ctx context.Context, err error) error {
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return fmt.Errorf("%w (timeout)", context.DeadlineExceeded)
+	}
+	return err
+}
+
+// Next decodes the next entry into e. It returns io.EOF after the final
+// entry (replication_index, or error, which is returned as an entry).
+// Value bytes in e point into memory that is never reused, so they stay
+// valid after later calls.
+func (cur *cursor) Next(e *codec.CursorEntry) error {
+	if cur.err != nil {
+		return cur.err
+	}
+	if cur.done {
+		return io.EOF
+	}
+	for {
+		msg, err := cur.readMessage()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = transport.ErrCursorTruncated
+			}
+			cur.err = readFailed(err)
+			return cur.err
+		}
+		if cur.w.codec.Format() == codec.FormatJSON && len(bytes.TrimSpace(msg)) == 0 || len(msg) == 0 {
+			// Blank lines; a Protobuf entry of zero length is one whose
+			// oneof is unset (sqld's missing replication index).
+			continue
+		}
+		if err := cur.w.codec.DecodeCursorEntry(msg, e); err != nil {
+			cur.err = &transport.Error{Message: "decode failed", Err: err}
+			return cur.err
+		}
+		switch e.Type {
+		case codec.EntryUnknown:
+			continue
+		case codec.EntryReplicationIndex, codec.EntryError:
+			cur.done = true
+		}
+		return nil
+	}
+}
+
+// readMessage returns the next message of the body in memory that is never
+// reused: a line without its newline for JSON, a varint-length-delimited
+// message without its length for Protobuf. It returns io.EOF only when the
+// body ends between two messages.
+func (cur *cursor) readMessage() ([]byte, error) {
+	if cur.w.codec.Format() == codec.FormatProtobuf {
+		return cur.readDelimited()
+	}
+	return cur.readLine()
+}
+
+// readDelimited reads a varint length and that many bytes, copied into the
+// cursor's append-only chunks (or, for a message longer than a chunk, a
+// slice of its own).
+func (cur *cursor) readDelimited() ([]byte, error) {
+	var n uint64
+	for i := 0; ; i++ {
+		b, err := cur.r.ReadByte()
+		if err != nil {
+			if errors.Is(err, io.EOF) && i > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		if i == 9 && b > 1 {
+			return nil, errors.New("invalid message length in the cursor body: varint overflows 64 bits")
+		}
+		n |= uint64(b&0x7f) << (7 * i)
+		if b < 0x80 {
+			break
+		}
+	}
+	if n > uint64(cur.s.c.maxResp) {
+		return nil, fmt.Errorf("%w: a cursor message of %d bytes, over the limit of %d", transport.ErrResponseTooLarge, n, cur.s.c.maxResp)
+	}
+	size := int(n)
+	if size > cap(cur.chunk)-len(cur.chunk) {
+		if size > lineChunkSize {
+			msg := make([]byte, size)
+			if _, err := io.ReadFull(cur.r, msg); err != nil {
+				return nil, unexpectedEOF(err)
+			}
+			return msg, nil
+		}
+		cur.chunk = make([]byte, 0, lineChunkSize)
+	}
+	start := len(cur.chunk)
+	cur.chunk = cur.chunk[:start+size]
+	if _, err := io.ReadFull(cur.r, cur.chunk[start:]); err != nil {
+		cur.chunk = cur.chunk[:start]
+		return nil, unexpectedEOF(err)
+	}
+	return cur.chunk[start:len(cur.chunk):len(cur.chunk)], nil
+}
+
+// unexpectedEOF reports a body that ended inside a message.
+func unexpectedEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// readLine returns the next line without its newline, in memory that is
+// never reused: copied into the cursor's append-only chunks, or, for a line
+// longer than the read buffer, assembled in a slice of its own.
+func (cur *cursor) readLine() ([]byte, error) {
+	line, err := cur.r.ReadSlice('\n')
+	if errors.Is(err, bufio.ErrBufferFull) {
+		return cur.readLongLine(line)
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) && len(line) > 0 {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	line = line[:len(line)-1]
+	if len(line) > cap(cur.chunk)-len(cur.chunk) {
+		cur.chunk = make([]byte, 0, max(lineChunkSize, len(line)))
+	}
+	start := len(cur.chunk)
+	cur.chunk = append(cur.chunk, line...)
+	return cur.chunk[start:len(cur.chunk):len(cur.chunk)], nil
+}
+
+// readLongLine collects a line that overflows the read buffer in blocks, so
+// that a line over the limit costs the limit and no more.
+func (cur *cursor) readLongLine(first []byte) ([]byte, error) {
+	var blocks blockBuffer
+	piece, err := first, bufio.ErrBufferFull
+	for {
+		if blocks.len()+len(piece) > int(min(cur.s.c.maxResp, int64(^uint(0)>>1))) {
+			return nil, fmt.Errorf("%w: a cursor line over %d bytes", transport.ErrResponseTooLarge, cur.s.c.maxResp)
+		}
+		// ReadSlice's result is overwritten by the next read: copy it.
+		blocks.add(append([]byte(nil), piece...))
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			break
+		}
+		piece, err = cur.r.ReadSlice('\n')
+	}
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	line := blocks.join()
+	return line[: len(line)-1 : len(line)-1], nil
+}
+
+// Done reports whether the final entry has been read.
+func (cur *cursor) Done() bool { return cur.done }
+
+// Close stops reading. A body not read to the end is closed, which discards
+// its HTTP connection. A cursor opened with end closes its stream;
+// otherwise the stream stays as it is, for the transaction on it.
+func (cur *cursor) Close() error {
+	if cur.stop != nil {
+		close(cur.stop)
+		<-cur.stopped
+		cur.stop = nil
+	}
+	if cur.body != nil {
+		cur.body.Close()
+		cur.body = nil
+	}
+	cur.cancel()
+	if cur.err == nil && !cur.done {
+		cur.err = errors.New("libsql: cursor closed")
+	}
+	if cur.closeOn {
+		cur.closeOn = false
+		cur.s.Reset()
+	}
+	return nil
+}
+
+// keepAlive sends an empty pipeline on the stream every keepAliveInterval
+// until Close, each answer carrying the stream's next baton. sqld has
+// released the stream once the cursor's first line is out, so this does not
+// disturb the rows still being produced.
+func (cur *cursor) keepAlive() {
+	defer close(cur.stopped)
+	t := time.NewTicker(cur.s.c.keepAlive)
+	defer t.Stop()
+	var resp codec.PipelineResponse
+	for {
+		select {
+		case <-cur.stop:
+			return
+		case <-t.C:
+		}
+		if !cur.touch(&resp) {
+			return
+		}
+	}
+}
+
+func (cur *cursor) touch(resp *codec.PipelineResponse) bool {
+	s, c := cur.s, cur.s.c
+	req := codec.PipelineRequest{Baton: s.baton, Requests: []codec.StreamRequest{}}
+	payload, err := cur.w.codec.AppendPipelineRequest(nil, &req)
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), keepAliveInterval)
+	defer cancel()
+	if _, err := c.post(ctx, cur.w, s.trace, s.endpoint(cur.w.pipeline), payload, &cur.keepBody); err != nil {
+		// The stream is gone; the next request on it will say so.
+		return false
+	}
+	if err := cur.w.codec.DecodePipelineResponse(cur.keepBody, resp); err != nil || resp.Baton == "" {
+		return false
+	}
+	s.baton = resp.Baton
+	if resp.BaseURL != "" {
+		s.baseURL = strings.TrimRight(resp.BaseURL, "/")
+	}
+	return true
+}

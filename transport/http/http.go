@@ -1,0 +1,219 @@
+package http
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"strings"
+	"sync/atomic"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/transport"
+	"github.com/gohrana/libsql/transport/internal/neterr"
+)
+
+// sendTrace tells whether a request obtained a connection, through
+// httptrace's GotConn (which internal/http1 calls as soon as it has a TCP
+// connection): one that did not certainly never left this process. A
+// Stream keeps one for its requests, one at a time, so that tracing costs
+// a request one small allocation (the context value).
+type sendTrace struct {
+	got   atomic.Bool
+	trace httptrace.ClientTrace
+}
+
+func newSendTrace() *sendTrace {
+	t := new(sendTrace)
+	t.trace.GotConn = t.gotConn
+	return t
+}
+
+func (t *sendTrace) gotConn(httptrace.GotConnInfo) { t.got.Store(true) }
+
+// attach resets the trace and returns ctx carrying it.
+func (t *sendTrace) attach(ctx context.Context) context.Context {
+	t.got.Store(false)
+	if httptrace.ContextClientTrace(ctx) != nil {
+		// The caller traces too. Composing with its trace changes the
+		// trace given, so give a fresh one.
+		return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: t.gotConn})
+	}
+	return httptrace.WithClientTrace(ctx, &t.trace)
+}
+
+// do sends req, whose context carries tr, and reports whether it may have
+// left this process.
+func (c *client) do(req *http.Request, tr *sendTrace) (resp *http.Response, sent bool, err error) {
+	resp, err = c.hc.Do(req)
+	if err != nil {
+		return nil, tr.got.Load(), unwrapURLError(err)
+	}
+	return resp, true, nil
+}
+
+// sendFailed is the error for a request that got no response. One that
+// never left is safe to repeat, and database/sql may repeat it on another
+// connection (BadConn) unless the caller's context is what stopped it.
+func sendFailed(sent bool, err error) *transport.Error {
+	e := &transport.Error{Message: "request failed", Safe: !sent, Resend: !sent && !isContextErr(err), Err: err}
+	if op := neterr.Dial(err); op != nil && !sent {
+		e.Message, e.Err = "cannot connect to the server", op
+	}
+	return e
+}
+
+func isContextErr(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// readFailed is the error for a response that could not be read.
+func readFailed(err error) *transport.Error {
+	return &transport.Error{Message: "read failed", Err: err}
+}
+
+// post sends one request and reads a 2xx body into *body; anything else
+// becomes a *transport.Error. answered reports whether a response arrived
+// (the server then acted on the request and its baton).
+func (c *client) post(ctx context.Context, w *protocol, tr *sendTrace, endpoint string, payload []byte, body *[]byte) (answered bool, err error) {
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	req, err := http.NewRequestWithContext(tr.attach(ctx), http.MethodPost, endpoint, bytes.NewReader(payload))
+	if err != nil {
+		return false, sendFailed(false, err)
+	}
+	c.setHeaders(req, w)
+	resp, sent, err := c.do(req, tr)
+	if err != nil {
+		return false, sendFailed(sent, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return true, c.statusError(resp, w)
+	}
+	if resp.ContentLength > c.maxResp {
+		return true, readFailed(fmt.Errorf("%w: the server announced %d bytes, over the limit of %d",
+			transport.ErrResponseTooLarge, resp.ContentLength, c.maxResp))
+	}
+	if n := resp.ContentLength; n > 0 && int64(cap(*body)) <= n {
+		// One allocation of the right size; +1 leaves room to see EOF.
+		*body = make([]byte, 0, n+1)
+	}
+	*body, err = readLimited((*body)[:0], resp.Body, c.maxResp)
+	if err != nil {
+		return true, readFailed(err)
+	}
+	return true, nil
+}
+
+// readLimited appends r to dst, failing once more than limit bytes arrive.
+// When dst's capacity runs out it reads into fixed-size blocks and joins
+// them at the end: a body the limit rejects then costs the limit, not the
+// chain of ever larger copies that growing one slice leaves behind.
+func readLimited(dst []byte, r io.Reader, limit int64) ([]byte, error) {
+	var blocks blockBuffer
+	buf := dst
+	total := int64(len(dst))
+	for {
+		if len(buf) == cap(buf) {
+			blocks.add(buf)
+			buf = make([]byte, 0, blockSize)
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		total += int64(n)
+		if total > limit {
+			return dst[:0], fmt.Errorf("%w: over %d bytes", transport.ErrResponseTooLarge, limit)
+		}
+		if err == io.EOF {
+			if blocks.len() == 0 {
+				return buf, nil
+			}
+			blocks.add(buf)
+			return blocks.join(), nil
+		}
+		if err != nil {
+			return dst[:0], err
+		}
+	}
+}
+
+// blockSize is the unit in which large bodies and lines are collected.
+const blockSize = 1 << 20
+
+// blockBuffer collects bytes in separate blocks, joined once at the end.
+type blockBuffer struct {
+	blocks [][]byte
+	n      int
+}
+
+func (b *blockBuffer) add(p []byte) {
+	if len(p) > 0 {
+		b.blocks = append(b.blocks, p)
+		b.n += len(p)
+	}
+}
+
+func (b *blockBuffer) len() int { return b.n }
+
+// join returns the bytes in one new slice of exactly their length.
+func (b *blockBuffer) join() []byte {
+	out := make([]byte, 0, b.n)
+	for _, p := range b.blocks {
+		out = append(out, p...)
+	}
+	*b = blockBuffer{}
+	return out
+}
+
+// statusError turns a non-2xx response into a *transport.Error, decoding the
+// body shapes sqld uses, told apart by their Content-Type: text/plain
+// (protocol errors), JSON {"message","code"} (STREAM_EXPIRED on the JSON
+// routes) or {"error"} (everything else, on every route), and the Protobuf
+// Error message (STREAM_EXPIRED on the Protobuf routes).
+func (c *client) statusError(resp *http.Response, w *protocol) error {
+	raw, _ := readLimited(nil, resp.Body, 64<<10)
+	e := &transport.Error{HTTPStatus: resp.StatusCode}
+	ct := resp.Header.Get("Content-Type")
+	var he codec.Error
+	switch {
+	case strings.HasPrefix(ct, "application/json") && c.json.DecodeError(raw, &he) == nil && he.Message != "":
+		e.Code, e.Message = he.Code, he.Message
+	case strings.HasPrefix(ct, "application/x-protobuf") && w.codec.Format() == codec.FormatProtobuf &&
+		w.codec.DecodeError(raw, &he) == nil && he.Message != "":
+		e.Code, e.Message = he.Code, he.Message
+	case strings.HasPrefix(ct, "text/plain") && len(raw) > 0:
+		e.Message = neterr.StatusMessage(string(raw), resp.StatusCode)
+	default:
+		e.Message = http.StatusText(resp.StatusCode)
+	}
+	e.Message, e.Code = c.hdr.Redact(e.Message), c.hdr.Redact(e.Code)
+	if len(e.Message) > 1024 {
+		e.Message = e.Message[:1024] + "..."
+	}
+	// sqld refuses with 429 before running anything; a proxy might send
+	// 503 after forwarding the request, so only 429 counts as no effect.
+	e.Safe = resp.StatusCode == http.StatusTooManyRequests
+	return e
+}
+
+// unwrapURLError drops *url.Error, whose text repeats the URL; the caller's
+// message says what failed.
+func unwrapURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// isSafe reports whether err is a *transport.Error for a request that
+// certainly had no effect.
+func isSafe(err error) bool {
+	var e *transport.Error
+	return errors.As(err, &e) && e.Safe
+}

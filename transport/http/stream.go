@@ -1,0 +1,141 @@
+package http
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/transport"
+)
+
+var _ transport.Stream = (*stream)(nil)
+
+// stream is the client side of one server stream over HTTP: its baton and
+// base URL. It is not safe for concurrent use; Hrana requires requests on
+// a stream to be serial anyway.
+type stream struct {
+	c       *client
+	baton   string
+	baseURL string
+	reqs    []codec.StreamRequest // the requests plus a close, for Send with end
+	req     codec.PipelineRequest // the request being encoded
+	reqBuf  []byte
+	trace   *sendTrace
+}
+
+// closeRequest ends a stream.
+var closeRequest = codec.StreamRequest{Type: codec.RequestClose}
+
+// Isolated returns a new stream: requests on it, sent with end, open and
+// close a server stream of their own.
+func (s *stream) Isolated() transport.Stream { return s.c.newStream() }
+
+// Open reports whether the server holds a stream for s (it has a baton).
+func (s *stream) Open() bool { return s.baton != "" }
+
+// Busy reports false: an HTTP request ends with its exchange, answered or
+// not.
+func (s *stream) Busy() bool { return false }
+
+// Lost reports false: a stream the server dropped shows as the error of the
+// request that carries its baton.
+func (s *stream) Lost() bool { return false }
+
+// Version returns the client's Hrana version, probing the server if needed.
+func (s *stream) Version(ctx context.Context) (int, error) { return s.c.version(ctx) }
+
+// forget drops the stream's baton without telling the server, after a
+// failure that killed it or a close.
+func (s *stream) forget() {
+	s.baton = ""
+	s.baseURL = ""
+}
+
+// Send sends the requests as one pipeline on the stream and decodes the
+// response into res. With end a close is appended, and the stream is
+// forgotten afterwards whatever happened (a stream still open after a
+// failure is closed first, so that no transaction is left holding its
+// lock until it expires).
+//
+// On success the stream takes the new baton. After an HTTP error status the
+// server has dropped the stream, so s forgets it; after a failure with no
+// response s keeps the baton it sent, which is still current if the request
+// never reached the server, so that Reset can close the stream.
+func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool, res *transport.Response) error {
+	if end {
+		s.reqs = append(append(s.reqs[:0], reqs...), closeRequest)
+		reqs = s.reqs
+	}
+	err := s.pipeline(ctx, reqs, res)
+	if end {
+		if err != nil {
+			s.Reset()
+		}
+		s.forget()
+		clear(s.reqs) // drop references to the caller's statements
+	}
+	return err
+}
+
+func (s *stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *transport.Response) error {
+	c := s.c
+	w, err := c.probe(ctx)
+	if err != nil {
+		return err
+	}
+	s.req = codec.PipelineRequest{Baton: s.baton, Requests: reqs}
+	s.reqBuf, err = w.codec.AppendPipelineRequest(s.reqBuf[:0], &s.req)
+	s.req.Requests = nil // the caller's
+	if err != nil {
+		return err
+	}
+	endpoint := s.endpoint(w.pipeline)
+	if answered, err := c.post(ctx, w, s.trace, endpoint, s.reqBuf, &res.Body); err != nil {
+		// sqld drops the stream on an HTTP error, except when it refused
+		// the request before touching the stream (429, the only answered
+		// error that is Safe): then the stream, and any transaction and
+		// lock it holds, lives on until Reset closes it.
+		if answered && !isSafe(err) {
+			s.forget()
+		}
+		return err
+	}
+	resp := &res.Pipeline
+	if err := w.codec.DecodePipelineResponse(res.Body, resp); err != nil {
+		s.forget()
+		return &transport.Error{Message: "decode failed", Err: err}
+	}
+	if len(resp.Results) != len(reqs) {
+		s.forget()
+		return &transport.Error{Message: fmt.Sprintf("server sent %d results for %d requests", len(resp.Results), len(reqs))}
+	}
+	s.baton = resp.Baton
+	s.baseURL = resp.BaseURL
+	if s.baton == "" {
+		s.baseURL = ""
+	}
+	return nil
+}
+
+// Reset closes the server stream if it is open, ignoring failures (an
+// unclosed stream expires on its own within seconds), and forgets it.
+func (s *stream) Reset() {
+	if !s.Open() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), cleanupTimeout)
+	defer cancel()
+	var res transport.Response
+	_ = s.pipeline(ctx, []codec.StreamRequest{closeRequest}, &res)
+	s.forget()
+}
+
+// endpoint returns the URL of path ("/v3/pipeline") for the stream: under
+// the base_url the server gave it, or the client's base URL.
+func (s *stream) endpoint(path string) string {
+	if s.baseURL != "" {
+		return strings.TrimRight(s.baseURL, "/") + path
+	}
+	return s.c.base + path
+}

@@ -1,0 +1,350 @@
+package http
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/codec/direct"
+	"github.com/gohrana/libsql/transport"
+)
+
+const okClose = `{"baton":null,"base_url":null,"results":[{"type":"ok","response":{"type":"close"}}]}`
+
+// fakeServer answers GET /v3 with v3Status and POSTs with handler.
+func fakeServer(t *testing.T, v3Status int, handler http.HandlerFunc) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/v3" {
+			w.WriteHeader(v3Status)
+			return
+		}
+		handler(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// sendClose sends a pipeline holding one close request on s, without end.
+func sendClose(ctx context.Context, s transport.Stream) error {
+	res := new(transport.Response)
+	return s.Send(ctx, []codec.StreamRequest{{Type: codec.RequestClose}}, false, res)
+}
+
+func TestPipelineSendsTokenAndKeepsBaton(t *testing.T) {
+	var calls atomic.Int32
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("Authorization"); got != "Bearer tok" {
+			t.Errorf("Authorization = %q", got)
+		}
+		if r.URL.Path != "/v3/pipeline" {
+			t.Errorf("path = %q", r.URL.Path)
+		}
+		body, _ := io.ReadAll(r.Body)
+		if calls.Add(1) == 1 {
+			if !strings.Contains(string(body), `"baton":null`) {
+				t.Errorf("first request body %s", body)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, `{"baton":"B1","base_url":null,"results":[{"type":"ok","response":{"type":"close"}}]}`)
+			return
+		}
+		if !strings.Contains(string(body), `"baton":"B1"`) {
+			t.Errorf("second request body %s", body)
+		}
+		_, _ = io.WriteString(w, okClose)
+	})
+	c := newTestClient(t, transport.Options{URL: srv.URL + "/", AuthToken: "tok", Codec: direct.Codec})
+	s := c.NewStream()
+	if err := sendClose(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Open() {
+		t.Fatal("stream should hold baton B1")
+	}
+	if err := sendClose(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Open() {
+		t.Fatal("a null baton closes the stream")
+	}
+}
+
+func TestFallsBackToV2(t *testing.T) {
+	srv := fakeServer(t, http.StatusNotFound, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v2/pipeline" {
+			http.NotFound(w, r)
+			return
+		}
+		_, _ = io.WriteString(w, okClose)
+	})
+	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
+	if err := sendClose(context.Background(), c.NewStream()); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := c.version(context.Background()); v != v2 {
+		t.Fatalf("version %d, want 2", v)
+	}
+}
+
+func TestBaseURLRedirectsStream(t *testing.T) {
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/sticky/v3/pipeline" {
+			t.Errorf("path %q", r.URL.Path)
+		}
+		_, _ = io.WriteString(w, okClose)
+	}))
+	defer other.Close()
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"baton":"B","base_url":"`+other.URL+`/sticky/","results":[{"type":"ok","response":{"type":"close"}}]}`)
+	})
+	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
+	s := c.NewStream()
+	for i := 0; i < 2; i++ {
+		if err := sendClose(context.Background(), s); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestHTTPErrorShapes(t *testing.T) {
+	tests := []struct {
+		name        string
+		status      int
+		contentType string
+		body        string
+		wantCode    string
+		wantMsg     string
+		wantSent    bool
+	}{
+		{"text", 400, "text/plain; charset=utf-8", "Received an invalid baton\n", "", "Received an invalid baton", true},
+		{"hrana", 400, "application/json", `{"message":"The stream has expired due to inactivity","code":"STREAM_EXPIRED"}`, "STREAM_EXPIRED", "The stream has expired due to inactivity", true},
+		{"sqld", 401, "application/json", `{"error":"Unauthorized: The JWT is invalid"}`, "", "Unauthorized: The JWT is invalid", true},
+		{"html", 502, "text/html", "<html><body>Bad Gateway</body></html>", "", "Bad Gateway", true},
+		{"overloaded", 429, "application/json", `{"error":"Too many concurrent requests"}`, "", "Too many concurrent requests", false},
+		{"garbage json", 500, "application/json", `{not json`, "", "Internal Server Error", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", tt.contentType)
+				w.WriteHeader(tt.status)
+				_, _ = io.WriteString(w, tt.body)
+			})
+			c := newTestClient(t, transport.Options{URL: srv.URL, AuthToken: "SECRET", Codec: direct.Codec})
+			err := sendClose(context.Background(), c.NewStream())
+			var te *transport.Error
+			if !errors.As(err, &te) {
+				t.Fatalf("got %v, want *transport.Error", err)
+			}
+			if te.HTTPStatus != tt.status || te.Code != tt.wantCode || te.Message != tt.wantMsg || te.Safe == tt.wantSent || te.Resend {
+				t.Fatalf("got %+v", te)
+			}
+			if strings.Contains(err.Error(), "SECRET") {
+				t.Fatalf("error leaks the token: %v", err)
+			}
+		})
+	}
+}
+
+func TestResponseTooLarge(t *testing.T) {
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"baton":null,"results":[`+strings.Repeat(" ", 4096)+`]}`)
+	})
+	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec}, func(c *client) { c.maxResp = 1024 })
+	err := sendClose(context.Background(), c.NewStream())
+	if !errors.Is(err, transport.ErrResponseTooLarge) {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestResultCountMismatch(t *testing.T) {
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"baton":null,"results":[]}`)
+	})
+	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
+	if err := sendClose(context.Background(), c.NewStream()); err == nil || !strings.Contains(err.Error(), "0 results for 1 requests") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+func TestTimeoutAndCancel(t *testing.T) {
+	release := make(chan struct{})
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	defer close(release)
+	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec, Timeout: 50 * time.Millisecond})
+	start := time.Now()
+	err := sendClose(context.Background(), c.NewStream())
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want a deadline error", err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("timeout took %v", d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := sendClose(ctx, c.NewStream()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+}
+
+func TestUnreachableIsUnsent(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c := newTestClient(t, transport.Options{URL: "http://" + addr, Codec: direct.Codec})
+	_, err = c.version(context.Background())
+	var te *transport.Error
+	if !errors.As(err, &te) || !te.Safe || !te.Resend {
+		t.Fatalf("got %#v, want an unsent *transport.Error", err)
+	}
+}
+
+func TestRedirectIsNotFollowed(t *testing.T) {
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://127.0.0.1:1/elsewhere", http.StatusTemporaryRedirect)
+	})
+	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
+	err := sendClose(context.Background(), c.NewStream())
+	var te *transport.Error
+	if !errors.As(err, &te) || te.HTTPStatus != http.StatusTemporaryRedirect {
+		t.Fatalf("got %v, want the 307 as an error", err)
+	}
+}
+
+// TestStreamKeepsBatonAfterNetworkFailure: a cancelled request may never
+// have reached the server, so the stream keeps its baton for a close; an
+// HTTP error means the server dropped the stream, so it is forgotten.
+func TestStreamKeepsBatonAfterNetworkFailure(t *testing.T) {
+	var mode atomic.Int32
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		switch mode.Load() {
+		case 0:
+			_, _ = io.WriteString(w, `{"baton":"B1","base_url":null,"results":[{"type":"ok","response":{"type":"close"}}]}`)
+		case 1:
+			_, _ = io.Copy(io.Discard, r.Body) // lets the server notice the client leaving
+			<-r.Context().Done()
+		default:
+			http.Error(w, "Received an invalid baton", http.StatusBadRequest)
+		}
+	})
+	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
+	s := c.NewStream()
+	if err := sendClose(context.Background(), s); err != nil || !s.Open() {
+		t.Fatalf("open: %v", err)
+	}
+	mode.Store(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := sendClose(ctx, s); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v", err)
+	}
+	if !s.Open() {
+		t.Fatal("the stream forgot a baton that may still be current")
+	}
+	mode.Store(2)
+	if err := sendClose(context.Background(), s); err == nil {
+		t.Fatal("want the 400")
+	}
+	if s.Open() {
+		t.Fatal("the stream kept a baton the server rejected")
+	}
+}
+
+// TestOwnTransport: the client's own transport keeps connections alive,
+// CloseIdleConnections drops them, and Compress asks for gzip and
+// decompresses it while the default asks for identity.
+func TestOwnTransport(t *testing.T) {
+	var conns atomic.Int32
+	var lastAE atomic.Value
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			return
+		}
+		_, _ = io.Copy(io.Discard, r.Body)
+		lastAE.Store(r.Header.Get("Accept-Encoding"))
+		w.Header().Set("Content-Type", "application/json")
+		if r.Header.Get("Accept-Encoding") == "gzip" {
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			_, _ = io.WriteString(zw, okClose)
+			_ = zw.Close()
+			return
+		}
+		_, _ = io.WriteString(w, okClose)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	for _, compress := range []bool{false, true} {
+		conns.Store(0)
+		c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec, Compress: compress})
+		for range 3 {
+			if err := sendClose(context.Background(), c.NewStream()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := "identity"
+		if compress {
+			want = "gzip"
+		}
+		if got := lastAE.Load(); got != want {
+			t.Fatalf("compress=%v: Accept-Encoding %q", compress, got)
+		}
+		if n := conns.Load(); n != 1 {
+			t.Fatalf("compress=%v: %d connections for sequential requests", compress, n)
+		}
+		_ = c.Close()
+		if err := sendClose(context.Background(), c.NewStream()); err != nil {
+			t.Fatal(err)
+		}
+		if n := conns.Load(); n != 2 {
+			t.Fatalf("compress=%v: %d connections after CloseIdleConnections, want 2", compress, n)
+		}
+		_ = c.Close()
+	}
+}
+
+// newTestClient returns a client for o, with direct as its JSON codec unless
+// o names one, adjusted by the tweaks.
+func newTestClient(t testing.TB, o transport.Options, tweaks ...func(*client)) *client {
+	t.Helper()
+	if o.JSON == nil {
+		o.JSON = direct.Codec
+	}
+	c, err := newClient(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tweak := range tweaks {
+		tweak(c)
+	}
+	return c
+}
+
+// isStatus reports whether err is a *transport.Error with the HTTP status.
+func isStatus(err error, status int) bool {
+	var e *transport.Error
+	return errors.As(err, &e) && e.HTTPStatus == status
+}

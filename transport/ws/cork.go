@@ -1,0 +1,80 @@
+package ws
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+// corkFlushAt is how much of a burst a corkConn holds back before it writes
+// what it has: bursts are usually a few small messages, and a large one
+// should not be copied whole into the buffer first.
+const corkFlushAt = 64 << 10
+
+// corkConn is a socket's network connection, under TLS and the WebSocket
+// framing. Between cork and uncork it holds writes back, so that the
+// messages of one burst leave in one write (one TCP segment when they fit)
+// instead of one per message, under a write deadline; and it tells whether
+// any byte of the burst reached the kernel, which is what decides whether a
+// failed burst may have reached the server.
+//
+// Writes from outside a burst (the WebSocket layer's pongs and close
+// frames, TLS records) go straight through; during one, they join it.
+type corkConn struct {
+	net.Conn
+
+	mu     sync.Mutex
+	corked bool
+	buf    []byte
+	wrote  bool // a byte of the current burst was accepted by the kernel
+}
+
+func (w *corkConn) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.corked {
+		return w.Conn.Write(p)
+	}
+	w.buf = append(w.buf, p...)
+	if len(w.buf) >= corkFlushAt {
+		if err := w.flush(); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
+
+// cork starts a burst that must be written within timeout.
+func (w *corkConn) cork(timeout time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.corked, w.wrote = true, false
+	_ = w.Conn.SetWriteDeadline(time.Now().Add(timeout))
+}
+
+// uncork writes what the burst holds and ends it. wrote reports whether any
+// byte of the burst may have reached the server.
+func (w *corkConn) uncork() (wrote bool, err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	err = w.flush()
+	w.corked = false
+	_ = w.Conn.SetWriteDeadline(time.Time{})
+	if cap(w.buf) > corkFlushAt*2 {
+		w.buf = nil
+	}
+	return w.wrote, err
+}
+
+// flush writes the held bytes; w.mu is held.
+func (w *corkConn) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	n, err := w.Conn.Write(w.buf)
+	if n > 0 {
+		w.wrote = true
+	}
+	w.buf = w.buf[:0]
+	return err
+}
