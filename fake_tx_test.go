@@ -548,6 +548,16 @@ func TestFakeTxContextEnds(t *testing.T) {
 	if !srv.Await(5 * time.Second) {
 		t.Fatal("no ROLLBACK after the context ended")
 	}
+	// The ROLLBACK has arrived; database/sql's goroutine that sent it must
+	// also have read its answer before the test ends and the fake closes
+	// its connections.
+	deadline := time.Now().Add(5 * time.Second)
+	for db.Stats().InUse > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the connection is still in use after the ROLLBACK")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if _, err := tx.Exec("DELETE FROM t"); err == nil {
 		t.Error("a statement ran after the transaction's context ended")
 	}
