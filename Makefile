@@ -17,9 +17,9 @@ ITEST_TIMEOUT ?= 30m
 ITEST_ENV := LIBSQL_ITEST_IMAGE=$(IMAGE) LIBSQL_ITEST_NETWORK=host \
 	TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
 
-.PHONY: test fmt-check build vet lint compat unit itest docker image demo
+.PHONY: test fmt-check size-check build vet lint compat unit itest docker image demo
 
-test: fmt-check build vet lint compat unit examples itest
+test: fmt-check size-check build vet lint compat unit examples itest
 
 # Every module of the repository: the driver (root) and the ones with their
 # own go.mod, which the root's ./... does not reach.
@@ -28,6 +28,15 @@ MODULES := . itest itest/cmd/capture-ws bench bench/e2e codec/protobuf/prototest
 fmt-check:
 	@files=$$(gofmt -l .); \
 	if [ -n "$$files" ]; then echo "gofmt needed on:"; echo "$$files"; exit 1; fi
+
+# No tracked file over 1 MB outside testdata/ (a committed binary, a stray
+# dump): the repository stays quick to clone.
+MAX_FILE_BYTES := 1048576
+
+size-check:
+	@big=$$(git ls-files -z | xargs -0 stat -c '%s %n' 2>/dev/null | \
+		awk -v max=$(MAX_FILE_BYTES) '$$1 > max && $$2 !~ /(^|\/)testdata\// { print $$2 " (" $$1 " bytes)" }'); \
+	if [ -n "$$big" ]; then echo "tracked files over $(MAX_FILE_BYTES) bytes outside testdata/:"; echo "$$big"; exit 1; fi
 
 # -o /dev/null: compile and link every package, commands included, but leave
 # no binary behind in the tree (a lone main package would otherwise be
