@@ -88,7 +88,7 @@ func (a *autocommit) describe(ctx context.Context, sql string) (codec.DescribeRe
 }
 
 // cursor streams the statement's rows on a stream that ends with them.
-func (a *autocommit) cursor(ctx context.Context, st *codec.Stmt) (*rows, error) {
+func (a *autocommit) cursor(ctx context.Context, st *codec.Stmt) (*cursorRows, error) {
 	cur, err := a.s.OpenCursor(ctx, []codec.BatchStep{{Stmt: *st}})
 	if err != nil {
 		return nil, err

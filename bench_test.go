@@ -34,8 +34,8 @@ func decodeFixture(tb testing.TB, codecName string, n int) *session.Result {
 }
 
 // rowsOver returns rows over a decoded result that they do not own.
-func rowsOver(res *codec.StmtResult) *rows {
-	r := &rows{res: res}
+func rowsOver(res *codec.StmtResult) *pipelineRows {
+	r := &pipelineRows{res: res}
 	r.setCols(res.Cols)
 	return r
 }

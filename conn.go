@@ -45,7 +45,7 @@ type conn struct {
 //
 //	execute(ctx, st) (*session.Result, error)  one statement; release the result
 //	sequence(ctx, script) error                a script of several statements
-//	cursor(ctx, st) (*rows, error)             one statement through a cursor
+//	cursor(ctx, st) (*cursorRows, error)             one statement through a cursor
 //	describe(ctx, sql) (codec.DescribeResult, error)
 //
 // conn picks one per call with concrete calls rather than an interface, so
@@ -109,7 +109,7 @@ func (c *conn) sequence(ctx context.Context, script string) error {
 	return c.auto.sequence(ctx, script)
 }
 
-func (c *conn) cursor(ctx context.Context, st *codec.Stmt) (*rows, error) {
+func (c *conn) cursor(ctx context.Context, st *codec.Stmt) (*cursorRows, error) {
 	if t := c.openTx(); t != nil {
 		return t.cursor(ctx, st)
 	}

@@ -47,7 +47,7 @@ type tx struct {
 	ro        *readOnlyCache // the connection's
 	state     txState
 	lostErr   error
-	streaming *rows // rows of a cursor streaming on the stream, if any
+	streaming *cursorRows // rows of a cursor streaming on the stream, if any
 	steps     []codec.BatchStep
 	cond      codec.BatchCond
 
@@ -194,7 +194,7 @@ func (t *tx) describe(ctx context.Context, sql string) (codec.DescribeResult, er
 
 // cursor streams a statement's rows on the transaction's stream. The rows
 // belong to the transaction until they end or its next statement ends them.
-func (t *tx) cursor(ctx context.Context, st *codec.Stmt) (*rows, error) {
+func (t *tx) cursor(ctx context.Context, st *codec.Stmt) (*cursorRows, error) {
 	if err := t.usable(); err != nil {
 		return nil, err
 	}
