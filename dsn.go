@@ -98,10 +98,10 @@ type Config struct {
 	// bounded. 0 means unbounded. MaxWritersAuto, which NewConfig sets,
 	// means LoopbackMaxWriters for a server on a loopback address or
 	// localhost and unbounded elsewhere: on loopback a round trip is so
-	// short that one write at a time loses nothing (against sqld 0.24.32
-	// it doubled the throughput of concurrent writers and kept sqld from
-	// stalling), while over a real network a bound of n caps the connector
-	// at n writes per round trip.
+	// short that one write at a time loses nothing and keeps sqld from
+	// stalling under many writers (docs/RELIABILITY.md has the
+	// measurements), while over a real network a bound of n caps the
+	// connector at n writes per round trip.
 	MaxWriters int
 }
 

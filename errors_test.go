@@ -19,6 +19,14 @@ func TestErrorClasses(t *testing.T) {
 		text string
 	}{
 		{&Error{Code: "SQLITE_CONSTRAINT", Message: "UNIQUE constraint failed: t.a"}, []error{ErrConstraint, ErrUniqueViolation}, "libsql: UNIQUE constraint failed: t.a (SQLITE_CONSTRAINT)"},
+		// The texts users read: SQLite's name for SQLITE_ERROR, the status
+		// once, the cause after the message.
+		{&Error{Code: "SQLITE_UNKNOWN", Message: "SQLite error: no such table: t", stmt: true}, nil, "libsql: SQLite error: no such table: t (SQLITE_ERROR)"},
+		{&Error{HTTPStatus: 401, Message: "The JWT is invalid"}, []error{ErrAuth}, "libsql: HTTP 401 Unauthorized: The JWT is invalid"},
+		{&Error{HTTPStatus: 404, Message: "Not Found"}, []error{ErrNotFound}, "libsql: HTTP 404 Not Found"},
+		{&Error{HTTPStatus: 502}, nil, "libsql: HTTP 502 Bad Gateway"},
+		{&Error{Message: "cannot connect to the server", Err: errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), safe: true, badConn: true},
+			[]error{driver.ErrBadConn}, "libsql: cannot connect to the server: dial tcp 127.0.0.1:1: connect: connection refused"},
 		// The kinds of constraint violation, from sqld's messages.
 		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: UNIQUE constraint failed: t.a, t.b"}, []error{ErrConstraint, ErrUniqueViolation}, ""},
 		{&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: UNIQUE constraint failed: index 'ix'"}, []error{ErrConstraint, ErrUniqueViolation}, ""},

@@ -84,6 +84,10 @@ func TestFakeBadConnRefused(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "refused") {
 			t.Errorf("%s: error %v does not name its cause", name, err)
 		}
+		// What happened, in the user's terms: no internal step names.
+		if err != nil && (!strings.HasPrefix(err.Error(), "libsql: cannot connect to the server: dial tcp ") || strings.Contains(err.Error(), "probe")) {
+			t.Errorf("%s: error %q, want \"libsql: cannot connect to the server: dial tcp ...\"", name, err)
+		}
 	}
 	// The driver's own connection says the same to database/sql.
 	c := driverConn(t, fs.RefusedURL(t), nil)

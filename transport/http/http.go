@@ -187,10 +187,13 @@ func (c *client) statusError(resp *http.Response, w *protocol) error {
 		w.codec.DecodeError(raw, &he) == nil && he.Message != "":
 		e.Code, e.Message = he.Code, he.Message
 	case strings.HasPrefix(ct, "text/plain") && len(raw) > 0:
-		e.Message = neterr.StatusMessage(string(raw), resp.StatusCode)
+		e.Message = string(raw)
 	default:
 		e.Message = http.StatusText(resp.StatusCode)
 	}
+	// sqld words some as "<status text>: `<reason>`"; the status is the
+	// error's own.
+	e.Message = neterr.StatusMessage(e.Message, resp.StatusCode)
 	e.Message, e.Code = c.hdr.Redact(e.Message), c.hdr.Redact(e.Code)
 	if len(e.Message) > 1024 {
 		e.Message = e.Message[:1024] + "..."

@@ -128,7 +128,10 @@ func TestHTTPErrorShapes(t *testing.T) {
 	}{
 		{"text", 400, "text/plain; charset=utf-8", "Received an invalid baton\n", "", "Received an invalid baton", true},
 		{"hrana", 400, "application/json", `{"message":"The stream has expired due to inactivity","code":"STREAM_EXPIRED"}`, "STREAM_EXPIRED", "The stream has expired due to inactivity", true},
-		{"sqld", 401, "application/json", `{"error":"Unauthorized: The JWT is invalid"}`, "", "Unauthorized: The JWT is invalid", true},
+		{"sqld", 401, "application/json", `{"error":"Unauthorized: The JWT is invalid"}`, "", "The JWT is invalid", true},
+		{"sqld quoted", 401, "application/json", "{\"error\":\"Unauthorized: `The JWT is invalid`\"}", "", "The JWT is invalid", true},
+		{"plain quoted", 401, "text/plain", "Unauthorized: `The JWT is invalid`\n", "", "The JWT is invalid", true},
+		{"status only", 404, "text/plain", "Not Found", "", "Not Found", true},
 		{"html", 502, "text/html", "<html><body>Bad Gateway</body></html>", "", "Bad Gateway", true},
 		{"overloaded", 429, "application/json", `{"error":"Too many concurrent requests"}`, "", "Too many concurrent requests", false},
 		{"garbage json", 500, "application/json", `{not json`, "", "Internal Server Error", true},

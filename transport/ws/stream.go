@@ -301,7 +301,7 @@ func (s *stream) bind(ctx context.Context) (*socket, bool, error) {
 // before: nothing of it was sent, but the server stream and its state are
 // gone.
 func lostError(cause *transport.Error) *transport.Error {
-	e := &transport.Error{Safe: true, Resend: true, Message: "the server stream was lost"}
+	e := &transport.Error{Safe: true, Resend: true, Message: "the connection to the server was lost before the request was sent"}
 	if cause != nil {
 		e.Message += " (" + cause.Message + ")"
 		e.Err = cause.Err

@@ -420,6 +420,10 @@ func TestDialRefused(t *testing.T) {
 	if e := asError(t, err); !e.Safe || !asError(t, err).Resend {
 		t.Fatalf("error %v", err)
 	}
+	// In the user's terms, without the websocket library's steps.
+	if msg := err.Error(); !strings.HasPrefix(msg, "cannot connect to the server: dial tcp ") || strings.Contains(msg, "WebSocket") {
+		t.Fatalf("error %q", msg)
+	}
 }
 
 // TestPing: an idle socket is pinged and lives on; one whose server stops
