@@ -79,8 +79,10 @@
 //
 // The protocol facts that every codec applies the same way are written once
 // here, for codec implementations: EntryType.Members and ParseEntryMember
-// (which members each cursor entry type carries), RequestType.HasResult,
-// TrimBase64 and Base64 (blob payloads), EncodableFloat and AppendFloat.
+// (which members each cursor entry type carries), RequestType.SocketType
+// and SocketRequestType.HasResult (which members each response type
+// carries), TrimBase64 and Base64 (blob payloads), EncodableFloat and
+// AppendFloat.
 // Each codec still scans JSON and parses numbers its own way, so that one
 // codec remains an independent check on another.
 package codec

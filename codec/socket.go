@@ -65,6 +65,15 @@ func ParseSocketRequestType[S ~string | ~[]byte](name S) SocketRequestType {
 	return SocketUnknown
 }
 
+// HasResult reports whether a response of type t carries a result
+// (execute, batch and describe; the result is optional): a StmtResult, a
+// BatchResult or a DescribeResult. Decoders ignore the result of the other
+// types. This is the one definition the codecs use, for stream responses
+// too (RequestType.SocketType).
+func (t SocketRequestType) HasResult() bool {
+	return t == SocketExecute || t == SocketBatch || t == SocketDescribe
+}
+
 // SocketRequest is the "request" client message: one request and the id
 // its response will carry. Which fields go on the wire depends on Type:
 //

@@ -356,19 +356,9 @@ func (d *decoder) streamResponse(r *codec.StreamResponse) error {
 }
 
 // streamType is the typeParser of stream responses.
-func streamType(name []byte) (uint8, shape) {
+func streamType(name []byte) (uint8, codec.SocketRequestType) {
 	t := codec.ParseRequestType(name)
-	switch t {
-	case codec.RequestExecute:
-		return uint8(t), shapeExecute
-	case codec.RequestBatch:
-		return uint8(t), shapeBatch
-	case codec.RequestDescribe:
-		return uint8(t), shapeDescribe
-	case codec.RequestGetAutocommit:
-		return uint8(t), shapeAutocommit
-	}
-	return uint8(t), shapeEmpty
+	return uint8(t), t.SocketType()
 }
 
 // stmtResult decodes a StmtResult object at d.pos.

@@ -374,19 +374,9 @@ func (r *streamResultD) UnmarshalJSON(raw []byte) error {
 }
 
 // streamType is the typeParser of stream responses.
-func streamType(name string) (uint8, shape) {
+func streamType(name string) (uint8, codec.SocketRequestType) {
 	t := codec.ParseRequestType([]byte(name))
-	switch t {
-	case codec.RequestExecute:
-		return uint8(t), shapeExecute
-	case codec.RequestBatch:
-		return uint8(t), shapeBatch
-	case codec.RequestDescribe:
-		return uint8(t), shapeDescribe
-	case codec.RequestGetAutocommit:
-		return uint8(t), shapeAutocommit
-	}
-	return uint8(t), shapeEmpty
+	return uint8(t), t.SocketType()
 }
 
 // entryMember decodes member m of a cursor entry into e.

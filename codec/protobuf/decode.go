@@ -161,19 +161,9 @@ func streamResponse(b []byte, i int, r *codec.StreamResponse) error {
 }
 
 // streamMember is the memberFunc of StreamResponse.
-func streamMember(num uint64) (uint8, shape) {
+func streamMember(num uint64) (uint8, codec.SocketRequestType) {
 	t := responseType(num)
-	switch t {
-	case codec.RequestExecute:
-		return uint8(t), shapeExecute
-	case codec.RequestBatch:
-		return uint8(t), shapeBatch
-	case codec.RequestDescribe:
-		return uint8(t), shapeDescribe
-	case codec.RequestGetAutocommit:
-		return uint8(t), shapeAutocommit
-	}
-	return uint8(t), shapeEmpty
+	return uint8(t), t.SocketType()
 }
 
 // responseType maps a StreamResponse member number to its request type.
