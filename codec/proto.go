@@ -9,6 +9,8 @@ package codec
 // present".
 
 // RequestType tags a StreamRequest and the StreamResponse it produces.
+// The values are the member numbers of the Protobuf oneofs StreamRequest
+// and StreamResponse.
 type RequestType uint8
 
 // The stream request types used over HTTP.

@@ -166,27 +166,13 @@ func streamMember(num uint64) (uint8, codec.SocketRequestType) {
 	return uint8(t), t.SocketType()
 }
 
-// responseType maps a StreamResponse member number to its request type.
+// responseType maps a StreamResponse member number to its request type,
+// RequestUnknown for a field that is no member.
 func responseType(num uint64) codec.RequestType {
-	switch num {
-	case 1:
-		return codec.RequestClose
-	case 2:
-		return codec.RequestExecute
-	case 3:
-		return codec.RequestBatch
-	case 4:
-		return codec.RequestSequence
-	case 5:
-		return codec.RequestDescribe
-	case 6:
-		return codec.RequestStoreSQL
-	case 7:
-		return codec.RequestCloseSQL
-	case 8:
-		return codec.RequestGetAutocommit
+	if num == 0 || num > uint64(codec.RequestGetAutocommit) {
+		return codec.RequestUnknown
 	}
-	return codec.RequestUnknown
+	return codec.RequestType(num)
 }
 
 // errorMsg decodes an Error: message = 1, code = 2.
