@@ -11,7 +11,7 @@
 //	err = c.DecodePipelineResponse(body, &resp)
 //
 // Every registered codec is also a SocketCodec, for Hrana over WebSocket
-// (socket.go): the JSON codecs speak the "hrana3" and "hrana2"
+// (ws.go): the JSON codecs speak the "hrana3" and "hrana2"
 // subprotocols, codec/protobuf "hrana3-protobuf".
 //
 // # Decoding rules

@@ -1,7 +1,7 @@
 package codectest
 
 // This file: what the tests of codec.SocketCodec implementations need
-// beyond the server-message fixtures (fixtures_socket.go): the client
+// beyond the server-message fixtures (fixtures_ws.go): the client
 // messages as values (ClientMsg), their comparison, an independent reader
 // of their JSON form for round trips, and the socket encode cases.
 
