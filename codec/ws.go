@@ -181,10 +181,10 @@ type SocketResponse struct {
 // "hrana3" and "hrana2" (text frames), the Protobuf codec "hrana3-protobuf"
 // (binary frames).
 //
-// The decoding rules are those of the Codec documentation (and of the
-// Protobuf codec's package documentation): a decoder rejects what the other
-// codecs reject and decodes the rest to the same values. Decoders may keep
-// references into the input in Value.Bytes, as DecodePipelineResponse does.
+// The decoding rules are in docs/CODECS.md: a decoder rejects what the
+// other codecs reject and decodes the rest to the same values. Decoders may
+// keep references into the input in Value.Bytes, as DecodePipelineResponse
+// does.
 type SocketCodec interface {
 	Codec
 	// AppendHello appends a hello message carrying jwt ("" sends none).

@@ -10,7 +10,7 @@ import (
 // This file: pipeline responses (stream results, statement, batch and
 // describe results) and HTTP error bodies. With cursor.go, values.go and
 // scalars.go it maps the Hrana JSON messages onto the codec types,
-// following the decoding rules of the codec package.
+// following the decoding rules of docs/CODECS.md.
 //
 // Fields whose meaning depends on a "type" member (the "response" and
 // "error" of a stream result, the "result" of a stream response, the
