@@ -79,6 +79,8 @@ type DecodeError struct {
 	Err    error // optional cause
 }
 
+// Error returns "codec NAME: cannot decode response: " and the message,
+// followed by the cause if there is one.
 func (e *DecodeError) Error() string {
 	s := "codec " + e.Codec + ": cannot decode response: " + e.Msg
 	if e.Err != nil {
@@ -97,6 +99,8 @@ type EncodeError struct {
 	Err   error // optional cause
 }
 
+// Error returns "codec NAME: cannot encode request: " and the message,
+// followed by the cause if there is one.
 func (e *EncodeError) Error() string {
 	s := "codec " + e.Codec + ": cannot encode request: " + e.Msg
 	if e.Err != nil {
@@ -158,6 +162,7 @@ type EncodeFailure struct {
 	cause error
 }
 
+// Error returns the message, without the location.
 func (e *EncodeFailure) Error() string { return e.msg }
 
 // NewEncodeFailure returns the error of a field the wire cannot carry.

@@ -153,6 +153,8 @@ func (d *differ) cond(a, b *codec.BatchCond) {
 	}
 }
 
+// Deliberately independent of the codecs' encoders: the socket round trips (SocketRoundTrip) compare them.
+
 // ReadClientMsgJSON reads a client message of the JSON subprotocols as
 // sqld reads it (libsql-server's hrana/ws/proto.rs), with encoding/json
 // and nothing of the codecs, so that a round trip through it checks an

@@ -1,5 +1,7 @@
 package direct
 
+// Deliberately independent of codec/gojson: the differential tests (codec/codectest) compare them.
+
 import (
 	"math"
 	"strconv"

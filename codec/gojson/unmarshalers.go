@@ -1,5 +1,7 @@
 package gojson
 
+// Deliberately independent of codec/direct: the differential tests (codec/codectest) compare them.
+
 // This file: the types, with their JSON tags, that the library unmarshals
 // pipeline responses, cursor lines and error bodies into; those of
 // objects with rules of their own check what they decoded in their

@@ -1,5 +1,7 @@
 package protobuf
 
+// Deliberately independent of prototest's reference decoder: the differential tests (codec/protobuf/prototest) compare them.
+
 // This file: decoding the response messages into the codec types. Each
 // message function takes b, the input cut at the message's end (positions
 // are offsets in the whole input), and the position of its first field.
