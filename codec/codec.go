@@ -1,88 +1,16 @@
 // Package codec defines the Hrana message types, the Value type and the
-// Codec interface that turns them into bytes and back.
+// Codec interface that turns them into bytes and back. Three implementations
+// register themselves by name: codec/direct (hand-written JSON, the
+// default), codec/gojson (JSON on github.com/goccy/go-json, the baseline) and
+// codec/protobuf (hand-written Protobuf). The driver picks one with the DSN
+// parameter codec=. Every codec is also a SocketCodec, for Hrana over
+// WebSocket.
 //
-// Two implementations exist: codec/direct (hand-written, allocation-free,
-// the default) and codec/gojson (on github.com/goccy/go-json, the baseline).
-// They register themselves by name; the driver picks one with the DSN
-// parameter codec=.
-//
-//	c, err := codec.Lookup("direct")
-//	buf, err = c.AppendPipelineRequest(buf[:0], &req)
+//	c, _ := codec.Lookup("direct")
+//	buf, err := c.AppendPipelineRequest(buf[:0], &req)
 //	err = c.DecodePipelineResponse(body, &resp)
 //
-// Every registered codec is also a SocketCodec, for Hrana over WebSocket
-// (socket.go): the JSON codecs speak the "hrana3" and "hrana2"
-// subprotocols, codec/protobuf "hrana3-protobuf".
-//
-// # Decoding rules
-//
-// Every codec decodes the same input to the same values, or rejects it; the
-// differential tests hold them to that. The rules:
-//
-//   - Objects: fields in any order; unknown fields are skipped at any depth
-//     (they must still be valid JSON); a repeated key is decoded each time
-//     it appears, in order, so an invalid occurrence is an error even when a
-//     later one is valid, and the last one wins; a null field is the same as
-//     an absent one. Members are interpreted under the "type" seen so far. Whitespace is the four JSON
-//     whitespace bytes. Nesting deeper than MaxDepth is an error.
-//     Trailing non-whitespace after the top-level value is an error.
-//   - A known field with the wrong JSON type is an error.
-//   - Unsigned integer fields (affected_row_count, rows_read, step, ...)
-//     take a JSON number that is an integer literal (no fraction or
-//     exponent) in range, or a string holding one (replication_index is a
-//     string in pipeline results and a number in cursor entries).
-//     last_insert_rowid likewise, as an int64, in either form.
-//   - query_duration_ms: any JSON number.
-//   - Value objects: "type" is required. "integer": "value" is a string
-//     accepted by strconv.ParseInt(s, 10, 64), or a JSON integer literal in
-//     int64 range. "float": "value" is a JSON number (parsed like
-//     strconv.ParseFloat; out-of-range is an error) or null, which means +Inf
-//     (serde writes both infinities as null). "text": "value" is a string.
-//     "blob": "base64" is standard-alphabet base64, padded or not. "null":
-//     no payload. A missing payload, or an unknown type, is an error.
-//   - Strings: every JSON escape, surrogate pairs combined; a lone
-//     surrogate becomes U+FFFD, as in encoding/json. Input that is not
-//     valid UTF-8 anywhere is an error (wrapping ErrInvalidUTF8). Raw
-//     control bytes below 0x20 inside strings are an error.
-//   - Each row must have exactly len(cols) values.
-//   - A StreamResult needs "type" ("ok" or "error"); ok needs "response"
-//     with a known "type"; error needs "error". A batch step with both a
-//     result and an error is an error.
-//   - Cursor entries with an unknown "type" decode as EntryUnknown.
-//   - A server message (DecodeServerMsg) needs "type" ("hello_ok",
-//     "hello_error", "response_ok" or "response_error"); hello_error and
-//     response_error need "error", response_ok needs "response" with a
-//     known "type", a SocketRequestType ("close", the HTTP request, is not
-//     one). Their "request_id" is an int32, as a number or a string (like
-//     last_insert_rowid), read from its last occurrence once the type is
-//     known; null or absent is 0. A socket response carries what a stream
-//     response of its type does; a fetch_cursor response carries "entries",
-//     an array (or null) of cursor entry objects, each decoded as
-//     DecodeCursorEntry decodes a line (a null element is an error), and
-//     "done", a boolean (or null).
-//
-// Decoders may keep references into the input in Value.Bytes (zero-copy);
-// strings (column names, errors, batons) are always copies. Memory that
-// Value.Bytes points to outside the input is never written again by the
-// codec once the decode call returns (no reuse of scratch memory handed out),
-// so callers may share it, as the driver does for the strings it returns.
-//
-// # Encoding rules
-//
-// Encoders append to the caller's buffer. Integers go out as decimal strings,
-// blobs as unpadded standard base64, floats in the shortest form that
-// round-trips. NaN and ±Inf floats, and text that is not valid UTF-8, are
-// rejected with an *EncodeError: JSON cannot carry them. Empty args and
-// named_args are omitted (the server refuses null there).
-//
-// # Shared tables
-//
-// The protocol facts that every codec applies the same way are written once
-// here, for codec implementations: EntryType.Members and ParseEntryMember
-// (which members each cursor entry type carries), RequestType.HasResult,
-// TrimBase64 and Base64 (blob payloads), EncodableFloat and AppendFloat.
-// Each codec still scans JSON and parses numbers its own way, so that one
-// codec remains an independent check on another.
+// The decoding and encoding rules every codec follows are in docs/CODECS.md.
 package codec
 
 import (
@@ -99,7 +27,8 @@ const MaxDepth = 64
 // Codec encodes Hrana requests and decodes Hrana responses.
 //
 // Implementations are safe for concurrent use. Decode methods reset the
-// destination first and reuse its slices' capacity.
+// destination first and reuse its slices' capacity; they may keep
+// references into the input in Value.Bytes (docs/CODECS.md says which).
 type Codec interface {
 	// Name is the name the codec is registered under.
 	Name() string
@@ -150,6 +79,8 @@ type DecodeError struct {
 	Err    error // optional cause
 }
 
+// Error returns "codec NAME: cannot decode response: " and the message,
+// followed by the cause if there is one.
 func (e *DecodeError) Error() string {
 	s := "codec " + e.Codec + ": cannot decode response: " + e.Msg
 	if e.Err != nil {
@@ -168,6 +99,8 @@ type EncodeError struct {
 	Err   error // optional cause
 }
 
+// Error returns "codec NAME: cannot encode request: " and the message,
+// followed by the cause if there is one.
 func (e *EncodeError) Error() string {
 	s := "codec " + e.Codec + ": cannot encode request: " + e.Msg
 	if e.Err != nil {
@@ -229,6 +162,7 @@ type EncodeFailure struct {
 	cause error
 }
 
+// Error returns the message, without the location.
 func (e *EncodeFailure) Error() string { return e.msg }
 
 // NewEncodeFailure returns the error of a field the wire cannot carry.

@@ -9,6 +9,8 @@ package codec
 // present".
 
 // RequestType tags a StreamRequest and the StreamResponse it produces.
+// The values are the member numbers of the Protobuf oneofs StreamRequest
+// and StreamResponse.
 type RequestType uint8
 
 // The stream request types used over HTTP.
@@ -54,6 +56,36 @@ func ParseRequestType(name []byte) RequestType {
 	}
 	return RequestUnknown
 }
+
+// socketTypes[t] is the WebSocket request type that does what t does.
+var socketTypes = [...]SocketRequestType{
+	RequestUnknown:       SocketUnknown,
+	RequestClose:         SocketCloseStream,
+	RequestExecute:       SocketExecute,
+	RequestBatch:         SocketBatch,
+	RequestSequence:      SocketSequence,
+	RequestDescribe:      SocketDescribe,
+	RequestStoreSQL:      SocketStoreSQL,
+	RequestCloseSQL:      SocketCloseSQL,
+	RequestGetAutocommit: SocketGetAutocommit,
+}
+
+// SocketType returns the request type over WebSocket that does what t does
+// over HTTP: the one of the same name, SocketCloseStream for RequestClose,
+// SocketUnknown for RequestUnknown and unknown values. The responses of the
+// two carry the same members, so that a codec can decode stream and socket
+// responses alike, by the SocketRequestType.
+func (t RequestType) SocketType() SocketRequestType {
+	if int(t) < len(socketTypes) {
+		return socketTypes[t]
+	}
+	return SocketUnknown
+}
+
+// HasResult reports whether a response of type t carries a result
+// (execute, batch and describe; the result is optional). Decoders ignore
+// the result of the other types.
+func (t RequestType) HasResult() bool { return t.SocketType().HasResult() }
 
 // PipelineRequest is the body of POST /v3/pipeline (and /v2/pipeline).
 type PipelineRequest struct {

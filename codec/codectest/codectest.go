@@ -21,7 +21,7 @@
 //
 // Real responses of sqld 0.24.32 are kept under testdata/sqld and are part
 // of the fixtures: HTTP bodies, and the server messages of WebSocket
-// sessions (socket.go holds what is particular to those).
+// sessions (ws.go holds what is particular to those).
 package codectest
 
 import (

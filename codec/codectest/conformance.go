@@ -12,7 +12,7 @@ import (
 )
 
 // Conformance runs every fixture and encode case through c and checks the
-// rules of the codec package documentation:
+// rules of docs/CODECS.md:
 //
 //   - Decode: each fixture decodes to its expected value, or fails with a
 //     *codec.DecodeError naming c (wrapping ErrIs when set); no panics.

@@ -20,7 +20,7 @@ type Fixture struct {
 	Fail  bool   // decoding must fail with a *codec.DecodeError
 	ErrIs error  // when Fail and not nil, the error must wrap it (errors.Is)
 	Want  Result // when !Fail: the decoded payload (Want.Kind == Kind)
-	Rule  string // the rule of the codec documentation the fixture exercises, or how an open point is read
+	Rule  string // the rule of docs/CODECS.md the fixture exercises, or how an open point is read
 }
 
 //go:embed testdata/sqld

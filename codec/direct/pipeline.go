@@ -1,5 +1,7 @@
 package direct
 
+// Deliberately independent of codec/gojson: the differential tests (codec/codectest) compare them.
+
 import (
 	"math"
 	"strconv"
@@ -10,7 +12,7 @@ import (
 // This file: pipeline responses (stream results, statement, batch and
 // describe results) and HTTP error bodies. With cursor.go, values.go and
 // scalars.go it maps the Hrana JSON messages onto the codec types,
-// following the decoding rules of the codec package.
+// following the decoding rules of docs/CODECS.md.
 //
 // Fields whose meaning depends on a "type" member (the "response" and
 // "error" of a stream result, the "result" of a stream response, the
@@ -356,19 +358,9 @@ func (d *decoder) streamResponse(r *codec.StreamResponse) error {
 }
 
 // streamType is the typeParser of stream responses.
-func streamType(name []byte) (uint8, shape) {
+func streamType(name []byte) (uint8, codec.SocketRequestType) {
 	t := codec.ParseRequestType(name)
-	switch t {
-	case codec.RequestExecute:
-		return uint8(t), shapeExecute
-	case codec.RequestBatch:
-		return uint8(t), shapeBatch
-	case codec.RequestDescribe:
-		return uint8(t), shapeDescribe
-	case codec.RequestGetAutocommit:
-		return uint8(t), shapeAutocommit
-	}
-	return uint8(t), shapeEmpty
+	return uint8(t), t.SocketType()
 }
 
 // stmtResult decodes a StmtResult object at d.pos.

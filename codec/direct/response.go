@@ -10,26 +10,11 @@ package direct
 
 import "github.com/gohrana/libsql/codec"
 
-// shape says which members a response type carries besides "type".
-type shape uint8
-
-const (
-	shapeEmpty      shape = iota
-	shapeExecute          // "result": a StmtResult
-	shapeBatch            // "result": a BatchResult
-	shapeDescribe         // "result": a DescribeResult
-	shapeAutocommit       // "is_autocommit"
-	shapeCursor           // "entries" and "done" (fetch_cursor)
-)
-
-func (s shape) hasResult() bool {
-	return s == shapeExecute || s == shapeBatch || s == shapeDescribe
-}
-
 // typeParser maps the "type" of a response to its type code (a
-// codec.RequestType or codec.SocketRequestType, 0 when unknown) and its
-// shape.
-type typeParser func(name []byte) (uint8, shape)
+// codec.RequestType or codec.SocketRequestType, 0 when unknown) and the
+// socket request type whose response carries the same members
+// (codec.RequestType.SocketType), by which the members are decoded.
+type typeParser func(name []byte) (uint8, codec.SocketRequestType)
 
 func resetResponse(r *codec.SocketResponse) {
 	resetStmtResult(&r.Result)
@@ -54,11 +39,11 @@ func (d *decoder) response(r *codec.SocketResponse, parse typeParser) (uint8, er
 		return 0, err
 	}
 	var typ uint8
-	sh := shapeEmpty
+	sh := codec.SocketUnknown // the members the type read so far carries
 	typPresent := false
 	var res, ents, auto, done span
-	resAs := shapeEmpty // the shape res was decoded as in place, if any
-	entsDone := false   // ents was decoded in place
+	resAs := codec.SocketUnknown // the type res was decoded as in place, if any
+	entsDone := false            // ents was decoded in place
 	for n := 0; ; {
 		key, ok, err := d.nextKey(&n)
 		if err != nil {
@@ -73,16 +58,16 @@ func (d *decoder) response(r *codec.SocketResponse, parse typeParser) (uint8, er
 			b, typPresent, err = d.readString("type")
 			typ, sh = parse(b)
 		case "result":
-			if sh.hasResult() && d.data[d.pos] == '{' {
+			if sh.HasResult() && d.data[d.pos] == '{' {
 				res = span{start: d.pos, depth: d.depth, kind: kindObject}
 				resAs = sh
 				err = d.resultAs(r, sh)
 			} else {
-				resAs = shapeEmpty
+				resAs = codec.SocketUnknown
 				res, err = d.skipValue()
 			}
 		case "entries":
-			if sh == shapeCursor && d.data[d.pos] == '[' {
+			if sh == codec.SocketFetchCursor && d.data[d.pos] == '[' {
 				ents = span{start: d.pos, depth: d.depth, kind: kindArray}
 				entsDone = true
 				err = d.entries(&r.Entries)
@@ -109,7 +94,7 @@ func (d *decoder) response(r *codec.SocketResponse, parse typeParser) (uint8, er
 	}
 	var err error
 	switch sh {
-	case shapeExecute, shapeBatch, shapeDescribe:
+	case codec.SocketExecute, codec.SocketBatch, codec.SocketDescribe:
 		switch res.kind {
 		case kindObject:
 			if resAs != sh {
@@ -119,13 +104,13 @@ func (d *decoder) response(r *codec.SocketResponse, parse typeParser) (uint8, er
 				resAs = sh
 			}
 		case kindNone, kindNull:
-			resAs = shapeEmpty
+			resAs = codec.SocketUnknown
 		default:
 			return 0, errAt(res.start, "field \"result\": expected an object, got "+jsonKind(d.data[res.start]))
 		}
-	case shapeAutocommit:
+	case codec.SocketGetAutocommit:
 		r.IsAutocommit, err = d.boolSpan(auto, "is_autocommit")
-	case shapeCursor:
+	case codec.SocketFetchCursor:
 		switch ents.kind {
 		case kindArray:
 			if !entsDone {
@@ -146,28 +131,28 @@ func (d *decoder) response(r *codec.SocketResponse, parse typeParser) (uint8, er
 		return 0, err
 	}
 	// Drop whatever an earlier, overridden "type" or member left behind.
-	if sh != shapeExecute || resAs != sh {
+	if sh != codec.SocketExecute || resAs != sh {
 		resetStmtResult(&r.Result)
 	}
-	if sh != shapeBatch || resAs != sh {
+	if sh != codec.SocketBatch || resAs != sh {
 		r.Batch = codec.BatchResult{Steps: r.Batch.Steps[:0]}
 	}
-	if sh != shapeDescribe || resAs != sh {
+	if sh != codec.SocketDescribe || resAs != sh {
 		r.Describe = codec.DescribeResult{Params: r.Describe.Params[:0], Cols: r.Describe.Cols[:0]}
 	}
-	if sh != shapeCursor {
+	if sh != codec.SocketFetchCursor {
 		r.Entries = r.Entries[:0]
 	}
 	return typ, nil
 }
 
 // resultAs decodes the "result" object at d.pos as the result of a
-// response of shape s (one with a result).
-func (d *decoder) resultAs(r *codec.SocketResponse, s shape) error {
-	switch s {
-	case shapeExecute:
+// response of type t (one with a result).
+func (d *decoder) resultAs(r *codec.SocketResponse, t codec.SocketRequestType) error {
+	switch t {
+	case codec.SocketExecute:
 		return d.stmtResult(&r.Result)
-	case shapeBatch:
+	case codec.SocketBatch:
 		return d.batchResult(&r.Batch)
 	default:
 		return d.describeResult(&r.Describe)

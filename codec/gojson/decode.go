@@ -211,6 +211,48 @@ func decodeEntry(raw []byte, e *codec.CursorEntry) error {
 	return nil
 }
 
+// entryMember decodes member m of a cursor entry into e.
+func entryMember(e *codec.CursorEntry, m codec.EntryMember, raw []byte) error {
+	var err error
+	switch m {
+	case codec.MemberStep:
+		e.Step, err = parseUint32(raw)
+	case codec.MemberCols:
+		e.Cols = e.Cols[:0]
+		if !isNull(raw) {
+			var cols []colD
+			if err = unmarshal(raw, &cols); err == nil {
+				for _, c := range cols {
+					e.Cols = append(e.Cols, codec.Col(c))
+				}
+			}
+		}
+	case codec.MemberRow:
+		e.Row = e.Row[:0]
+		if !isNull(raw) {
+			var row rowD
+			if err = row.UnmarshalJSON(raw); err == nil {
+				e.Row = append(e.Row, row...)
+			}
+		}
+	case codec.MemberAffectedRowCount:
+		e.AffectedRowCount, _, err = parseUint(raw)
+	case codec.MemberLastInsertRowID:
+		e.LastInsertRowID, e.HasLastInsertRowID, err = parseInt(raw)
+	case codec.MemberError:
+		e.Error = codec.Error{}
+		if !isNull(raw) {
+			err = (*errorD)(&e.Error).UnmarshalJSON(raw)
+		}
+	case codec.MemberReplicationIndex:
+		e.ReplicationIndex, e.HasReplicationIndex, err = parseUint(raw)
+	}
+	if err != nil {
+		return decodeErr(m.String(), err)
+	}
+	return nil
+}
+
 // copyEntryMember copies member m from src to dst.
 func copyEntryMember(dst, src *codec.CursorEntry, m codec.EntryMember) {
 	switch m {

@@ -18,47 +18,32 @@ import (
 	"github.com/gohrana/libsql/codec"
 )
 
-// shape says which members a response type carries besides "type".
-type shape uint8
-
-const (
-	shapeEmpty      shape = iota
-	shapeExecute          // "result": a StmtResult
-	shapeBatch            // "result": a BatchResult
-	shapeDescribe         // "result": a DescribeResult
-	shapeAutocommit       // "is_autocommit"
-	shapeCursor           // "entries" and "done" (fetch_cursor)
-)
-
-func (s shape) hasResult() bool {
-	return s == shapeExecute || s == shapeBatch || s == shapeDescribe
-}
-
 // typeParser maps the "type" of a response to its type code (a
-// codec.RequestType or codec.SocketRequestType, 0 when unknown) and its
-// shape.
-type typeParser func(name string) (uint8, shape)
+// codec.RequestType or codec.SocketRequestType, 0 when unknown) and the
+// socket request type whose response carries the same members
+// (codec.RequestType.SocketType), by which the members are decoded.
+type typeParser func(name string) (uint8, codec.SocketRequestType)
 
 // responseD is a response object.
 type responseD struct {
-	typ      uint8 // from the typeParser
-	shape    shape
-	stmt     stmtResultD  // shapeExecute
-	batch    batchResultD // shapeBatch
-	describe describeD    // shapeDescribe
-	auto     bool         // shapeAutocommit
-	entries  []codec.CursorEntry
-	done     bool // shapeCursor
+	typ      uint8                   // from the typeParser
+	members  codec.SocketRequestType // from the typeParser
+	stmt     stmtResultD             // SocketExecute
+	batch    batchResultD            // SocketBatch
+	describe describeD               // SocketDescribe
+	auto     bool                    // SocketGetAutocommit
+	entries  []codec.CursorEntry     // SocketFetchCursor
+	done     bool                    // SocketFetchCursor
 }
 
-// decodeResult decodes raw as the result of a response of shape s.
-func (r *responseD) decodeResult(s shape, raw []byte) error {
-	switch s {
-	case shapeExecute:
+// decodeResult decodes raw as the result of a response of type t.
+func (r *responseD) decodeResult(t codec.SocketRequestType, raw []byte) error {
+	switch t {
+	case codec.SocketExecute:
 		return r.stmt.UnmarshalJSON(raw)
-	case shapeBatch:
+	case codec.SocketBatch:
 		return r.batch.UnmarshalJSON(raw)
-	case shapeDescribe:
+	case codec.SocketDescribe:
 		return r.describe.UnmarshalJSON(raw)
 	}
 	return nil
@@ -75,11 +60,11 @@ func (r *responseD) decode(raw []byte, parse typeParser) error {
 		return errWrongType("a response object", raw)
 	}
 	var typ uint8
-	sh := shapeEmpty
+	sh := codec.SocketUnknown // the members the type read so far carries
 	typPresent := false
 	var result, entries, auto, done []byte
-	resultAs := shapeEmpty // the shape the last result was decoded as
-	entriesDone := false   // the last entries were decoded
+	resultAs := codec.SocketUnknown // the type the last result was decoded as
+	entriesDone := false            // the last entries were decoded
 	err := members(raw, func(name string, value []byte) error {
 		switch name {
 		case "type":
@@ -90,8 +75,8 @@ func (r *responseD) decode(raw []byte, parse typeParser) error {
 			typ, sh = parse(s)
 			typPresent = present
 		case "result":
-			result, resultAs = value, shapeEmpty
-			if sh.hasResult() && isObject(value) {
+			result, resultAs = value, codec.SocketUnknown
+			if sh.HasResult() && isObject(value) {
 				if err := r.decodeResult(sh, value); err != nil {
 					return fmt.Errorf("result: %w", err)
 				}
@@ -99,7 +84,7 @@ func (r *responseD) decode(raw []byte, parse typeParser) error {
 			}
 		case "entries":
 			entries, entriesDone = value, false
-			if sh == shapeCursor && isArray(value) {
+			if sh == codec.SocketFetchCursor && isArray(value) {
 				if err := r.decodeEntries(value); err != nil {
 					return fmt.Errorf("entries: %w", err)
 				}
@@ -122,10 +107,10 @@ func (r *responseD) decode(raw []byte, parse typeParser) error {
 		return errors.New("unknown response type")
 	}
 	switch sh {
-	case shapeExecute, shapeBatch, shapeDescribe:
+	case codec.SocketExecute, codec.SocketBatch, codec.SocketDescribe:
 		switch {
 		case isNull(result):
-			resultAs = shapeEmpty
+			resultAs = codec.SocketUnknown
 		case !isObject(result):
 			return errWrongType("a result object", result)
 		case resultAs != sh:
@@ -134,11 +119,11 @@ func (r *responseD) decode(raw []byte, parse typeParser) error {
 			}
 			resultAs = sh
 		}
-	case shapeAutocommit:
+	case codec.SocketGetAutocommit:
 		if r.auto, err = parseBool(auto); err != nil {
 			return fmt.Errorf("is_autocommit: %w", err)
 		}
-	case shapeCursor:
+	case codec.SocketFetchCursor:
 		switch {
 		case isNull(entries):
 			r.entries = nil
@@ -158,7 +143,7 @@ func (r *responseD) decode(raw []byte, parse typeParser) error {
 	if resultAs != sh {
 		r.stmt, r.batch, r.describe = stmtResultD{}, batchResultD{}, describeD{}
 	}
-	r.typ, r.shape = typ, sh
+	r.typ, r.members = typ, sh
 	return nil
 }
 
@@ -194,13 +179,13 @@ func (r *responseD) decodeEntries(raw []byte) error {
 func setResponse(dst *codec.SocketResponse, w *responseD) {
 	old := *dst
 	*dst = codec.SocketResponse{}
-	switch w.shape {
-	case shapeExecute:
+	switch w.members {
+	case codec.SocketExecute:
 		dst.Result = codec.StmtResult{Cols: old.Result.Cols[:0], Values: old.Result.Values[:0]}
 		setStmtResult(&dst.Result, &w.stmt)
-	case shapeBatch:
+	case codec.SocketBatch:
 		setBatchResult(&dst.Batch, old.Batch.Steps[:0], &w.batch)
-	case shapeDescribe:
+	case codec.SocketDescribe:
 		d := &w.describe
 		params := old.Describe.Params[:0]
 		for _, p := range d.Params {
@@ -208,9 +193,9 @@ func setResponse(dst *codec.SocketResponse, w *responseD) {
 		}
 		dst.Describe = codec.DescribeResult{Params: params, Cols: appendCols(old.Describe.Cols[:0], d.Cols),
 			IsExplain: d.IsExplain, IsReadonly: d.IsReadonly}
-	case shapeAutocommit:
+	case codec.SocketGetAutocommit:
 		dst.IsAutocommit = w.auto
-	case shapeCursor:
+	case codec.SocketFetchCursor:
 		dst.Entries = append(old.Entries[:0], w.entries...)
 		dst.Done = w.done
 	}

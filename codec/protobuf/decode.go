@@ -1,5 +1,7 @@
 package protobuf
 
+// Deliberately independent of prototest's reference decoder: the differential tests (codec/protobuf/prototest) compare them.
+
 // This file: decoding the response messages into the codec types. Each
 // message function takes b, the input cut at the message's end (positions
 // are offsets in the whole input), and the position of its first field.
@@ -161,42 +163,18 @@ func streamResponse(b []byte, i int, r *codec.StreamResponse) error {
 }
 
 // streamMember is the memberFunc of StreamResponse.
-func streamMember(num uint64) (uint8, shape) {
+func streamMember(num uint64) (uint8, codec.SocketRequestType) {
 	t := responseType(num)
-	switch t {
-	case codec.RequestExecute:
-		return uint8(t), shapeExecute
-	case codec.RequestBatch:
-		return uint8(t), shapeBatch
-	case codec.RequestDescribe:
-		return uint8(t), shapeDescribe
-	case codec.RequestGetAutocommit:
-		return uint8(t), shapeAutocommit
-	}
-	return uint8(t), shapeEmpty
+	return uint8(t), t.SocketType()
 }
 
-// responseType maps a StreamResponse member number to its request type.
+// responseType maps a StreamResponse member number to its request type,
+// RequestUnknown for a field that is no member.
 func responseType(num uint64) codec.RequestType {
-	switch num {
-	case 1:
-		return codec.RequestClose
-	case 2:
-		return codec.RequestExecute
-	case 3:
-		return codec.RequestBatch
-	case 4:
-		return codec.RequestSequence
-	case 5:
-		return codec.RequestDescribe
-	case 6:
-		return codec.RequestStoreSQL
-	case 7:
-		return codec.RequestCloseSQL
-	case 8:
-		return codec.RequestGetAutocommit
+	if num == 0 || num > uint64(codec.RequestGetAutocommit) {
+		return codec.RequestUnknown
 	}
-	return codec.RequestUnknown
+	return codec.RequestType(num)
 }
 
 // errorMsg decodes an Error: message = 1, code = 2.

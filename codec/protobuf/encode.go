@@ -135,29 +135,11 @@ func appendBaton(dst []byte, baton string) ([]byte, error) {
 // appendStreamRequest writes a StreamRequest (field 2 of PipelineReqBody):
 // a oneof whose member numbers are the request types.
 func appendStreamRequest(dst []byte, r *codec.StreamRequest) ([]byte, error) {
-	var num int
-	switch r.Type {
-	case codec.RequestClose:
-		num = 1
-	case codec.RequestExecute:
-		num = 2
-	case codec.RequestBatch:
-		num = 3
-	case codec.RequestSequence:
-		num = 4
-	case codec.RequestDescribe:
-		num = 5
-	case codec.RequestStoreSQL:
-		num = 6
-	case codec.RequestCloseSQL:
-		num = 7
-	case codec.RequestGetAutocommit:
-		num = 8
-	default:
+	if r.Type == codec.RequestUnknown || r.Type > codec.RequestGetAutocommit {
 		return dst, encErr("unknown stream request type "+strconv.Itoa(int(r.Type)), nil)
 	}
 	dst, req := beginMsg(dst, 2)
-	dst, member := beginMsg(dst, num)
+	dst, member := beginMsg(dst, int(r.Type))
 	var err error
 	switch r.Type {
 	case codec.RequestExecute: // ExecuteStreamReq { Stmt stmt = 1 }

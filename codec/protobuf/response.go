@@ -8,26 +8,12 @@ package protobuf
 
 import "github.com/gohrana/libsql/codec"
 
-// shape says what the message of a response member holds.
-type shape uint8
-
-const (
-	shapeEmpty      shape = iota
-	shapeExecute          // result = 1: StmtResult
-	shapeBatch            // result = 1: BatchResult
-	shapeDescribe         // result = 1: DescribeResult
-	shapeAutocommit       // is_autocommit = 1
-	shapeCursor           // entries = 1 (repeated CursorEntry), done = 2
-)
-
-func (s shape) hasResult() bool {
-	return s == shapeExecute || s == shapeBatch || s == shapeDescribe
-}
-
 // memberFunc maps a field number of a response oneof to the type code of
 // its member (a codec.RequestType or codec.SocketRequestType, 0 for a
-// field that is no member) and the member's shape.
-type memberFunc func(num uint64) (uint8, shape)
+// field that is no member) and the socket request type whose response
+// carries the same fields (codec.RequestType.SocketType), by which the
+// member's message is decoded.
+type memberFunc func(num uint64) (uint8, codec.SocketRequestType)
 
 // responseOneof decodes the message b[i:] that holds a response oneof into
 // r, and returns the type code of its member, 0 if it has none. Of the
@@ -81,9 +67,9 @@ func memberName(t uint8, socket bool) string {
 	return codec.RequestType(t).String()
 }
 
-// responseBody decodes the message b[i:] of a response member of shape sh
-// into r.
-func responseBody(b []byte, i int, sh shape, r *codec.SocketResponse) error {
+// responseBody decodes the message b[i:] of a response member into r; sh
+// says which fields it carries.
+func responseBody(b []byte, i int, sh codec.SocketRequestType, r *codec.SocketResponse) error {
 	for i < len(b) {
 		at := i
 		num, wt, j, err := readTag(b, i)
@@ -91,24 +77,24 @@ func responseBody(b []byte, i int, sh shape, r *codec.SocketResponse) error {
 			return err
 		}
 		switch {
-		case num == 1 && sh.hasResult():
+		case num == 1 && sh.HasResult():
 			var s, e int
 			if s, e, err = lenField(b, j, at, wt, "result"); err == nil {
 				err = resultAs(b[:e], s, sh, r)
 				j = e
 			}
-		case num == 1 && sh == shapeAutocommit:
+		case num == 1 && sh == codec.SocketGetAutocommit:
 			var v uint64
 			v, j, err = varintField(b, j, at, wt, "is_autocommit")
 			r.IsAutocommit = v != 0
-		case num == 1 && sh == shapeCursor:
+		case num == 1 && sh == codec.SocketFetchCursor:
 			var s, e int
 			if s, e, err = lenField(b, j, at, wt, "entries"); err == nil {
 				r.Entries = grow(r.Entries)
 				err = cursorEntry(b[:e], s, &r.Entries[len(r.Entries)-1])
 				j = e
 			}
-		case num == 2 && sh == shapeCursor:
+		case num == 2 && sh == codec.SocketFetchCursor:
 			var v uint64
 			v, j, err = varintField(b, j, at, wt, "done")
 			r.Done = v != 0
@@ -123,13 +109,13 @@ func responseBody(b []byte, i int, sh shape, r *codec.SocketResponse) error {
 	return nil
 }
 
-// resultAs decodes the result message b[i:] of a response of shape s (one
+// resultAs decodes the result message b[i:] of a response of type t (one
 // with a result).
-func resultAs(b []byte, i int, s shape, r *codec.SocketResponse) error {
-	switch s {
-	case shapeExecute:
+func resultAs(b []byte, i int, t codec.SocketRequestType, r *codec.SocketResponse) error {
+	switch t {
+	case codec.SocketExecute:
 		return stmtResult(b, i, &r.Result)
-	case shapeBatch:
+	case codec.SocketBatch:
 		return batchResult(b, i, &r.Batch)
 	default:
 		return describeResult(b, i, &r.Describe)

@@ -1,5 +1,7 @@
 package prototest
 
+// Deliberately independent of codec/protobuf: the differential tests compare them.
+
 import (
 	"errors"
 	"fmt"
@@ -22,15 +24,18 @@ var Ref codec.Codec = ref{}
 
 type ref struct{}
 
+// Name returns RefName.
 func (ref) Name() string { return RefName }
 
 // Format returns codec.FormatProtobuf.
 func (ref) Format() codec.Format { return codec.FormatProtobuf }
 
+// AppendPipelineRequest fails: Ref only decodes.
 func (ref) AppendPipelineRequest(dst []byte, _ *codec.PipelineRequest) ([]byte, error) {
 	return dst, &codec.EncodeError{Codec: RefName, Msg: "decode only"}
 }
 
+// AppendCursorRequest fails: Ref only decodes.
 func (ref) AppendCursorRequest(dst []byte, _ *codec.CursorRequest) ([]byte, error) {
 	return dst, &codec.EncodeError{Codec: RefName, Msg: "decode only"}
 }
@@ -176,6 +181,7 @@ func run(fn func()) (err error) {
 	return nil
 }
 
+// DecodePipelineResponse decodes a PipelineRespBody.
 func (ref) DecodePipelineResponse(data []byte, resp *codec.PipelineResponse) error {
 	*resp = codec.PipelineResponse{}
 	return run(func() {
@@ -411,6 +417,7 @@ func describeResult(b []byte) codec.DescribeResult {
 	return d
 }
 
+// DecodeCursorHeader decodes a CursorRespBody.
 func (ref) DecodeCursorHeader(data []byte, h *codec.CursorHeader) error {
 	*h = codec.CursorHeader{}
 	return run(func() {
@@ -425,6 +432,7 @@ func (ref) DecodeCursorHeader(data []byte, h *codec.CursorHeader) error {
 	})
 }
 
+// DecodeCursorEntry decodes a CursorEntry.
 func (ref) DecodeCursorEntry(data []byte, e *codec.CursorEntry) error {
 	*e = codec.CursorEntry{}
 	return run(func() { *e = cursorEntry(data) })
@@ -486,6 +494,7 @@ func cursorEntry(b []byte) codec.CursorEntry {
 	return e
 }
 
+// DecodeError decodes an Error message.
 func (ref) DecodeError(data []byte, e *codec.Error) error {
 	*e = codec.Error{}
 	return run(func() { *e = errorMsg(data) })
@@ -528,10 +537,12 @@ func (ref) DecodeServerMsg(data []byte, m *codec.ServerMsg) error {
 	})
 }
 
+// AppendHello fails: Ref only decodes.
 func (ref) AppendHello(dst []byte, _ string) ([]byte, error) {
 	return dst, &codec.EncodeError{Codec: RefName, Msg: "decode only"}
 }
 
+// AppendSocketRequest fails: Ref only decodes.
 func (ref) AppendSocketRequest(dst []byte, _ *codec.SocketRequest) ([]byte, error) {
 	return dst, &codec.EncodeError{Codec: RefName, Msg: "decode only"}
 }

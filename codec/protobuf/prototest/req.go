@@ -1,5 +1,7 @@
 package prototest
 
+// Deliberately independent of codec/protobuf's encoder: the round-trip tests compare them.
+
 import (
 	"fmt"
 	"strings"

@@ -1,5 +1,13 @@
 package gojson
 
+// Deliberately independent of codec/direct: the differential tests (codec/codectest) compare them.
+
+// This file: the types, with their JSON tags, that the library unmarshals
+// pipeline responses, cursor lines and error bodies into; those of
+// objects with rules of their own check what they decoded in their
+// UnmarshalJSON. (The request types are in encode.go, the server messages
+// in ws.go.)
+
 import (
 	"bytes"
 	"errors"
@@ -374,59 +382,7 @@ func (r *streamResultD) UnmarshalJSON(raw []byte) error {
 }
 
 // streamType is the typeParser of stream responses.
-func streamType(name string) (uint8, shape) {
+func streamType(name string) (uint8, codec.SocketRequestType) {
 	t := codec.ParseRequestType([]byte(name))
-	switch t {
-	case codec.RequestExecute:
-		return uint8(t), shapeExecute
-	case codec.RequestBatch:
-		return uint8(t), shapeBatch
-	case codec.RequestDescribe:
-		return uint8(t), shapeDescribe
-	case codec.RequestGetAutocommit:
-		return uint8(t), shapeAutocommit
-	}
-	return uint8(t), shapeEmpty
-}
-
-// entryMember decodes member m of a cursor entry into e.
-func entryMember(e *codec.CursorEntry, m codec.EntryMember, raw []byte) error {
-	var err error
-	switch m {
-	case codec.MemberStep:
-		e.Step, err = parseUint32(raw)
-	case codec.MemberCols:
-		e.Cols = e.Cols[:0]
-		if !isNull(raw) {
-			var cols []colD
-			if err = unmarshal(raw, &cols); err == nil {
-				for _, c := range cols {
-					e.Cols = append(e.Cols, codec.Col(c))
-				}
-			}
-		}
-	case codec.MemberRow:
-		e.Row = e.Row[:0]
-		if !isNull(raw) {
-			var row rowD
-			if err = row.UnmarshalJSON(raw); err == nil {
-				e.Row = append(e.Row, row...)
-			}
-		}
-	case codec.MemberAffectedRowCount:
-		e.AffectedRowCount, _, err = parseUint(raw)
-	case codec.MemberLastInsertRowID:
-		e.LastInsertRowID, e.HasLastInsertRowID, err = parseInt(raw)
-	case codec.MemberError:
-		e.Error = codec.Error{}
-		if !isNull(raw) {
-			err = (*errorD)(&e.Error).UnmarshalJSON(raw)
-		}
-	case codec.MemberReplicationIndex:
-		e.ReplicationIndex, e.HasReplicationIndex, err = parseUint(raw)
-	}
-	if err != nil {
-		return decodeErr(m.String(), err)
-	}
-	return nil
+	return uint8(t), t.SocketType()
 }

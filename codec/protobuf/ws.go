@@ -194,22 +194,10 @@ func errorHolder(b []byte, i int, id *int32, e *codec.Error, old codec.Error) er
 
 // socketMember is the memberFunc of ResponseOkMsg: the member number of a
 // response type is its codec.SocketRequestType plus one.
-func socketMember(num uint64) (uint8, shape) {
+func socketMember(num uint64) (uint8, codec.SocketRequestType) {
 	if num < 2 || num > uint64(codec.SocketGetAutocommit)+1 {
-		return 0, shapeEmpty
+		return 0, codec.SocketUnknown
 	}
 	t := codec.SocketRequestType(num - 1)
-	switch t {
-	case codec.SocketExecute:
-		return uint8(t), shapeExecute
-	case codec.SocketBatch:
-		return uint8(t), shapeBatch
-	case codec.SocketDescribe:
-		return uint8(t), shapeDescribe
-	case codec.SocketGetAutocommit:
-		return uint8(t), shapeAutocommit
-	case codec.SocketFetchCursor:
-		return uint8(t), shapeCursor
-	}
-	return uint8(t), shapeEmpty
+	return uint8(t), t
 }

@@ -9,10 +9,12 @@ import (
 )
 
 // This file holds the protocol knowledge that every codec applies the same
-// way: which members each cursor entry type carries, which responses carry
-// a result, and the wire's base64 and float rules. Codecs share these
-// tables and rules but each keeps its own JSON scanning and number parsing,
-// so that one codec stays an independent check on another.
+// way: which members each cursor entry type carries, and the wire's base64
+// and float rules. (Which members each response type carries is with the
+// request types: RequestType.SocketType, SocketRequestType.HasResult.)
+// Codecs share these tables and rules but each keeps its own JSON scanning
+// and number parsing, so that one codec stays an independent check on
+// another.
 
 // EntryMember is a member of a cursor entry other than "type".
 type EntryMember uint8
@@ -98,13 +100,6 @@ func (t EntryType) Members() EntryMembers {
 		return entryMembers[t]
 	}
 	return 0
-}
-
-// HasResult reports whether a response of type t carries a "result"
-// object (execute, batch and describe; the result is optional). Decoders
-// ignore the "result" of the other types.
-func (t RequestType) HasResult() bool {
-	return t == RequestExecute || t == RequestBatch || t == RequestDescribe
 }
 
 // Base64 is the encoding of blob payloads: the standard alphabet, written

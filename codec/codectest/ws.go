@@ -1,7 +1,7 @@
 package codectest
 
 // This file: what the tests of codec.SocketCodec implementations need
-// beyond the server-message fixtures (fixtures_socket.go): the client
+// beyond the server-message fixtures (fixtures_ws.go): the client
 // messages as values (ClientMsg), their comparison, an independent reader
 // of their JSON form for round trips, and the socket encode cases.
 
@@ -152,6 +152,8 @@ func (d *differ) cond(a, b *codec.BatchCond) {
 		}
 	}
 }
+
+// Deliberately independent of the codecs' encoders: the socket round trips (SocketRoundTrip) compare them.
 
 // ReadClientMsgJSON reads a client message of the JSON subprotocols as
 // sqld reads it (libsql-server's hrana/ws/proto.rs), with encoding/json

@@ -65,6 +65,15 @@ func ParseSocketRequestType[S ~string | ~[]byte](name S) SocketRequestType {
 	return SocketUnknown
 }
 
+// HasResult reports whether a response of type t carries a result
+// (execute, batch and describe; the result is optional): a StmtResult, a
+// BatchResult or a DescribeResult. Decoders ignore the result of the other
+// types. This is the one definition the codecs use, for stream responses
+// too (RequestType.SocketType).
+func (t SocketRequestType) HasResult() bool {
+	return t == SocketExecute || t == SocketBatch || t == SocketDescribe
+}
+
 // SocketRequest is the "request" client message: one request and the id
 // its response will carry. Which fields go on the wire depends on Type:
 //
@@ -172,10 +181,10 @@ type SocketResponse struct {
 // "hrana3" and "hrana2" (text frames), the Protobuf codec "hrana3-protobuf"
 // (binary frames).
 //
-// The decoding rules are those of the Codec documentation (and of the
-// Protobuf codec's package documentation): a decoder rejects what the other
-// codecs reject and decodes the rest to the same values. Decoders may keep
-// references into the input in Value.Bytes, as DecodePipelineResponse does.
+// The decoding rules are in docs/CODECS.md: a decoder rejects what the
+// other codecs reject and decodes the rest to the same values. Decoders may
+// keep references into the input in Value.Bytes, as DecodePipelineResponse
+// does.
 type SocketCodec interface {
 	Codec
 	// AppendHello appends a hello message carrying jwt ("" sends none).

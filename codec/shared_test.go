@@ -39,10 +39,28 @@ func TestEntryMembers(t *testing.T) {
 }
 
 func TestHasResult(t *testing.T) {
-	for typ := RequestUnknown; typ <= RequestGetAutocommit; typ++ {
+	for typ := RequestUnknown; typ <= RequestGetAutocommit+1; typ++ {
 		want := typ == RequestExecute || typ == RequestBatch || typ == RequestDescribe
 		if typ.HasResult() != want {
 			t.Errorf("%q.HasResult() = %v", typ, !want)
+		}
+	}
+	for typ := SocketUnknown; typ <= SocketGetAutocommit+1; typ++ {
+		want := typ == SocketExecute || typ == SocketBatch || typ == SocketDescribe
+		if typ.HasResult() != want {
+			t.Errorf("%q.HasResult() = %v", typ, !want)
+		}
+	}
+}
+
+func TestSocketType(t *testing.T) {
+	for typ := RequestUnknown; typ <= RequestGetAutocommit+1; typ++ {
+		want := ParseSocketRequestType(typ.String())
+		if typ == RequestClose {
+			want = SocketCloseStream
+		}
+		if got := typ.SocketType(); got != want {
+			t.Errorf("%d.SocketType() = %q, want %q", typ, got, want)
 		}
 	}
 }

@@ -223,19 +223,7 @@ func parseRequestID(raw []byte) (int32, error) {
 }
 
 // socketType is the typeParser of socket responses.
-func socketType(name string) (uint8, shape) {
+func socketType(name string) (uint8, codec.SocketRequestType) {
 	t := codec.ParseSocketRequestType(name)
-	switch t {
-	case codec.SocketExecute:
-		return uint8(t), shapeExecute
-	case codec.SocketBatch:
-		return uint8(t), shapeBatch
-	case codec.SocketDescribe:
-		return uint8(t), shapeDescribe
-	case codec.SocketGetAutocommit:
-		return uint8(t), shapeAutocommit
-	case codec.SocketFetchCursor:
-		return uint8(t), shapeCursor
-	}
-	return uint8(t), shapeEmpty
+	return uint8(t), t
 }

@@ -208,19 +208,7 @@ func (d *decoder) socketResponse(r *codec.SocketResponse) error {
 }
 
 // socketType is the typeParser of socket responses.
-func socketType(name []byte) (uint8, shape) {
+func socketType(name []byte) (uint8, codec.SocketRequestType) {
 	t := codec.ParseSocketRequestType(name)
-	switch t {
-	case codec.SocketExecute:
-		return uint8(t), shapeExecute
-	case codec.SocketBatch:
-		return uint8(t), shapeBatch
-	case codec.SocketDescribe:
-		return uint8(t), shapeDescribe
-	case codec.SocketGetAutocommit:
-		return uint8(t), shapeAutocommit
-	case codec.SocketFetchCursor:
-		return uint8(t), shapeCursor
-	}
-	return uint8(t), shapeEmpty
+	return uint8(t), t
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/gohrana/libsql/codec"
 )
 
-// Rules of the server messages, which the codec package documents with the
+// Rules of the server messages, which docs/CODECS.md states with the
 // others.
 const (
 	ruleServer    = `a server message needs "type" (hello_ok, hello_error, response_ok or response_error); hello_error and response_error need an "error" object, response_ok a "response" object with a known "type"; members that the type does not use are ignored whatever their JSON type`
