@@ -87,6 +87,18 @@ func (t RequestType) SocketType() SocketRequestType {
 // the result of the other types.
 func (t RequestType) HasResult() bool { return t.SocketType().HasResult() }
 
+// StreamType is SocketType's inverse: the request type over HTTP that does
+// what t does over WebSocket, RequestUnknown for the requests that have none
+// (open_stream and the cursor's).
+func (t SocketRequestType) StreamType() RequestType {
+	for rt, st := range socketTypes {
+		if st == t && t != SocketUnknown {
+			return RequestType(rt)
+		}
+	}
+	return RequestUnknown
+}
+
 // PipelineRequest is the body of POST /v3/pipeline (and /v2/pipeline).
 type PipelineRequest struct {
 	Baton    string // "" starts a new stream (sent as null)

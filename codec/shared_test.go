@@ -134,3 +134,23 @@ func TestAppendFloat(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamTypeInvertsSocketType: every request type with a socket
+// counterpart maps there and back; the socket-only ones have none.
+func TestStreamTypeInvertsSocketType(t *testing.T) {
+	for rt := RequestUnknown + 1; rt.String() != ""; rt++ {
+		st := rt.SocketType()
+		if st == SocketUnknown {
+			t.Errorf("%v has no socket type", rt)
+			continue
+		}
+		if back := st.StreamType(); back != rt {
+			t.Errorf("%v -> %v -> %v", rt, st, back)
+		}
+	}
+	for _, st := range []SocketRequestType{SocketOpenStream, SocketOpenCursor, SocketFetchCursor, SocketCloseCursor, SocketUnknown} {
+		if rt := st.StreamType(); rt != RequestUnknown {
+			t.Errorf("%v -> %v, want none", st, rt)
+		}
+	}
+}

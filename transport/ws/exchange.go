@@ -124,57 +124,9 @@ func streamResult(r *codec.StreamResult, m *codec.ServerMsg) {
 	}
 	r.OK, r.Error = true, codec.Error{}
 	d, s := &r.Response, &m.Response
-	d.Type = requestType(s.Type)
+	d.Type = s.Type.StreamType()
 	d.Result, s.Result = s.Result, d.Result
 	d.Batch, s.Batch = s.Batch, d.Batch
 	d.Describe, s.Describe = s.Describe, d.Describe
 	d.IsAutocommit = s.IsAutocommit
-}
-
-// socketType is the WebSocket request for a stream request (close closes
-// the stream); SocketUnknown for none.
-func socketType(t codec.RequestType) codec.SocketRequestType {
-	switch t {
-	case codec.RequestClose:
-		return codec.SocketCloseStream
-	case codec.RequestExecute:
-		return codec.SocketExecute
-	case codec.RequestBatch:
-		return codec.SocketBatch
-	case codec.RequestSequence:
-		return codec.SocketSequence
-	case codec.RequestDescribe:
-		return codec.SocketDescribe
-	case codec.RequestStoreSQL:
-		return codec.SocketStoreSQL
-	case codec.RequestCloseSQL:
-		return codec.SocketCloseSQL
-	case codec.RequestGetAutocommit:
-		return codec.SocketGetAutocommit
-	}
-	return codec.SocketUnknown
-}
-
-// requestType is socketType's inverse; RequestUnknown for the requests that
-// have no stream request (open_stream and the cursor's).
-func requestType(t codec.SocketRequestType) codec.RequestType {
-	switch t {
-	case codec.SocketCloseStream:
-		return codec.RequestClose
-	case codec.SocketExecute:
-		return codec.RequestExecute
-	case codec.SocketBatch:
-		return codec.RequestBatch
-	case codec.SocketSequence:
-		return codec.RequestSequence
-	case codec.SocketDescribe:
-		return codec.RequestDescribe
-	case codec.SocketStoreSQL:
-		return codec.RequestStoreSQL
-	case codec.SocketCloseSQL:
-		return codec.RequestCloseSQL
-	case codec.SocketGetAutocommit:
-		return codec.RequestGetAutocommit
-	}
-	return codec.RequestUnknown
 }

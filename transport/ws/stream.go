@@ -410,7 +410,7 @@ func (s *stream) answered(ex *exchange) error {
 // refusing what the server would take for a protocol violation (which
 // closes the socket, and every stream on it, rather than fail one request).
 func (s *stream) request(sk *socket, r *codec.StreamRequest) (codec.SocketRequest, error) {
-	out := codec.SocketRequest{Type: socketType(r.Type), StreamID: s.id}
+	out := codec.SocketRequest{Type: r.Type.SocketType(), StreamID: s.id}
 	switch r.Type {
 	case codec.RequestClose, codec.RequestSequence, codec.RequestDescribe:
 		out.SQL, out.ReplicationIndex = r.SQL, r.ReplicationIndex
