@@ -146,6 +146,8 @@ FUZZ_TARGETS := \
 	./codec/protobuf/prototest:FuzzDifferential \
 	./codec/protobuf/prototest:FuzzEncodeRoundTrip \
 	./internal/h1:FuzzReadResponse \
+	./internal/sqlscan:FuzzScan \
+	./internal/sqlscan:FuzzScanClassify \
 	./transport/ws:FuzzServerMessage \
 	.:FuzzDSN
 
