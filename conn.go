@@ -78,7 +78,7 @@ func newConn(s session.Stream, cfg *Config, repl *session.Replication, w *writer
 // remember makes a connection setting that sql just made outlive the
 // server stream it was made on (see pragma.go).
 func (c *conn) remember(sql string, params sqlParams, args []driver.NamedValue) {
-	if params.multi || len(args) > 0 {
+	if params.Multi || len(args) > 0 {
 		return
 	}
 	if key, ok := pragmaSetting(sql); ok {
@@ -220,7 +220,7 @@ func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []
 		return nil, err
 	}
 	t := c.openTx()
-	if t != nil && t.deferExec && !params.multi {
+	if t != nil && t.deferExec && !params.Multi {
 		// Several statements in one text must run as a sequence, which a
 		// batch step cannot hold; they are sent at once instead.
 		return t.queueExec(ctx, &st)
