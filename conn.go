@@ -5,9 +5,9 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/sqlscan"
 	"github.com/gohrana/libsql/session"
 )
 
@@ -64,11 +64,7 @@ func newConn(s session.Stream, cfg *Config, repl *session.Replication, w *writer
 	}
 	for _, p := range cfg.Pragmas {
 		sql, _ := pragmaSQL(p) // checked by Config.validate
-		name, _ := identPrefix(p)
-		key := strings.ToLower(name)
-		if k, ok := pragmaSetting(sql); ok {
-			key = k
-		}
+		key, _, _ := sqlscan.Pragma(sql)
 		sc.Persist(key, codec.Stmt{SQL: sql})
 	}
 	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout, writers: w},
