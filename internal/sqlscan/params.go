@@ -56,6 +56,9 @@ func ScanParams(sql string) Params {
 
 // add numbers the parameter spelled text.
 func (p *Params) add(text string, index *map[string]int) {
+	if p.Names == nil {
+		p.Names = make([]string, 0, 8) // one allocation for most statements
+	}
 	if text[0] == '?' {
 		p.Numeric = true
 		if len(text) == 1 {

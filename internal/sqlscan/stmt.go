@@ -1,5 +1,7 @@
 package sqlscan
 
+import "strings"
+
 // A statement is the run of tokens up to a ';' or the end of the text,
 // white space and comments aside; an empty one (";;") is no statement, as
 // in SQLite. The classifiers below judge the first statement of a text by
@@ -117,11 +119,17 @@ func FirstKeyword(sql string) string {
 // doubt means it may write: PRAGMA, several statements, anything else.
 func ReadOnly(sql string) bool {
 	c := newCursor(sql)
-	switch {
-	case c.keyword("SELECT"), c.keyword("VALUES"), c.keyword("EXPLAIN"):
+	if c.t.Kind != Word {
+		return false
+	}
+	switch kw := c.text(); {
+	case equalFold(kw, "SELECT"), equalFold(kw, "VALUES"), equalFold(kw, "EXPLAIN"):
+		if strings.IndexByte(sql[c.t.End:], ';') < 0 {
+			return true // no other statement can follow
+		}
 		c.skipStatement()
-	case c.keyword("WITH"):
-		for ; c.t.Kind != EOF && c.t.Kind != Semicolon; c.advance() {
+	case equalFold(kw, "WITH"):
+		for c.advance(); c.t.Kind != EOF && c.t.Kind != Semicolon; c.advance() {
 			if c.t.Kind == Word && writeWord(c.text()) {
 				return false
 			}
