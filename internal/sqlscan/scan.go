@@ -98,8 +98,10 @@ var class = func() (t [256]uint8) {
 	return t
 }()
 
+// is reports whether s has a byte at i and it is of class c.
 func is(s string, i int, c uint8) bool { return i < len(s) && class[s[i]]&c != 0 }
 
+// byteAt returns s[i], or 0 past the end, where SQLite reads the NUL.
 func byteAt(s string, i int) byte {
 	if i < len(s) {
 		return s[i]
@@ -139,6 +141,8 @@ func scan(s string, i int) (Kind, int) {
 		if byteAt(s, i+1) != '*' {
 			return Punct, i + 1
 		}
+		// SQLite takes a "/*" that ends the text for two operators; a
+		// comment is as good (either fails) and keeps the rule simple.
 		for j := i + 2; j+1 < len(s); j++ {
 			if s[j] == '*' && s[j+1] == '/' {
 				return Comment, j + 2

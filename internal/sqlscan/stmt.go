@@ -12,14 +12,13 @@ import "strings"
 // cursor walks the tokens of a text that count: neither white space nor
 // comments.
 type cursor struct {
-	src string
-	s   Scanner
-	t   Token // the current token; EOF at the end
+	s Scanner
+	t Token // the current token; EOF at the end
 }
 
 // newCursor returns a cursor at the first token of the first statement.
 func newCursor(src string) cursor {
-	c := cursor{src: src, s: NewScanner(src)}
+	c := cursor{s: NewScanner(src)}
 	c.advance()
 	for c.t.Kind == Semicolon {
 		c.advance()
@@ -36,7 +35,7 @@ func (c *cursor) advance() {
 	}
 }
 
-func (c *cursor) text() string { return c.src[c.t.Start:c.t.End] }
+func (c *cursor) text() string { return c.s.src[c.t.Start:c.t.End] }
 
 // keyword consumes the current token if it is the word kw (upper case),
 // in any case.
