@@ -96,8 +96,9 @@ compat:
 
 # The unit tests of the driver module and of the modules whose tests need
 # no server: the Protobuf reference (prototest) and the benchmark harnesses
-# (their report and fixture tests).
-UNIT_MODULES := . codec/protobuf/prototest bench bench/e2e
+# (their report and fixture tests); and of itest's one package that needs
+# none, sqlscandiff (internal/sqlscan against SQLite's C API).
+UNIT_MODULES := . codec/protobuf/prototest bench bench/e2e itest/sqlscandiff
 
 unit:
 	@for m in $(UNIT_MODULES); do echo "== go test ($$m)"; (cd $$m && go test -race -timeout 10m ./...); done
@@ -139,7 +140,8 @@ perf-compare:
 #             seed corpora, as part of the unit tests).
 FUZZTIME ?= 2m
 # Each target is package:Name, the package relative to the root module or,
-# for another module, module-dir/package (the module is found by its go.mod).
+# for another module, module-dir/package (the module is the nearest
+# directory up from the package with a go.mod).
 FUZZ_TARGETS := \
 	./codec/codectest:FuzzDifferential \
 	./codec/codectest:FuzzDifferentialServerMsg \
@@ -155,14 +157,18 @@ FUZZ_TARGETS := \
 	./codec/protobuf/prototest:FuzzDifferential \
 	./codec/protobuf/prototest:FuzzEncodeRoundTrip \
 	./internal/http1:FuzzReadResponse \
+	./internal/sqlscan:FuzzScan \
+	./internal/sqlscan:FuzzScanClassify \
+	./itest/sqlscandiff:FuzzSQLScanDifferential \
 	./transport/ws:FuzzServerMessage \
 	.:FuzzDSN
 
 .PHONY: fuzz
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t##*:}; dir=.; \
-		if [ -f "$$pkg/go.mod" ]; then dir=$$pkg; pkg=.; fi; \
+		pkg=$${t%%:*}; name=$${t##*:}; dir=$$pkg; \
+		while [ "$$dir" != . ] && [ ! -f "$$dir/go.mod" ]; do dir=$$(dirname $$dir); done; \
+		if [ "$$dir" = "$$pkg" ]; then pkg=.; elif [ "$$dir" != . ]; then pkg=./$${pkg#$$dir/}; fi; \
 		echo "== $$name ($$dir $$pkg, $(FUZZTIME))"; \
 		(cd $$dir && go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s -parallel 2 $$pkg) || exit 1; \
 	done

@@ -32,16 +32,16 @@ func bindArgs(st *codec.Stmt, p sqlParams, args []driver.NamedValue) error {
 				st.NamedArgs = append(st.NamedArgs, codec.NamedArg{Name: args[i].Name, Value: toValue(args[i].Value)})
 			}
 		}
-	case p.hasNamed && p.hasNumeric:
+	case p.Named && p.Numeric:
 		return errors.New("libsql: the statement mixes ? and named parameters, which the server cannot bind")
-	case p.hasNamed:
+	case p.Named:
 		// Positional values for :name parameters, bound by index as SQLite
 		// numbers them.
-		if len(args) != len(p.names) {
-			return fmt.Errorf("libsql: the statement has %d parameters but %d arguments were given", len(p.names), len(args))
+		if len(args) != len(p.Names) {
+			return fmt.Errorf("libsql: the statement has %d parameters but %d arguments were given", len(p.Names), len(args))
 		}
 		for i := range args {
-			st.NamedArgs = append(st.NamedArgs, codec.NamedArg{Name: p.names[i], Value: toValue(args[i].Value)})
+			st.NamedArgs = append(st.NamedArgs, codec.NamedArg{Name: p.Names[i], Value: toValue(args[i].Value)})
 		}
 	default:
 		st.Args = make([]codec.Value, len(args))

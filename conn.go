@@ -5,10 +5,10 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/internal/session"
+	"github.com/gohrana/libsql/internal/sqlscan"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -65,11 +65,7 @@ func newConn(s transport.Stream, cfg *Config, repl *session.Replication, w *writ
 	}
 	for _, p := range cfg.Pragmas {
 		sql, _ := pragmaSQL(p) // checked by Config.validate
-		name, _ := identPrefix(p)
-		key := strings.ToLower(name)
-		if k, ok := pragmaSetting(sql); ok {
-			key = k
-		}
+		key, _, _ := sqlscan.Pragma(sql)
 		sc.Persist(key, codec.Stmt{SQL: sql})
 	}
 	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout, writers: w},
@@ -79,7 +75,7 @@ func newConn(s transport.Stream, cfg *Config, repl *session.Replication, w *writ
 // remember makes a connection setting that sql just made outlive the
 // server stream it was made on (see pragma.go).
 func (c *conn) remember(sql string, params sqlParams, args []driver.NamedValue) {
-	if params.multi || len(args) > 0 {
+	if params.Multi || len(args) > 0 {
 		return
 	}
 	if key, ok := pragmaSetting(sql); ok {
@@ -221,7 +217,7 @@ func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []
 		return nil, err
 	}
 	t := c.openTx()
-	if t != nil && t.deferExec && !params.multi {
+	if t != nil && t.deferExec && !params.Multi {
 		// Several statements in one text must run as a sequence, which a
 		// batch step cannot hold; they are sent at once instead.
 		return t.queueExec(ctx, &st)

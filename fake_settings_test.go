@@ -75,6 +75,25 @@ func TestFakeDSNPragma(t *testing.T) {
 	wantErr(t, err, errs(libsql.ErrSyntax), nil, `connection setting "PRAGMA foreign_keys(0)" failed`, "bad pragma")
 }
 
+// Each _pragma setting of the DSN is replayed under its own key, its name
+// with its schema: two settings of one schema both go first (the key was
+// the schema alone for pragmas that are no connection setting, so the
+// second replaced the first).
+func TestFakeDSNPragmaSchema(t *testing.T) {
+	t.Parallel()
+	const sel = "SELECT 1"
+	one := fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))
+	srv := fs.New(t, fs.Probe(),
+		fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA main.journal_mode(WAL)")), fs.Execute(fs.SQL("PRAGMA main.user_version(3)")), fs.Execute(fs.SQL(sel)), fs.Close()).
+			Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
+	)
+	db := openDB(t, srv, "_pragma=main.journal_mode(WAL)&_pragma=main.user_version(3)")
+	var n int
+	if err := db.QueryRow(sel).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d, %v", n, err)
+	}
+}
+
 // An autocommit statement that failed with SQLITE_BUSY did not apply: it
 // is run again until it gets through, within busyTimeout. Never inside a
 // transaction, never a script, never with busyTimeout=0.

@@ -17,21 +17,22 @@ func TestScanParams(t *testing.T) {
 	}{
 		{"SELECT 1", nil, false, false},
 		{"SELECT ?, ?", []string{"", ""}, false, true},
-		{"SELECT ?3, ?", []string{"", "", "", ""}, false, true},
+		{"SELECT ?3, ?", []string{"", "", "?3", ""}, false, true}, // SQLite names ?NNN
 		{"SELECT :a, @b, $c, :a", []string{":a", "@b", "$c"}, true, false},
 		{"SELECT ':a', \"@b\", `$c`, [d:e] -- :x\n /* @y */ , :z", []string{":z"}, true, false},
 		{"SELECT 'it''s :a' || :b", []string{":b"}, true, false},
-		{"SELECT $a::b(c), x$y", []string{"$a::b"}, true, false},
+		{"SELECT $a::b(c), x$y", []string{"$a::b(c)"}, true, false},
+		{"SELECT :a::b, @c(d), #e", []string{":a::b", "@c(d)", "#e"}, true, false}, // were :a, :b, @c and none
 		{"SELECT :a, ?", []string{":a", ""}, true, true},
-		{"SELECT ?2, :a", []string{"", "", ":a"}, true, true},
+		{"SELECT ?2, :a", []string{"", "?2", ":a"}, true, true},
 		{"SELECT 'unterminated :a", nil, false, false},
 		{"SELECT :é", []string{":é"}, true, false},
 	}
 	for _, tt := range tests {
 		p := scanParams(tt.sql)
-		if !slices.Equal(p.names, tt.names) || p.hasNamed != tt.named || p.hasNumeric != tt.num {
+		if !slices.Equal(p.Names, tt.names) || p.Named != tt.named || p.Numeric != tt.num {
 			t.Errorf("scanParams(%q) = %q named=%v num=%v; want %q named=%v num=%v",
-				tt.sql, p.names, p.hasNamed, p.hasNumeric, tt.names, tt.named, tt.num)
+				tt.sql, p.Names, p.Named, p.Numeric, tt.names, tt.named, tt.num)
 		}
 	}
 }
@@ -50,10 +51,11 @@ func TestScanParamsMulti(t *testing.T) {
 		{"SELECT 1; 'x'", true},
 		{"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END", true}, // one statement, but deferral only needs "maybe several"
 		{"SELECT 1; /* unterminated", false},
+		{"; SELECT 1", false}, // an empty statement is none (was multi)
 	}
 	for _, tt := range tests {
-		if got := scanParams(tt.sql).multi; got != tt.multi {
-			t.Errorf("scanParams(%q).multi = %v, want %v", tt.sql, got, tt.multi)
+		if got := scanParams(tt.sql).Multi; got != tt.multi {
+			t.Errorf("scanParams(%q).Multi = %v, want %v", tt.sql, got, tt.multi)
 		}
 	}
 }
@@ -98,6 +100,36 @@ func TestBindArgs(t *testing.T) {
 		}
 		if len(st.NamedArgs) != 2 || st.NamedArgs[0].Name != ":a" || st.NamedArgs[1].Name != "$b" || st.NamedArgs[1].Value.Int != 2 {
 			t.Fatalf("got %+v", st.NamedArgs)
+		}
+	})
+	// sqld binds #name, :a::b and @c(d) by name only (from named_args), as
+	// SQLite names them; they were sent as positional arguments before,
+	// which sqld cannot bind to a named parameter.
+	t.Run("positional for #name and Tcl names", func(t *testing.T) {
+		var st codec.Stmt
+		if err := bindArgs(&st, scanParams("SELECT #a, :b::c, @d(e)"), pos(int64(1), int64(2), int64(3))); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Args) != 0 || len(st.NamedArgs) != 3 || st.NamedArgs[0].Name != "#a" || st.NamedArgs[1].Name != ":b::c" || st.NamedArgs[2].Name != "@d(e)" {
+			t.Fatalf("got args %+v, named %+v", st.Args, st.NamedArgs)
+		}
+	})
+	t.Run("named for #name", func(t *testing.T) {
+		var st codec.Stmt
+		if err := bindArgs(&st, scanParams("SELECT #a"), named("a", int64(1))); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.NamedArgs) != 1 || st.NamedArgs[0].Name != "a" {
+			t.Fatalf("got %+v", st.NamedArgs)
+		}
+	})
+	t.Run("named for ?NNN ignored", func(t *testing.T) {
+		var st codec.Stmt
+		if err := bindArgs(&st, scanParams("SELECT ?1"), named("1", int64(1), "?1", int64(2))); err != nil {
+			t.Fatal(err)
+		}
+		if len(st.NamedArgs) != 0 || len(st.Args) != 0 {
+			t.Fatalf("got args %+v, named %+v", st.Args, st.NamedArgs)
 		}
 	})
 	errCases := []struct {

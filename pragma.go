@@ -3,6 +3,8 @@ package libsql
 import (
 	"errors"
 	"strings"
+
+	"github.com/gohrana/libsql/internal/sqlscan"
 )
 
 // Connection settings. Over HTTP every autocommit statement runs on a
@@ -29,78 +31,61 @@ var connectionPragmas = map[string]bool{
 }
 
 // pragmaSetting reports whether sql is one assignment of a connection
-// setting, "PRAGMA [schema.]name = value" or "PRAGMA [schema.]name(value)",
-// and returns its key: the lower-case name, with its schema if given.
+// setting, "PRAGMA [schema.]name = value" or "PRAGMA [schema.]name(value)"
+// (comments and a final ';' allowed), and returns its key: the lower-case
+// name, with its schema if given.
 func pragmaSetting(sql string) (key string, ok bool) {
-	s := strings.TrimSpace(sql)
-	s = strings.TrimSpace(strings.TrimSuffix(s, ";"))
-	if len(s) < len("PRAGMA ") || !strings.EqualFold(s[:6], "PRAGMA") || !isSpace(s[6]) {
-		return "", false
-	}
-	s = strings.TrimLeft(s[6:], " \t\r\n")
-	name, rest := identPrefix(s)
-	if name == "" {
-		return "", false
-	}
-	key = strings.ToLower(name)
-	if strings.HasPrefix(rest, ".") {
-		var field string
-		field, rest = identPrefix(rest[1:])
-		if field == "" {
-			return "", false
-		}
-		name = field
-		key += "." + strings.ToLower(field)
-	}
-	rest = strings.TrimLeft(rest, " \t\r\n")
-	if rest == "" || (rest[0] != '=' && rest[0] != '(') || strings.ContainsRune(rest, ';') {
-		return "", false
-	}
-	return key, connectionPragmas[strings.ToLower(name)]
+	key, name, ok := sqlscan.Pragma(sql)
+	return key, ok && connectionPragmas[name]
 }
 
-// pragmaSQL turns a Config.Pragmas entry, "name(value)", into its
-// statement. The value is a number, a word or a single-quoted string, so
-// that a DSN cannot smuggle in another statement.
+// pragmaSQL turns a Config.Pragmas entry, "name(value)" or
+// "schema.name(value)", into its statement. The entry is that and nothing
+// else, no blanks, comments or ';', and the value a number, a word or a
+// string, so that a DSN cannot smuggle in another statement.
 func pragmaSQL(p string) (string, error) {
-	name, rest := identPrefix(p)
-	if name != "" && strings.HasPrefix(rest, ".") {
-		var field string
-		field, rest = identPrefix(rest[1:])
-		if field == "" {
-			name = ""
-		}
-	}
-	if name == "" || len(rest) < 3 || rest[0] != '(' || rest[len(rest)-1] != ')' {
+	open := strings.IndexByte(p, '(')
+	if open < 0 || !strings.HasSuffix(p, ")") || !pragmaName(p[:open]) {
 		return "", errors.New("want name(value), as in foreign_keys(1)")
 	}
-	v := rest[1 : len(rest)-1]
-	if !simpleValue(v) {
-		return "", errors.New("the value must be a number, a word or a quoted string without quotes inside")
+	if !pragmaValue(p[open+1 : len(p)-1]) {
+		return "", errors.New("the value must be a number, a word or a quoted string ('...')")
 	}
 	return "PRAGMA " + p, nil
 }
 
-// identPrefix splits s after a leading SQL identifier ([A-Za-z_][A-Za-z0-9_]*).
-func identPrefix(s string) (ident, rest string) {
-	i := 0
-	for i < len(s) && (s[i] == '_' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || i > 0 && s[i] >= '0' && s[i] <= '9') {
-		i++
+// pragmaName reports whether s is a name or schema.name: words and a dot.
+func pragmaName(s string) bool {
+	sc := sqlscan.NewScanner(s)
+	if sc.Next().Kind != sqlscan.Word {
+		return false
 	}
-	return s[:i], s[i:]
+	switch t := sc.Next(); {
+	case t.Kind == sqlscan.EOF:
+		return true
+	case t.Kind != sqlscan.Punct || s[t.Start:t.End] != ".":
+		return false
+	}
+	return sc.Next().Kind == sqlscan.Word && sc.Next().Kind == sqlscan.EOF
 }
 
-func simpleValue(v string) bool {
-	if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' {
-		return !strings.ContainsAny(v[1:len(v)-1], "'\x00")
+// pragmaValue reports whether v is one value: a number with an optional
+// sign, a word or a string. A NUL, where SQLite would end the statement,
+// is none.
+func pragmaValue(v string) bool {
+	if strings.IndexByte(v, 0) >= 0 {
+		return false
 	}
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if !(c == '_' || c == '.' || c == '-' || c == '+' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+	sc := sqlscan.NewScanner(v)
+	t := sc.Next()
+	if t.Kind == sqlscan.Punct && (v[t.Start:t.End] == "-" || v[t.Start:t.End] == "+") {
+		if t = sc.Next(); t.Kind != sqlscan.Number {
 			return false
 		}
 	}
-	return v != ""
+	switch t.Kind {
+	case sqlscan.Number, sqlscan.Word, sqlscan.String:
+		return sc.Next().Kind == sqlscan.EOF
+	}
+	return false
 }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

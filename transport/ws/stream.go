@@ -3,10 +3,10 @@ package ws
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/sqlscan"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -189,36 +189,21 @@ var rollbackInTx = codec.Batch{Steps: []codec.BatchStep{{
 // mayLeaveTx reports whether reqs can leave a transaction open: a batch,
 // a script, a statement that begins one (BEGIN, SAVEPOINT) or one that
 // may fail to end it (COMMIT, END, RELEASE: a deferred foreign key
-// violated, or SQLITE_BUSY, leaves the transaction open).
+// violated, or SQLITE_BUSY, leaves the transaction open). Statements are
+// told by their tokens, past comments (sqlscan.TxControl).
 func mayLeaveTx(reqs []codec.StreamRequest) bool {
 	for i := range reqs {
 		switch reqs[i].Type {
 		case codec.RequestBatch, codec.RequestSequence:
 			return true
 		case codec.RequestExecute:
-			if begins(reqs[i].Stmt.SQL) {
+			switch sqlscan.TxControl(reqs[i].Stmt.SQL) {
+			case sqlscan.TxBegin, sqlscan.TxSavepoint, sqlscan.TxCommit, sqlscan.TxRelease:
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// begins reports whether sql's first word is one of mayLeaveTx's (after
-// white space; a statement hidden behind a comment is not looked for).
-func begins(sql string) bool {
-	sql = strings.TrimLeft(sql, " \t\r\n(")
-	for _, kw := range [...]string{"BEGIN", "SAVEPOINT", "COMMIT", "END", "RELEASE"} {
-		if len(sql) >= len(kw) && strings.EqualFold(sql[:len(kw)], kw) &&
-			(len(sql) == len(kw) || !isWordByte(sql[len(kw)])) {
-			return true
-		}
-	}
-	return false
-}
-
-func isWordByte(b byte) bool {
-	return b == '_' || '0' <= b && b <= '9' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z'
 }
 
 // wait waits for every answer of ex, or until ctx ends or the client's
