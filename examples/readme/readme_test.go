@@ -59,8 +59,10 @@ func markdownFiles() ([]string, error) {
 // `return err` works. Snippets may use ctx (a context.Context), dsn and
 // token (strings) without declaring them. A snippet that imports anything
 // must import all it uses; one without imports gets those of the packages
-// in knownImports that it names. Compiler and vet messages point at the
-// Markdown file (relative to the repository's root) and its line.
+// in knownImports that it names. A snippet that starts with a package
+// clause (after comments) is a whole file and is compiled as it is.
+// Compiler and vet messages point at the Markdown file (relative to the
+// repository's root) and its line.
 func TestSnippetsCompile(t *testing.T) {
 	rootAbs, err := filepath.Abs(root)
 	if err != nil {
@@ -120,6 +122,11 @@ func TestCheckFails(t *testing.T) {
 			"unused variable",
 			"some text\n\n```go\ncfg := libsql.NewConfig()\nconnector, err := libsql.NewConnector(cfg)\n_ = connector\n```\n",
 			5, "declared and not used: err",
+		},
+		{
+			"whole file",
+			"```go\n// Command x.\npackage main\n\nimport \"os\"\n\nfunc main() {\n\tos.Exit(\"one\")\n}\n```\n",
+			8, "cannot use \"one\"",
 		},
 		{
 			"vet finding",
@@ -264,8 +271,16 @@ func wrap(pkg string, s snippet) (string, error) {
 	lineDirective := func(line int) string { return fmt.Sprintf("//line %s:%d\n", s.file, line) }
 	header := "package " + pkg + "\n"
 
-	// Declarations only: the snippet is a file as it stands.
+	// A whole file, package clause and all: compiled as it is, its
+	// package renamed to pkg (a main package's func main is then a plain
+	// function).
 	fset := token.NewFileSet()
+	if f, err := parser.ParseFile(fset, "", s.src, parser.PackageClauseOnly); err == nil {
+		start, end := fset.Position(f.Name.Pos()).Offset, fset.Position(f.Name.End()).Offset
+		return lineDirective(s.line) + s.src[:start] + pkg + s.src[end:], nil
+	}
+
+	// Declarations only: the snippet is a file as it stands.
 	if _, err := parser.ParseFile(fset, "", header+s.src, parser.SkipObjectResolution); err == nil {
 		return header + lineDirective(s.line) + s.src, nil
 	}
