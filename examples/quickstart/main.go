@@ -3,6 +3,7 @@
 // constraint error.
 //
 //	go run ./examples/quickstart -dsn 'http://127.0.0.1:8080?codec=direct'
+//	go run ./examples/quickstart -dsn 'ws://127.0.0.1:8080?codec=protobuf'
 package main
 
 import (
@@ -16,8 +17,9 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql"
-	// The baseline codec, linked only where imported: the demo runs the
-	// quickstart with codec=direct (the default) and codec=gojson.
+	// The baseline codec, linked only where imported: make demo runs the
+	// quickstart with codec=direct (the default), protobuf and gojson, over
+	// http:// and ws:// DSNs.
 	_ "github.com/gohrana/libsql/codec/gojson"
 )
 

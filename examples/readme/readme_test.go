@@ -17,42 +17,86 @@ import (
 	"testing"
 )
 
-// The README is read from the repository's root, two levels up.
-const readmePath = "../../README.md"
+// root is the repository's root, two levels up.
+const root = "../.."
 
-// snippet is one ```go block of the README.
+// required are the Markdown files (relative to root) that must have ```go
+// blocks; every docs/*.md is checked too, if it has any.
+var required = []string{"README.md", "examples/README.md"}
+
+// snippet is one ```go block of a Markdown file.
 type snippet struct {
-	line int    // of its first line in the README
+	file string // the file's path, as compiler messages name it
+	pkg  string // the start of its package's name, from the file's name
+	line int    // of the block's first line in the file
 	src  string // its text
 }
 
-// TestSnippetsCompile builds and vets every ```go block of README.md, each
-// as a package of its own in a scratch module with this module's
-// requirements. A snippet is taken as written when it parses as the body of
-// a Go file (imports and declarations); otherwise its leading imports stay
-// at file level and the rest becomes the body of a function that returns an
-// error, so that `return err` works. Snippets may use ctx (a
-// context.Context), dsn and token (strings) without declaring them. A
-// snippet that imports anything must import all it uses; one without
-// imports gets those of the packages in knownImports that it names.
-// Compiler and vet messages point at README.md's lines.
+// markdownFiles returns the files whose snippets are checked, relative to
+// root: the required ones, then docs/*.md.
+func markdownFiles() ([]string, error) {
+	files := slices.Clone(required)
+	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range docs {
+		rel, err := filepath.Rel(root, d)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, filepath.ToSlash(rel))
+	}
+	return files, nil
+}
+
+// TestSnippetsCompile builds and vets every ```go block of README.md,
+// examples/README.md and docs/*.md, each as a package of its own in a
+// scratch module with this module's requirements. A snippet is taken as
+// written when it parses as the body of a Go file (imports and
+// declarations); otherwise its leading imports stay at file level and the
+// rest becomes the body of a function that returns an error, so that
+// `return err` works. Snippets may use ctx (a context.Context), dsn and
+// token (strings) without declaring them. A snippet that imports anything
+// must import all it uses; one without imports gets those of the packages
+// in knownImports that it names. A snippet that starts with a package
+// clause (after comments) is a whole file and is compiled as it is.
+// Compiler and vet messages point at the Markdown file (relative to the
+// repository's root) and its line.
 func TestSnippetsCompile(t *testing.T) {
-	readme, err := os.ReadFile(readmePath)
+	rootAbs, err := filepath.Abs(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	snippets := extract(string(readme))
-	if len(snippets) == 0 {
-		t.Fatal("README.md has no ```go blocks")
-	}
-	readmeAbs, err := filepath.Abs(readmePath)
+	files, err := markdownFiles()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out, err := check(t.TempDir(), readmeAbs, snippets); err != nil {
+	var snippets []snippet
+	for _, f := range files {
+		md, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(f)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Positions name the absolute path (a relative one in a //line
+		// directive would be taken relative to the scratch package);
+		// the output is shortened to the repository-relative path below.
+		found := extract(filepath.Join(rootAbs, filepath.FromSlash(f)), string(md))
+		if len(found) == 0 && slices.Contains(required, f) {
+			t.Errorf("%s has no ```go blocks", f)
+		}
+		for i := range found {
+			found[i].pkg = packagePrefix(f)
+		}
+		if len(found) > 0 {
+			t.Logf("%s: %d snippets", f, len(found))
+		}
+		snippets = append(snippets, found...)
+	}
+	if out, err := check(t.TempDir(), snippets); err != nil {
+		out = bytes.ReplaceAll(out, []byte(rootAbs+string(filepath.Separator)), nil)
 		t.Errorf("%v\n%s", err, out)
 	}
-	t.Logf("%d snippets", len(snippets))
 }
 
 // TestCheckFails makes sure that check fails on snippets that do not
@@ -80,6 +124,11 @@ func TestCheckFails(t *testing.T) {
 			5, "declared and not used: err",
 		},
 		{
+			"whole file",
+			"```go\n// Command x.\npackage main\n\nimport \"os\"\n\nfunc main() {\n\tos.Exit(\"one\")\n}\n```\n",
+			8, "cannot use \"one\"",
+		},
+		{
 			"vet finding",
 			"```go\nimport \"fmt\"\n\nfunc f() { fmt.Printf(\"%d\\n\", \"not a number\") }\n```\n",
 			4, "fmt.Printf format %d has arg",
@@ -87,11 +136,11 @@ func TestCheckFails(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			snippets := extract(tt.md)
+			snippets := extract("README.md", tt.md)
 			if len(snippets) != 1 {
 				t.Fatalf("%d snippets in %q, want 1", len(snippets), tt.md)
 			}
-			out, err := check(t.TempDir(), "README.md", snippets)
+			out, err := check(t.TempDir(), snippets)
 			if err == nil {
 				t.Fatalf("check passed, want %q", tt.want)
 			}
@@ -102,18 +151,52 @@ func TestCheckFails(t *testing.T) {
 	}
 }
 
-// check builds and vets snippets (from the file at readme) in a scratch
-// module in dir, each in a package of its own; it returns the go command's
+// TestCheckNamesFile makes sure that a failing snippet is reported at its
+// own file's line when several files' snippets are checked together.
+func TestCheckNamesFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "README.md")
+	bad := filepath.Join(dir, "docs", "GUIDE.md")
+	snippets := append(extract(good, "```go\nvar x = 1\n```\n"),
+		extract(bad, "# Guide\n\n```go\nvar y int = \"one\"\n```\n")...)
+	for i, f := range []string{"README.md", "docs/GUIDE.md"} {
+		snippets[i].pkg = packagePrefix(f)
+	}
+	out, err := check(t.TempDir(), snippets)
+	if err == nil {
+		t.Fatal("check passed, want a failure in docs/GUIDE.md")
+	}
+	// The go command prints a path relative to its directory where that
+	// is shorter, so only the path's end is certain.
+	if want := "docs/GUIDE.md:4:"; !bytes.Contains(out, []byte(want)) {
+		t.Errorf("output does not say %s:\n%s", want, out)
+	}
+	if bytes.Contains(out, []byte("README.md:")) {
+		t.Errorf("output names README.md, whose snippet compiles:\n%s", out)
+	}
+	if !bytes.Contains(out, []byte("docs_guide_01")) {
+		t.Errorf("output does not name package docs_guide_01:\n%s", out)
+	}
+}
+
+// check builds and vets snippets in a scratch module in dir, each in a
+// package of its own named after its file; it returns the go command's
 // output.
-func check(dir, readme string, snippets []snippet) ([]byte, error) {
+func check(dir string, snippets []snippet) ([]byte, error) {
 	if err := scratchModule(dir); err != nil {
 		return nil, err
 	}
-	for i, s := range snippets {
-		pkg := fmt.Sprintf("s%02d", i+1)
-		src, err := wrap(pkg, readme, s)
+	seen := map[string]int{} // snippets per package prefix
+	for _, s := range snippets {
+		prefix := s.pkg
+		if prefix == "" {
+			prefix = "snippet"
+		}
+		seen[prefix]++
+		pkg := fmt.Sprintf("%s_%02d", prefix, seen[prefix])
+		src, err := wrap(pkg, s)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %v", readme, s.line, err)
+			return nil, fmt.Errorf("%s:%d: %v", s.file, s.line, err)
 		}
 		if err := writePackage(filepath.Join(dir, pkg), pkg, src); err != nil {
 			return nil, err
@@ -130,8 +213,23 @@ func check(dir, readme string, snippets []snippet) ([]byte, error) {
 	return nil, nil
 }
 
-// extract returns the ```go blocks of a Markdown text.
-func extract(md string) []snippet {
+// packagePrefix makes the start of a package's name from a Markdown file's
+// repository-relative path: lower case, with every character other than a
+// letter or digit as '_' (examples/README.md gives examples_readme).
+func packagePrefix(file string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			return r
+		case r >= 'A' && r <= 'Z':
+			return r - 'A' + 'a'
+		}
+		return '_'
+	}, strings.TrimSuffix(file, path.Ext(file)))
+}
+
+// extract returns the ```go blocks of a Markdown text, from file.
+func extract(file, md string) []snippet {
 	var (
 		snippets []snippet
 		cur      *snippet
@@ -142,7 +240,7 @@ func extract(md string) []snippet {
 		line := sc.Text()
 		switch {
 		case cur == nil && strings.TrimSpace(line) == "```go":
-			cur = &snippet{line: n + 1}
+			cur = &snippet{file: file, line: n + 1}
 			body.Reset()
 		case cur != nil && strings.TrimSpace(line) == "```":
 			cur.src = body.String()
@@ -168,13 +266,21 @@ var knownImports = map[string]string{
 }
 
 // wrap turns a snippet into the source of a Go file of package pkg whose
-// positions are those of the README (at readme).
-func wrap(pkg, readme string, s snippet) (string, error) {
-	lineDirective := func(line int) string { return fmt.Sprintf("//line %s:%d\n", readme, line) }
+// positions are those of its Markdown file.
+func wrap(pkg string, s snippet) (string, error) {
+	lineDirective := func(line int) string { return fmt.Sprintf("//line %s:%d\n", s.file, line) }
 	header := "package " + pkg + "\n"
 
-	// Declarations only: the snippet is a file as it stands.
+	// A whole file, package clause and all: compiled as it is, its
+	// package renamed to pkg (a main package's func main is then a plain
+	// function).
 	fset := token.NewFileSet()
+	if f, err := parser.ParseFile(fset, "", s.src, parser.PackageClauseOnly); err == nil {
+		start, end := fset.Position(f.Name.Pos()).Offset, fset.Position(f.Name.End()).Offset
+		return lineDirective(s.line) + s.src[:start] + pkg + s.src[end:], nil
+	}
+
+	// Declarations only: the snippet is a file as it stands.
 	if _, err := parser.ParseFile(fset, "", header+s.src, parser.SkipObjectResolution); err == nil {
 		return header + lineDirective(s.line) + s.src, nil
 	}

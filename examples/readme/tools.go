@@ -1,8 +1,9 @@
 //go:build tools
 
-// The packages README.md's snippets import, so that go.mod and go.sum
-// provide them to the module the test builds the snippets in. The build
-// tag keeps them out of every build.
+// The packages the Markdown files' snippets import (README.md,
+// examples/README.md, docs/*.md), so that go.mod and go.sum provide them
+// to the module the test builds the snippets in. The build tag keeps them
+// out of every build.
 
 package readme
 
