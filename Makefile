@@ -117,7 +117,8 @@ demo:
 
 # make examples   vets and tests every example module (examples/*/go.mod:
 #                 GORM, sqlx, goose, golang-migrate, bun, and the check that
-#                 README.md's Go snippets compile) against one throwaway
+#                 the Go snippets of README.md, examples/README.md and
+#                 docs/*.md compile) against one throwaway
 #                 local sqld, two modules at a time (EXAMPLES_JOBS). Each
 #                 module has its own go.mod, so the tools stay out of the
 #                 driver's; they are built, vetted and linted with the others.

@@ -65,7 +65,8 @@ type Config struct {
 	// many per request, when a Query, Commit or Result method needs an
 	// answer or the queue is full. A failed statement is then reported late,
 	// by the next call on the transaction, and rolls the whole transaction
-	// back (see the README). WithDeferredExec overrides it per transaction.
+	// back (docs/GUIDE.md "Deferred execution"). WithDeferredExec overrides
+	// it per transaction.
 	DeferredExec bool
 	// Namespace, if set, names the database on a sqld that serves several
 	// (--enable-namespaces): it is sent as the x-namespace header (DSN

@@ -199,7 +199,7 @@ func TestFaultsStreamExpiry(t *testing.T) {
 		})
 		t.Run(s.codec+"/rollback_first", func(t *testing.T) {
 			// The server already rolled the transaction back with its
-			// stream; the README says rolling back a lost transaction
+			// stream; docs/GUIDE.md says rolling back a lost transaction
 			// succeeds.
 			err := s.rollback.Rollback()
 			t.Logf("%v", err)

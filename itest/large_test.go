@@ -362,7 +362,7 @@ func TestNoStreamLeaks(t *testing.T) {
 				// Over WebSocket each open connection holds its server
 				// stream, and so one of sqld's connections, for its life;
 				// sqld closes the socket of a stream over its limit. The pool
-				// must stay within it (README "Transports").
+				// must stay within it (docs/GUIDE.md "What differs over WebSocket").
 				db.SetMaxOpenConns(8)
 			}
 			table := freshTable(t, db, "leak", "(id INTEGER PRIMARY KEY, v INTEGER)")

@@ -391,7 +391,7 @@ func TestTimeOrderWithSQLite(t *testing.T) {
 
 // TestTimeLegacyForm: databases written by earlier versions hold times in
 // the form "2006-01-02 15:04:05.999999999Z"; they still read back as the
-// same time.Time, and the one-statement migration the README gives turns
+// same time.Time, and the one-statement migration docs/GUIDE.md gives turns
 // them into the current form, after which they order and compare with new
 // values.
 func TestTimeLegacyForm(t *testing.T) {

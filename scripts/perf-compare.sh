@@ -78,7 +78,7 @@ check() {
   local name=$1 rev=$2 dir=$3 p
   grep -q '^module github.com/gohrana/libsql$' "$dir/go.mod" 2>/dev/null ||
     die "$name $rev is not the github.com/gohrana/libsql module (no such go.mod in $dir)"
-  for p in codec internal/fixture codec/direct codec/gojson; do
+  for p in codec internal/fixture codec/direct codec/gojson codec/protobuf; do
     compgen -G "$dir/$p/*.go" >/dev/null ||
       die "$name $rev has no package $p, which the harness needs (bench/cmd/libsql-perf imports it, directly or through the driver); pick a later revision (or commit it: untracked files are not in a revision)"
   done
