@@ -9,13 +9,15 @@ import (
 	"github.com/gohrana/libsql/internal/session"
 )
 
-// autocommit runs a connection's statements outside transactions: each
-// operation is a unit of work of its own on the session, so over HTTP
-// nothing stays open on the server between statements.
+// autocommit runs a connection's statements outside transactions begun
+// with BeginTx: each operation is a unit of work of its own on the session,
+// so over HTTP nothing stays open on the server between statements, except
+// while a transaction begun with SQL (sqlTx, sqltx.go) is open.
 type autocommit struct {
 	s           sessionConn
 	busyTimeout time.Duration // Config.BusyTimeout
 	writers     *writers      // the connector's bound on writes in flight; nil: none
+	sqlTx       sqlTx
 }
 
 // Backoff between retries of a statement that failed with SQLITE_BUSY.
@@ -33,7 +35,15 @@ const (
 // A statement that may write holds one of the connector's write slots
 // while it is sent, each attempt apart: not while it waits to retry, so
 // that the slot goes to a writer that may get through.
+//
+// Inside a transaction begun with SQL, statements are neither bounded nor
+// retried, as inside BeginTx's transactions; a statement that may begin one
+// is watched (see sqlTx).
 func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
+	if a.sqlTx.open {
+		return a.sqlTx.execute(ctx, a.s, st)
+	}
+	begin := beginsTx(st.SQL)
 	w := a.writers
 	if w != nil && readOnlySQL(st.SQL) {
 		w = nil
@@ -41,7 +51,7 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 	if err := w.acquire(ctx); err != nil {
 		return nil, err
 	}
-	res, err := a.s.Execute(ctx, st)
+	res, err := a.once(ctx, st, begin)
 	w.release()
 	if err == nil || a.busyTimeout <= 0 || !hasCode(err, codeSQLiteBusy) {
 		return res, err
@@ -64,7 +74,7 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 		if w.acquire(ctx) != nil {
 			return nil, err // ctx ended while waiting for a slot
 		}
-		res, err = a.s.Execute(ctx, st)
+		res, err = a.once(ctx, st, begin)
 		w.release()
 		if err == nil || !hasCode(err, codeSQLiteBusy) {
 			return res, err
@@ -73,14 +83,26 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 	}
 }
 
+// once sends the statement once: watched if it may begin a transaction.
+func (a *autocommit) once(ctx context.Context, st *codec.Stmt, begin bool) (*session.Result, error) {
+	if begin {
+		return a.sqlTx.begin(ctx, a.s, st)
+	}
+	return a.s.Execute(ctx, st)
+}
+
 // sequence runs a script. Scripts (schema files, migrations) are taken to
-// write and hold a write slot.
+// write and hold a write slot, and are watched: one may begin a
+// transaction it does not end.
 func (a *autocommit) sequence(ctx context.Context, script string) error {
+	if a.sqlTx.open {
+		return a.sqlTx.sequence(ctx, a.s, script)
+	}
 	if err := a.writers.acquire(ctx); err != nil {
 		return err
 	}
 	defer a.writers.release()
-	return a.s.Sequence(ctx, script)
+	return a.sqlTx.beginScript(ctx, a.s, script)
 }
 
 func (a *autocommit) describe(ctx context.Context, sql string) (codec.DescribeResult, error) {

@@ -144,6 +144,9 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	if c.openTx() != nil {
 		return nil, errors.New("libsql: a transaction is already open on this connection")
 	}
+	if c.auto.sqlTx.open {
+		return nil, errors.New("libsql: a transaction begun with SQL (BEGIN) is open on this connection; end it with COMMIT or ROLLBACK first")
+	}
 	switch opts.Isolation {
 	case driver.IsolationLevel(0), driver.IsolationLevel(levelSerializable):
 	default:
@@ -185,6 +188,11 @@ func (c *conn) ResetSession(context.Context) error {
 	if c.openTx() != nil || c.s.Busy() {
 		return driver.ErrBadConn
 	}
+	if c.auto.sqlTx.open {
+		// IsValid keeps such a connection out of the pool; should one get
+		// here anyway, its transaction must not reach the next user.
+		c.auto.sqlTx.abandon(c.s)
+	}
 	if c.s.Lost() {
 		c.s.Reset()
 	}
@@ -192,8 +200,10 @@ func (c *conn) ResetSession(context.Context) error {
 }
 
 // IsValid reports whether the connection may go back to the pool: not with
-// a transaction open, nor with its stream Busy.
-func (c *conn) IsValid() bool { return c.openTx() == nil && !c.s.Busy() }
+// a transaction open (BeginTx's, or one begun with SQL, which closing the
+// connection rolls back at once, releasing SQLite's write lock), nor with
+// its stream Busy.
+func (c *conn) IsValid() bool { return c.openTx() == nil && !c.auto.sqlTx.open && !c.s.Busy() }
 
 // CheckNamedValue converts and checks one argument.
 func (c *conn) CheckNamedValue(nv *driver.NamedValue) error { return checkNamedValue(nv, c.infinities) }

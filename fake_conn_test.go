@@ -164,7 +164,9 @@ func TestFakeConnHTTPClasses(t *testing.T) {
 		{"503", fs.HTTPError(503, "Replicator exited"), errs(libsql.ErrTooManyRequests), nil, "Replicator exited", "", false},
 		{"500", fs.HTTPError(500, "invalid utf-8 sequence of 1 bytes from index 0"), nil, errs(libsql.ErrTooManyRequests), "invalid utf-8", "", false},
 		{"400 text", fs.ProtocolError("Cannot deserialize client message from JSON: unknown variant `open_stream`"), nil, nil, "unknown variant", "", false},
-		{"400 expired", fs.StreamExpired(), nil, errs(libsql.ErrTxLost), "expired", "STREAM_EXPIRED", false},
+		// sqld checks the baton before anything else: an expired stream ran
+		// nothing.
+		{"400 expired", fs.StreamExpired(), nil, errs(libsql.ErrTxLost), "expired", "STREAM_EXPIRED", true},
 		{"502 html", fs.Raw(502, http.Header{"Content-Type": {"text/html"}}, []byte("<html>bad gateway</html>")), nil, nil, "Bad Gateway", "", false},
 	}
 	for _, tt := range tests {

@@ -19,6 +19,16 @@ func (s sessionConn) Execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 	return res, fromSession(err)
 }
 
+func (s sessionConn) ExecuteWatched(ctx context.Context, st *codec.Stmt) (*session.Result, bool, error) {
+	res, autocommit, err := s.Conn.ExecuteWatched(ctx, st)
+	return res, autocommit, fromSession(err)
+}
+
+func (s sessionConn) SequenceWatched(ctx context.Context, sql string) (bool, error) {
+	autocommit, err := s.Conn.SequenceWatched(ctx, sql)
+	return autocommit, fromSession(err)
+}
+
 func (s sessionConn) Batch(ctx context.Context, steps []codec.BatchStep) (*session.Result, error) {
 	res, err := s.Conn.Batch(ctx, steps)
 	return res, fromSession(err)

@@ -29,6 +29,7 @@ type Conn struct {
 	all       []codec.StreamRequest
 	repl      *Replication // nil: no replication indexes sent or kept
 	wait      waiter
+	linger    bool // see Linger
 }
 
 // MaxSetup bounds the settings a Conn replays on every new stream.
@@ -43,11 +44,18 @@ func NewConn(s transport.Stream) *Conn { return &Conn{s: s} }
 func (c *Conn) SetReplication(r *Replication) { c.repl = r }
 
 // Hold keeps the server stream open across operations until Release.
-func (c *Conn) Hold() { c.held = true }
+func (c *Conn) Hold() { c.held, c.linger = true, false }
 
 // Release ends Hold: the next operation is the last on the stream (over
 // HTTP it carries the stream's close).
-func (c *Conn) Release() { c.held = false }
+func (c *Conn) Release() { c.held, c.linger = false, false }
+
+// Linger ends Hold on a stream that holds no transaction any more (an
+// ExecuteWatched answer said so): like Release, the next operation closes
+// it, and should the stream have expired in between, that operation runs
+// on a new stream instead of failing, since the server refuses a request
+// on an expired stream before running any of it.
+func (c *Conn) Linger() { c.held, c.linger = false, true }
 
 // Held reports whether the Conn is between Hold and Release.
 func (c *Conn) Held() bool { return c.held }
@@ -110,8 +118,26 @@ func (c *Conn) send(ctx context.Context, idx uint64) (*Result, error) {
 		// replayed: carry on on a new stream, as over HTTP.
 		c.s.Reset()
 	}
-	setup := c.setupFor(c.s)
-	return c.sendOn(ctx, c.s, setup, !c.held, idx)
+	// A lingering stream holds no transaction (see Linger), and this
+	// request closes it. If it expired meanwhile, the server refused the
+	// request before running any of it, so it goes again on a new stream.
+	lingering := c.linger && !c.held && c.s.Open()
+	c.linger = false
+	res, err := c.sendOn(ctx, c.s, c.setupFor(c.s), !c.held, idx)
+	if lingering && hasCode(err, codeStreamExpired) {
+		c.s.Reset()
+		res, err = c.sendOn(ctx, c.s, c.setupFor(c.s), true, idx)
+	}
+	return res, err
+}
+
+// codeStreamExpired is the Hrana code of a request whose stream the server
+// no longer has; sqld checks it before running anything.
+const codeStreamExpired = "STREAM_EXPIRED"
+
+func hasCode(err error, code string) bool {
+	var e *transport.Error
+	return errors.As(err, &e) && e.Code == code
 }
 
 // sendOn sends setup and then c.reqs, which carry replication index idx,
@@ -236,6 +262,75 @@ func (c *Conn) Batch(ctx context.Context, steps []codec.BatchStep) (*Result, err
 		resp.Batch.Steps = append(resp.Batch.Steps, codec.StepOutcome{Status: codec.StepSkipped})
 	}
 	return res, nil
+}
+
+// ExecuteWatched runs one statement and get_autocommit after it in the same
+// request, and reports whether the stream is outside a transaction
+// afterwards, whether or not the statement failed (Hrana 3): the session
+// follows the server's state rather than the SQL text, for statements that
+// may begin or end a transaction. The caller holds the stream (Hold) for a
+// statement that may begin one, so that the request does not close it.
+func (c *Conn) ExecuteWatched(ctx context.Context, st *codec.Stmt) (res *Result, autocommit bool, err error) {
+	idx := c.index(ctx)
+	c.reqs = append(c.reqs[:0],
+		codec.StreamRequest{Type: codec.RequestExecute, Stmt: *st},
+		codec.StreamRequest{Type: codec.RequestGetAutocommit})
+	c.reqs[0].Stmt.ReplicationIndex = idx
+	res, err = c.send(ctx, idx)
+	if err != nil {
+		return nil, false, err
+	}
+	autocommit, err = watched(res)
+	if err != nil {
+		return nil, autocommit, err
+	}
+	if _, err := first(res, codec.RequestExecute); err != nil {
+		return nil, autocommit, err
+	}
+	return res, autocommit, nil
+}
+
+// SequenceWatched runs a script as Sequence does, with get_autocommit
+// after it in the same request (see ExecuteWatched).
+func (c *Conn) SequenceWatched(ctx context.Context, sql string) (autocommit bool, err error) {
+	idx := c.index(ctx)
+	c.reqs = append(c.reqs[:0],
+		codec.StreamRequest{Type: codec.RequestSequence, SQL: sql, ReplicationIndex: idx},
+		codec.StreamRequest{Type: codec.RequestGetAutocommit})
+	res, err := c.send(ctx, idx)
+	if err != nil {
+		return false, err
+	}
+	autocommit, err = watched(res)
+	if err != nil {
+		return autocommit, err
+	}
+	if _, err := first(res, codec.RequestSequence); err != nil {
+		return autocommit, err
+	}
+	res.Release()
+	return autocommit, nil
+}
+
+// watched returns the answer of the get_autocommit that follows the first
+// request of res; on failure res is released.
+func watched(res *Result) (bool, error) {
+	r := &res.resp.Pipeline.Results[res.first+1]
+	if !r.OK || r.Response.Type != codec.RequestGetAutocommit {
+		err := &transport.Error{Message: "the server did not say whether a transaction is open"}
+		if !r.OK {
+			err = transport.StatementError(&r.Error)
+		}
+		res.Release()
+		return false, err
+	}
+	return r.Response.IsAutocommit, nil
+}
+
+// Version is the Hrana version the Conn's stream speaks (2 or 3).
+func (c *Conn) Version(ctx context.Context) (int, error) {
+	v, err := c.s.Version(ctx)
+	return v, c.failed(err)
 }
 
 // Sequence runs a script of several statements, stopping at the first

@@ -220,6 +220,24 @@ func TxControl(sql string) TxKind {
 	return k
 }
 
+// AnyBeginsTx reports whether some statement of sql begins with BEGIN or
+// SAVEPOINT, the statements that may begin a transaction: of a script,
+// whether it may leave one open. A statement inside a trigger's body never
+// is one, so its word at a statement's start never counts wrongly.
+func AnyBeginsTx(sql string) bool {
+	c := newCursor(sql)
+	for c.t.Kind != EOF {
+		if c.t.Kind == Word && (equalFold(c.text(), "BEGIN") || equalFold(c.text(), "SAVEPOINT")) {
+			return true
+		}
+		c.skipStatement()
+		for c.t.Kind == Semicolon {
+			c.advance()
+		}
+	}
+	return false
+}
+
 // transactionOpt consumes SQLite's trans_opt, [TRANSACTION [name]]. TO is
 // a reserved word, never a name: it begins ROLLBACK's TO clause.
 func (c *cursor) transactionOpt() {

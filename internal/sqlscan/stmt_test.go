@@ -256,3 +256,22 @@ func BenchmarkPragma(b *testing.B) {
 		})
 	}
 }
+
+func TestAnyBeginsTx(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"BEGIN": true,
+		"CREATE TABLE a (x); BEGIN; INSERT INTO a VALUES (1)":                               true,
+		"/* c */ savepoint s1; INSERT INTO a VALUES (1)":                                    true,
+		"INSERT INTO a VALUES ('BEGIN'); -- BEGIN\nSELECT 1":                                false,
+		"CREATE TRIGGER tr AFTER INSERT ON a BEGIN INSERT INTO b VALUES (1); END; SELECT 1": false,
+		"CREATE TABLE a (x); CREATE TABLE b (y)":                                            false,
+		"":                                                                                  false,
+		";;":                                                                                false,
+		"SELECT begin FROM t":                                                               false,
+		"COMMIT; BEGIN":                                                                     true,
+	} {
+		if got := AnyBeginsTx(sql); got != want {
+			t.Errorf("AnyBeginsTx(%q) = %v, want %v", sql, got, want)
+		}
+	}
+}

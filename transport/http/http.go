@@ -198,9 +198,11 @@ func (c *client) statusError(resp *http.Response, w *protocol) error {
 	if len(e.Message) > 1024 {
 		e.Message = e.Message[:1024] + "..."
 	}
-	// sqld refuses with 429 before running anything; a proxy might send
-	// 503 after forwarding the request, so only 429 counts as no effect.
-	e.Safe = resp.StatusCode == http.StatusTooManyRequests
+	// sqld refuses with 429 before running anything, and with
+	// STREAM_EXPIRED once it finds the baton's stream gone, which it checks
+	// first; a proxy might send 503 after forwarding the request, so that
+	// does not count as no effect.
+	e.Safe = resp.StatusCode == http.StatusTooManyRequests || e.Code == codeStreamExpired
 	return e
 }
 
@@ -214,9 +216,12 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// isSafe reports whether err is a *transport.Error for a request that
-// certainly had no effect.
-func isSafe(err error) bool {
+// codeStreamExpired is sqld's code for a baton whose stream it no longer
+// has.
+const codeStreamExpired = "STREAM_EXPIRED"
+
+// isStatus reports whether err is a *transport.Error with the HTTP status.
+func isStatus(err error, status int) bool {
 	var e *transport.Error
-	return errors.As(err, &e) && e.Safe
+	return errors.As(err, &e) && e.HTTPStatus == status
 }

@@ -179,7 +179,7 @@ func TestProtobufErrorShapes(t *testing.T) {
 			c := newTestClient(t, transport.Options{URL: srv.URL, Codec: protobuf.Codec})
 			err := sendClose(context.Background(), c.NewStream())
 			var e *transport.Error
-			if !errors.As(err, &e) || e.HTTPStatus != http.StatusBadRequest || e.Code != tt.wantCode || e.Message != tt.wantMsg || e.Safe {
+			if !errors.As(err, &e) || e.HTTPStatus != http.StatusBadRequest || e.Code != tt.wantCode || e.Message != tt.wantMsg || e.Safe != (tt.wantCode == "STREAM_EXPIRED") {
 				t.Fatalf("got %#v", err)
 			}
 		})

@@ -3,6 +3,7 @@ package http
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/gohrana/libsql/codec"
@@ -93,10 +94,10 @@ func (s *stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *
 	endpoint := s.endpoint(w.pipeline)
 	if answered, err := c.post(ctx, w, s.trace, endpoint, s.reqBuf, &res.Body); err != nil {
 		// sqld drops the stream on an HTTP error, except when it refused
-		// the request before touching the stream (429, the only answered
-		// error that is Safe): then the stream, and any transaction and
-		// lock it holds, lives on until Reset closes it.
-		if answered && !isSafe(err) {
+		// the request before touching the stream (429): then the stream,
+		// and any transaction and lock it holds, lives on until Reset
+		// closes it.
+		if answered && !isStatus(err, http.StatusTooManyRequests) {
 			s.forget()
 		}
 		return err
