@@ -41,6 +41,7 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	_ "github.com/gohrana/libsql" // registers the "libsql" driver
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 const (
@@ -58,69 +59,36 @@ const (
 // serverURL is the base URL of the shared server, e.g. "http://127.0.0.1:34567".
 var serverURL string
 
-// A variant is one way the driver reaches sqld: a transport and a codec,
-// named "direct", "gojson", "protobuf" over HTTP and "ws_direct",
-// "ws_gojson", "ws_protobuf" over WebSocket (names that fit in a table name). variantDSN and dsn turn one
-// into a DSN; codecOf and isWS take it apart.
-//
-// codecs are the variants the tests run against: every codec on every
-// transport, unless LIBSQL_ITEST_CODECS or LIBSQL_ITEST_TRANSPORTS name
-// some (comma-separated, e.g. "protobuf" and "ws"), to look at one while
-// working on it. httpCodecs are its HTTP variants, for the tests of what
+// variants are the ways the tests reach sqld (testmatrix.Variant: a
+// transport and a codec, named "direct", "gojson", "protobuf" over HTTP
+// and "ws_direct", "ws_gojson", "ws_protobuf" over WebSocket, names that
+// fit in a table name): every codec over every transport, unless
+// LIBSQL_ITEST_CODECS or LIBSQL_ITEST_TRANSPORTS name some
+// (comma-separated, e.g. "protobuf" and "ws"), to look at one while
+// working on it. httpVariants are its HTTP variants, for the tests of what
 // only HTTP has (the HTTP exchange itself: proxies that answer in sqld's
 // place, counting RoundTrippers, batons, base_url).
-var codecs, httpCodecs = itestVariants()
+var variants, httpVariants = itestVariants()
 
-// wsPrefix starts the name of a variant over WebSocket.
-const wsPrefix = "ws_"
-
-func itestVariants() (all, http []string) {
-	names := []string{"direct", "gojson", "protobuf"}
+func itestVariants() (all, http []testmatrix.Variant) {
+	codecs := testmatrix.Codecs
 	if s := os.Getenv("LIBSQL_ITEST_CODECS"); s != "" {
-		names = strings.Split(s, ",")
+		codecs = strings.Split(s, ",")
 	}
-	transports := []string{"http", "ws"}
+	transports := testmatrix.Transports
 	if s := os.Getenv("LIBSQL_ITEST_TRANSPORTS"); s != "" {
-		transports = strings.Split(s, ",")
+		transports = nil
+		for _, tr := range strings.Split(s, ",") {
+			transports = append(transports, testmatrix.Transport(tr))
+		}
 	}
-	for _, tr := range transports {
-		for _, c := range names {
-			switch tr {
-			case "http":
-				all = append(all, c)
-				http = append(http, c)
-			case "ws":
-				all = append(all, wsPrefix+c)
-			default:
-				panic("LIBSQL_ITEST_TRANSPORTS: unknown transport " + tr)
-			}
+	all = testmatrix.Matrix(transports, codecs)
+	for _, variant := range all {
+		if variant.Transport == testmatrix.HTTP {
+			http = append(http, variant)
 		}
 	}
 	return all, http
-}
-
-// isWS reports whether the variant runs over WebSocket.
-func isWS(variant string) bool { return strings.HasPrefix(variant, wsPrefix) }
-
-// codecOf returns the variant's codec (its DSN parameter codec=).
-func codecOf(variant string) string { return strings.TrimPrefix(variant, wsPrefix) }
-
-// variantDSN returns the DSN of the server at baseURL (http://host:port,
-// perhaps with a path or a query) for the variant, with the extra
-// "key=value" params: the same URL with ws:// for a WebSocket variant.
-func variantDSN(baseURL, variant string, params ...string) string {
-	if isWS(variant) {
-		if rest, ok := strings.CutPrefix(baseURL, "http://"); ok {
-			baseURL = "ws://" + rest
-		} else if rest, ok := strings.CutPrefix(baseURL, "https://"); ok {
-			baseURL = "wss://" + rest
-		}
-	}
-	sep := "?"
-	if strings.Contains(baseURL, "?") {
-		sep = "&"
-	}
-	return baseURL + sep + strings.Join(append([]string{"codec=" + codecOf(variant)}, params...), "&")
 }
 
 func TestMain(m *testing.M) {
@@ -170,20 +138,22 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-// dsn returns the DSN of the shared server for the variant, with the
-// extra "key=value" params, e.g. dsn("ws_direct", "foo=bar").
-func dsn(variant string, params ...string) string { return variantDSN(serverURL, variant, params...) }
+// dsn returns the variant's DSN of the shared server, with the extra
+// "key=value" params.
+func dsn(variant testmatrix.Variant, params ...string) string {
+	return variant.DSN(serverURL, params...)
+}
 
-// forEachCodec runs fn as a subtest per variant (transport and codec), with
-// a *sql.DB on the shared server that is closed when the subtest ends.
-func forEachCodec(t *testing.T, fn func(t *testing.T, db *sql.DB, codec string)) {
+// forEachVariant runs fn as a subtest per variant (transport and codec),
+// with a *sql.DB on the shared server that is closed when the subtest ends.
+func forEachVariant(t *testing.T, fn func(t *testing.T, db *sql.DB, variant testmatrix.Variant)) {
 	t.Helper()
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
-			db, err := sql.Open("libsql", dsn(c))
+	for _, variant := range variants {
+		t.Run(variant.Name, func(t *testing.T) {
+			db, err := sql.Open("libsql", dsn(variant))
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = db.Close() })
-			fn(t, db, c)
+			fn(t, db, variant)
 		})
 	}
 }

@@ -37,11 +37,11 @@ func TestNamespaces(t *testing.T) {
 	srv := startSqld(t, "--enable-namespaces", "--admin-listen-addr", admin)
 	createNamespace(t, admin, "alpha")
 	createNamespace(t, admin, "beta")
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range variants {
+		t.Run(c.Name, func(t *testing.T) {
 			a := openDB(t, srv.URL(), c, "namespace=alpha")
 			b := openDB(t, srv.URL(), c, "namespace=beta")
-			table := "ns_" + c
+			table := "ns_" + c.Name
 			privateTable(t, a, table, "(v TEXT)")
 			privateTable(t, b, table, "(v TEXT)")
 			mustExec(t, a, "INSERT INTO "+table+" VALUES ('in alpha')")
@@ -54,7 +54,7 @@ func TestNamespaces(t *testing.T) {
 
 			missing := openDB(t, srv.URL(), c, "namespace=no-such-db")
 			err := missing.QueryRow("SELECT 1").Scan(&n)
-			if isWS(c) {
+			if c.WS() {
 				// sqld 0.24.32 upgrades the socket and then closes it with
 				// 1011 "Internal server error": nothing says why.
 				require.Error(t, err)

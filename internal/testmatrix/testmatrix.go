@@ -56,6 +56,15 @@ func New(transport Transport, codec string) Variant {
 	panic(fmt.Sprintf("testmatrix: unknown transport %q (want %q or %q)", transport, HTTP, WebSocket))
 }
 
+// Named returns the variant called name: "ws_" and a codec is the codec
+// over WebSocket, any other name the codec of that name over HTTP.
+func Named(name string) Variant {
+	if codec, ok := strings.CutPrefix(name, wsPrefix); ok {
+		return New(WebSocket, codec)
+	}
+	return New(HTTP, name)
+}
+
 // Matrix returns every codec over every transport, transport by transport.
 func Matrix(transports []Transport, codecs []string) []Variant {
 	vs := make([]Variant, 0, len(transports)*len(codecs))

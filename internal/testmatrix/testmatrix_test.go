@@ -28,6 +28,17 @@ func TestAll(t *testing.T) {
 	}
 }
 
+func TestNamed(t *testing.T) {
+	for _, v := range testmatrix.All() {
+		if got := testmatrix.Named(v.Name); got != v {
+			t.Errorf("Named(%q) = %+v, want %+v", v.Name, got, v)
+		}
+	}
+	if got, want := testmatrix.Named("ws_auto"), testmatrix.New(testmatrix.WebSocket, "auto"); got != want {
+		t.Errorf("Named(\"ws_auto\") = %+v, want %+v", got, want)
+	}
+}
+
 func TestNewUnknownTransport(t *testing.T) {
 	defer func() {
 		if recover() == nil {
