@@ -268,9 +268,7 @@ func TestDeferredExecByContext(t *testing.T) {
 // that cannot be reached: nothing was sent, so the error is safe to retry,
 // and the queued statements report it too.
 func TestDeferredExecUnreachable(t *testing.T) {
-	port, err := freePort()
-	require.NoError(t, err)
-	db, err := sql.Open("libsql", fmt.Sprintf("http://127.0.0.1:%d?deferredExec=1", port))
+	db, err := sql.Open("libsql", "http://"+closedAddr(t)+"?deferredExec=1")
 	require.NoError(t, err)
 	defer db.Close()
 	tx, err := db.BeginTx(t.Context(), nil)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -156,10 +155,7 @@ func TestConnectionErrors(t *testing.T) {
 	for _, variant := range variants {
 		t.Run(variant.Name, func(t *testing.T) {
 			t.Run("wrong_port", func(t *testing.T) {
-				l, err := net.Listen("tcp", "127.0.0.1:0")
-				require.NoError(t, err)
-				addr := l.Addr().String()
-				require.NoError(t, l.Close()) // now nothing listens there
+				addr := closedAddr(t)
 				db, err := sql.Open("libsql", variant.DSN("http://"+addr))
 				require.NoError(t, err, "sql.Open does not connect")
 				defer db.Close()

@@ -10,7 +10,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"syscall"
 	"testing"
@@ -547,13 +546,11 @@ func TestFaultsUnreachable(t *testing.T) {
 			}
 		})
 		t.Run("closed_port", func(t *testing.T) {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			addr := l.Addr().String()
-			require.NoError(t, l.Close())
+			addr := closedAddr(t)
 			db := openDB(t, "http://"+addr, variant, "timeout=10s")
 			for _, op := range []string{"ping", "exec"} {
 				start := time.Now()
+				var err error
 				if op == "ping" {
 					err = db.PingContext(context.Background())
 				} else {

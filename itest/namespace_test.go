@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"strconv"
 	"testing"
 	"time"
 
@@ -31,10 +30,9 @@ func createNamespace(t *testing.T, admin, ns string) {
 // namespace= in the DSN and holding its own data; a namespace that does not
 // exist is ErrNotFound, named in the error.
 func TestNamespaces(t *testing.T) {
-	port, err := freePort()
-	require.NoError(t, err)
-	admin := "127.0.0.1:" + strconv.Itoa(port)
-	srv := startSqld(t, "--enable-namespaces", "--admin-listen-addr", admin)
+	const adminFlag = "--admin-listen-addr"
+	srv := startSqldWith(t, sqldConfig{args: []string{"--enable-namespaces"}, listen: []string{adminFlag}})
+	admin := srv.listenAddr(adminFlag)
 	createNamespace(t, admin, "alpha")
 	createNamespace(t, admin, "beta")
 	for _, c := range variants {

@@ -9,7 +9,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -26,15 +25,13 @@ type replicaPair struct {
 	primary, replica *sqldProc
 }
 
-// startReplicaPair starts a primary with a gRPC listener on a free port
-// and a replica of it, and waits until the replica serves.
+// startReplicaPair starts a primary with a gRPC listener of its own and a
+// replica of it, and waits until the replica serves.
 func startReplicaPair(t *testing.T) *replicaPair {
 	t.Helper()
-	port, err := freePort()
-	require.NoError(t, err)
-	grpc := "127.0.0.1:" + strconv.Itoa(port)
-	primary := startSqld(t, "--grpc-listen-addr", grpc)
-	replica := startSqld(t, "--primary-grpc-url", "http://"+grpc)
+	const grpcFlag = "--grpc-listen-addr"
+	primary := startSqldWith(t, sqldConfig{listen: []string{grpcFlag}})
+	replica := startSqld(t, "--primary-grpc-url", "http://"+primary.listenAddr(grpcFlag))
 	return &replicaPair{primary: primary, replica: replica}
 }
 

@@ -327,11 +327,7 @@ func TestSecrets(t *testing.T) {
 			})
 
 			t.Run("connection_refused", func(t *testing.T) {
-				l, err := net.Listen("tcp", "127.0.0.1:0")
-				require.NoError(t, err)
-				addr := l.Addr().String()
-				require.NoError(t, l.Close())
-				errs := checkAll(t, "http://"+addr, tok.rw, nil)
+				errs := checkAll(t, "http://"+closedAddr(t), tok.rw, nil)
 				require.Contains(t, errs["ping"].Error(), "refused")
 			})
 
