@@ -109,8 +109,12 @@ docker:
 image: docker
 	scripts/image.sh $(IMAGE)
 
+# ITEST_FLAGS passes more go test flags, e.g. ITEST_FLAGS=-json for a
+# report of every test's time, or ITEST_FLAGS='-run TestX'.
+ITEST_FLAGS ?=
+
 itest: image
-	cd itest && $(ITEST_ENV) go test -race -count=1 -timeout $(ITEST_TIMEOUT) ./...
+	cd itest && $(ITEST_ENV) go test -race -count=1 -timeout $(ITEST_TIMEOUT) $(ITEST_FLAGS) ./...
 
 demo:
 	scripts/demo.sh

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // TestArgStyles covers every parameter style SQLite has and how arguments
@@ -50,7 +51,7 @@ func TestArgStyles(t *testing.T) {
 		{name: "missing_named", sql: "SELECT :a, :b", args: []any{sql.Named("a", 1)}, wantErr: ":b"},
 		{name: "wrong_count_for_colon_names", sql: "SELECT :a, :b", args: []any{1}, wantErr: "2 parameters"},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				rows, err := db.QueryContext(t.Context(), tc.sql, tc.args...)
@@ -197,12 +198,12 @@ func TestArgTypes(t *testing.T) {
 		{name: "struct_unsupported", arg: struct{ A int }{1}, wantErr: "unsupported"},
 		{name: "map_unsupported", arg: map[string]int{}, wantErr: "unsupported"},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, codecName string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, variant testmatrix.Variant) {
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
 				var got any
 				err := db.QueryRowContext(t.Context(), "SELECT ?", tc.arg).Scan(&got)
-				if tc.jsonErr != "" && !isProtobuf(codecName) {
+				if tc.jsonErr != "" && !isProtobuf(variant) {
 					tc.wantErr = tc.jsonErr
 				}
 				if tc.wantErr != "" {

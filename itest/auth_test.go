@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // authClaims are the JWT claims sqld reads: "a" is the access level ("ro",
@@ -75,11 +76,11 @@ func authMakeTokens(t testing.TB, priv ed25519.PrivateKey) authTokens {
 	}
 }
 
-// authOpen opens a *sql.DB on url with the codec and the token (none if
+// authOpen opens a *sql.DB on url through the variant with the token (none if
 // empty), set through Config.AuthToken, closed when the test ends.
-func authOpen(t testing.TB, url, codecName, token string) *sql.DB {
+func authOpen(t testing.TB, url string, variant testmatrix.Variant, token string) *sql.DB {
 	t.Helper()
-	cfg, err := libsql.ParseDSN(variantDSN(url, codecName))
+	cfg, err := libsql.ParseDSN(variant.DSN(url))
 	require.NoError(t, err)
 	cfg.AuthToken = token
 	cfg.Timeout = 30 * time.Second
@@ -124,8 +125,8 @@ func relRequireHTTPError(t testing.TB, err error, status int, want error, msgs .
 
 // httpOnly returns status for an HTTP variant and 0 (no HTTP status) for
 // a WebSocket one, whose errors come in messages.
-func httpOnly(variant string, status int) int {
-	if isWS(variant) {
+func httpOnly(variant testmatrix.Variant, status int) int {
+	if variant.WS() {
 		return 0
 	}
 	return status
@@ -140,17 +141,17 @@ func TestAuth(t *testing.T) {
 	url := authStartServer(t, pub)
 	tok := authMakeTokens(t, priv)
 
-	for _, codecName := range codecs {
-		t.Run(codecName, func(t *testing.T) {
+	for _, variant := range variants {
+		t.Run(variant.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
-			rw := authOpen(t, url, codecName, tok.rw)
+			rw := authOpen(t, url, variant, tok.rw)
 			table := freshTable(t, rw, "auth", "(id INTEGER PRIMARY KEY, v TEXT)")
 			mustExec(t, rw, "INSERT INTO "+table+" (v) VALUES ('seed')")
 
 			t.Run("valid_tokens_work", func(t *testing.T) {
 				for name, token := range map[string]string{"rw": tok.rw, "no_a_claim": tok.full, "exp_in_future": tok.fresh} {
-					db := authOpen(t, url, codecName, token)
+					db := authOpen(t, url, variant, token)
 					require.NoError(t, db.PingContext(ctx), name)
 					_, err := db.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)", name)
 					require.NoError(t, err, name)
@@ -168,11 +169,11 @@ func TestAuth(t *testing.T) {
 			})
 
 			t.Run("read_only_token", func(t *testing.T) {
-				ro := authOpen(t, url, codecName, tok.ro)
+				ro := authOpen(t, url, variant, tok.ro)
 				before := countRows(t, rw, table)
 				require.NoError(t, ro.PingContext(ctx))
 				require.Equal(t, before, countRows(t, ro, table), "reads work")
-				if isWS(codecName) {
+				if variant.WS() {
 					// sqld 0.24.32 answers a write with a read-only token over
 					// WebSocket by closing the socket, without a reason: the
 					// driver can only report the connection lost. Nothing is
@@ -237,11 +238,11 @@ func TestAuth(t *testing.T) {
 			}
 			for _, b := range bad {
 				t.Run(b.name, func(t *testing.T) {
-					db := authOpen(t, url, codecName, b.token)
+					db := authOpen(t, url, variant, b.token)
 					before := countRows(t, rw, table)
 					check := func(what string, err error) {
 						t.Helper()
-						le := relRequireHTTPError(t, err, httpOnly(codecName, http.StatusUnauthorized), libsql.ErrAuth, b.reason)
+						le := relRequireHTTPError(t, err, httpOnly(variant, http.StatusUnauthorized), libsql.ErrAuth, b.reason)
 						require.NotEmpty(t, le.Message, what)
 						if b.token != "" {
 							require.NotContains(t, err.Error(), b.token, "%s: the error shows the token", what)
@@ -260,7 +261,7 @@ func TestAuth(t *testing.T) {
 					require.NoError(t, err, "BeginTx sends nothing")
 					_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('bad-tx')")
 					check("tx_exec", err)
-					if isWS(codecName) {
+					if variant.WS() {
 						// The hello was refused before anything ran (Safe): the
 						// transaction is still to begin, and committing it
 						// commits nothing.

@@ -29,9 +29,9 @@ func TestBaseURL(t *testing.T) {
 	require.NoError(t, err)
 	target.Store(httputil.NewSingleHostReverseProxy(u))
 
-	for _, c := range httpCodecs {
-		t.Run(c, func(t *testing.T) {
-			db, err := sql.Open("libsql", srv.URL()+"?codec="+c)
+	for _, c := range httpVariants {
+		t.Run(c.Name, func(t *testing.T) {
+			db, err := sql.Open("libsql", srv.URL()+"?codec="+c.Codec)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = db.Close() })
 			table := freshTable(t, db, "baseurl", "(id INTEGER PRIMARY KEY)")

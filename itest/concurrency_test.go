@@ -40,19 +40,19 @@ func TestConcurrency(t *testing.T) {
 	if os.Getenv("LIBSQL_ITEST_URL") == "" {
 		url = startServer(t, "--use-custom-wal", "libsql-wal")
 	}
-	forCodecsAt := func(t *testing.T, fn func(t *testing.T, db *sql.DB)) {
-		for _, c := range codecs {
-			t.Run(c, func(t *testing.T) {
-				db, err := sql.Open("libsql", variantDSN(url, c))
+	forEachVariantAt := func(t *testing.T, fn func(t *testing.T, db *sql.DB)) {
+		for _, c := range variants {
+			t.Run(c.Name, func(t *testing.T) {
+				db, err := sql.Open("libsql", c.DSN(url))
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = db.Close() })
 				fn(t, db)
 			})
 		}
 	}
-	t.Run("inserts", func(t *testing.T) { forCodecsAt(t, concurrentInserts) })
-	t.Run("tx_counter", func(t *testing.T) { forCodecsAt(t, concurrentTxCounter) })
-	t.Run("reads_and_writes", func(t *testing.T) { forCodecsAt(t, concurrentReadsAndWrites) })
+	t.Run("inserts", func(t *testing.T) { forEachVariantAt(t, concurrentInserts) })
+	t.Run("tx_counter", func(t *testing.T) { forEachVariantAt(t, concurrentTxCounter) })
+	t.Run("reads_and_writes", func(t *testing.T) { forEachVariantAt(t, concurrentReadsAndWrites) })
 }
 
 // concurrentInserts: every goroutine inserts 100 rows; every row arrives

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // ctxTarget is what *sql.DB and *sql.Conn have in common. Through *sql.DB
@@ -72,7 +73,7 @@ func TestContextDead(t *testing.T) {
 			return err
 		}},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "ctx_dead", "(id INTEGER PRIMARY KEY, v TEXT)")
 		conn, err := db.Conn(t.Context())
 		require.NoError(t, err)
@@ -107,7 +108,7 @@ func TestContextDead(t *testing.T) {
 // TestContextTxCancel cancels the context of a transaction after a write:
 // database/sql rolls it back and nothing is applied.
 func TestContextTxCancel(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "ctx_tx", "(id INTEGER PRIMARY KEY, v TEXT)")
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
@@ -150,14 +151,14 @@ func (b *blockingRT) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // TestContextCancelInFlight cancels requests while they are in flight.
 func TestContextCancelInFlight(t *testing.T) {
-	for _, codecName := range httpCodecs {
-		t.Run(codecName, func(t *testing.T) {
+	for _, variant := range httpVariants {
+		t.Run(variant.Name, func(t *testing.T) {
 			base := http.DefaultTransport.(*http.Transport).Clone()
 			base.Proxy = nil
 			rt := &blockingRT{base: base, entered: make(chan struct{}, 1)}
 			cfg := libsql.NewConfig()
 			cfg.URL = serverURL
-			cfg.Codec = codecName
+			cfg.Codec = variant.Codec
 			connector, err := libsql.NewConnector(cfg, libsql.WithRoundTripper(rt))
 			require.NoError(t, err)
 			db := sql.OpenDB(connector)
@@ -211,10 +212,10 @@ func TestContextCancelInFlight(t *testing.T) {
 
 // TestContextDSNTimeout checks the DSN timeout parameter.
 func TestContextDSNTimeout(t *testing.T) {
-	for _, codecName := range codecs {
-		t.Run(codecName, func(t *testing.T) {
+	for _, variant := range variants {
+		t.Run(variant.Name, func(t *testing.T) {
 			t.Run("expires", func(t *testing.T) {
-				db, err := sql.Open("libsql", dsn(codecName, "timeout=1ns"))
+				db, err := sql.Open("libsql", dsn(variant, "timeout=1ns"))
 				require.NoError(t, err)
 				defer db.Close()
 				err = db.PingContext(t.Context())
@@ -222,7 +223,7 @@ func TestContextDSNTimeout(t *testing.T) {
 				require.True(t, errors.Is(err, context.DeadlineExceeded), "want DeadlineExceeded, got %v", err)
 			})
 			t.Run("generous", func(t *testing.T) {
-				db, err := sql.Open("libsql", dsn(codecName, "timeout=30s"))
+				db, err := sql.Open("libsql", dsn(variant, "timeout=30s"))
 				require.NoError(t, err)
 				defer db.Close()
 				var one int64

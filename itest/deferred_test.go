@@ -17,8 +17,8 @@ import (
 // batches, results and errors arrive late, and a late error rolls the
 // whole transaction back.
 func TestDeferredExec(t *testing.T) {
-	for _, c := range httpCodecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range httpVariants {
+		t.Run(c.Name, func(t *testing.T) {
 			db, ct := countingDB(t, serverURL, c, "deferredExec=1")
 			ctx := context.Background()
 			newTable := func(t *testing.T) string {
@@ -231,8 +231,8 @@ func TestDeferredExec(t *testing.T) {
 // TestDeferredExecByContext turns deferred execution on for one transaction
 // of a database opened without it.
 func TestDeferredExecByContext(t *testing.T) {
-	for _, c := range httpCodecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range httpVariants {
+		t.Run(c.Name, func(t *testing.T) {
 			db, ct := countingDB(t, serverURL, c)
 			table := freshTable(t, db, "deferred_ctx", "(id INTEGER PRIMARY KEY, v INTEGER)")
 			ctx := context.Background()
@@ -268,9 +268,7 @@ func TestDeferredExecByContext(t *testing.T) {
 // that cannot be reached: nothing was sent, so the error is safe to retry,
 // and the queued statements report it too.
 func TestDeferredExecUnreachable(t *testing.T) {
-	port, err := freePort()
-	require.NoError(t, err)
-	db, err := sql.Open("libsql", fmt.Sprintf("http://127.0.0.1:%d?deferredExec=1", port))
+	db, err := sql.Open("libsql", "http://"+closedAddr(t)+"?deferredExec=1")
 	require.NoError(t, err)
 	defer db.Close()
 	tx, err := db.BeginTx(t.Context(), nil)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -18,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // errorClass is one errors.Is target of the driver, with its name.
@@ -61,7 +61,7 @@ func requireClass(t *testing.T, err error, want ...error) *libsql.Error {
 // TestStatementErrors checks errors that the server reports for one
 // statement: their class, code and message.
 func TestStatementErrors(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, variant string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, variant testmatrix.Variant) {
 		table := freshTable(t, db, "errs",
 			"(id INTEGER PRIMARY KEY, u TEXT UNIQUE, nn TEXT NOT NULL DEFAULT 'x', ck INTEGER CHECK (ck >= 0))")
 		mustExec(t, db, "INSERT INTO "+table+" (id, u) VALUES (1, 'taken')")
@@ -135,7 +135,7 @@ func TestStatementErrors(t *testing.T) {
 			err := db.QueryRowContext(t.Context(), "SELECT CAST(x'ff' AS TEXT)").Scan(&s)
 			le := requireClass(t, err, nil)
 			require.Equal(t, httpOnly(variant, 500), le.HTTPStatus)
-			if isWS(variant) {
+			if variant.WS() {
 				// Over WebSocket sqld 0.24.32 closes the socket instead.
 				require.Contains(t, err.Error(), "the server closed the connection")
 				return
@@ -152,14 +152,11 @@ func TestStatementErrors(t *testing.T) {
 
 // TestConnectionErrors checks DSN and connection problems.
 func TestConnectionErrors(t *testing.T) {
-	for _, codecName := range codecs {
-		t.Run(codecName, func(t *testing.T) {
+	for _, variant := range variants {
+		t.Run(variant.Name, func(t *testing.T) {
 			t.Run("wrong_port", func(t *testing.T) {
-				l, err := net.Listen("tcp", "127.0.0.1:0")
-				require.NoError(t, err)
-				addr := l.Addr().String()
-				require.NoError(t, l.Close()) // now nothing listens there
-				db, err := sql.Open("libsql", variantDSN("http://"+addr, codecName))
+				addr := closedAddr(t)
+				db, err := sql.Open("libsql", variant.DSN("http://"+addr))
 				require.NoError(t, err, "sql.Open does not connect")
 				defer db.Close()
 				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
@@ -175,7 +172,7 @@ func TestConnectionErrors(t *testing.T) {
 				require.True(t, errors.Is(err, syscall.ECONNREFUSED), "exec: want connection refused, got %v", err)
 			})
 			t.Run("unknown_dsn_parameter", func(t *testing.T) {
-				_, err := sql.Open("libsql", dsn(codecName, "authToken=s3cr3t-token", "frobnicate=1"))
+				_, err := sql.Open("libsql", dsn(variant, "authToken=s3cr3t-token", "frobnicate=1"))
 				require.Error(t, err)
 				var de *libsql.DSNError
 				require.True(t, errors.As(err, &de), "want *libsql.DSNError, got %T", err)
@@ -188,7 +185,7 @@ func TestConnectionErrors(t *testing.T) {
 				require.Contains(t, err.Error(), "nosuchcodec")
 			})
 			t.Run("bad_path_prefix_is_not_found", func(t *testing.T) {
-				db, err := sql.Open("libsql", variantDSN(serverURL+"/no/such/prefix", codecName, "authToken=s3cr3t-token"))
+				db, err := sql.Open("libsql", variant.DSN(serverURL+"/no/such/prefix", "authToken=s3cr3t-token"))
 				require.NoError(t, err)
 				defer db.Close()
 				err = db.PingContext(t.Context())
@@ -199,13 +196,13 @@ func TestConnectionErrors(t *testing.T) {
 				requireClass(t, err, libsql.ErrNotFound)
 			})
 			t.Run("right_prefix_works", func(t *testing.T) {
-				db, err := sql.Open("libsql", variantDSN(serverURL+"/", codecName))
+				db, err := sql.Open("libsql", variant.DSN(serverURL+"/"))
 				require.NoError(t, err)
 				defer db.Close()
 				require.NoError(t, db.PingContext(t.Context()), "a trailing slash is harmless")
 			})
 			t.Run("unsupported_scheme", func(t *testing.T) {
-				_, err := sql.Open("libsql", "postgres://127.0.0.1:8080?codec="+codecOf(codecName))
+				_, err := sql.Open("libsql", "postgres://127.0.0.1:8080?codec="+variant.Codec)
 				var de *libsql.DSNError
 				require.ErrorAs(t, err, &de)
 				require.Contains(t, err.Error(), "postgres")
@@ -271,7 +268,7 @@ func requireCodes(t *testing.T, err error, primary, extended int, gorm string) {
 // what GORM's TranslateError makes of it. sqld sends SQLITE_CONSTRAINT for
 // all of them; the kind comes from SQLite's message.
 func TestErrorsConstraintKinds(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		parent := freshTable(t, db, "ck_parent", "(id INTEGER PRIMARY KEY)")
 		child := freshTable(t, db, "ck_child", "(id INTEGER PRIMARY KEY, pid INTEGER REFERENCES "+parent+" (id),"+
 			" u TEXT UNIQUE, nn TEXT NOT NULL DEFAULT 'x', ck INTEGER CHECK (ck >= 0), a INTEGER, b INTEGER,"+
@@ -359,7 +356,7 @@ func TestErrorsConstraintKinds(t *testing.T) {
 // SQLITE_UNKNOWN or SQL_INPUT_ERROR), and none for what SQLite did not
 // report. GORM translates none of them.
 func TestErrorsSQLiteCodes(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, codecName string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, variant testmatrix.Variant) {
 		table := freshTable(t, db, "codes", "(id INTEGER PRIMARY KEY)")
 		cases := []struct {
 			name             string
@@ -385,7 +382,7 @@ func TestErrorsSQLiteCodes(t *testing.T) {
 			})
 		}
 		t.Run("http_404", func(t *testing.T) {
-			bad, err := sql.Open("libsql", variantDSN(serverURL+"/no/such/prefix", codecName))
+			bad, err := sql.Open("libsql", variant.DSN(serverURL+"/no/such/prefix"))
 			require.NoError(t, err)
 			defer bad.Close()
 			err = bad.PingContext(t.Context())
@@ -428,10 +425,10 @@ func TestErrorsJSONHasNoToken(t *testing.T) {
 		_, _ = io.WriteString(rw, b.body(r.Header.Get("Authorization")))
 	}))
 	defer srv.Close()
-	for _, codecName := range httpCodecs {
+	for _, variant := range httpVariants {
 		for name := range bodies {
-			t.Run(codecName+"/"+name, func(t *testing.T) {
-				db, err := sql.Open("libsql", srv.URL+"/"+name+"?codec="+codecName+"&authToken="+token)
+			t.Run(variant.Name+"/"+name, func(t *testing.T) {
+				db, err := sql.Open("libsql", srv.URL+"/"+name+"?codec="+variant.Codec+"&authToken="+token)
 				require.NoError(t, err)
 				defer db.Close()
 				_, err = db.ExecContext(t.Context(), "SELECT 1")

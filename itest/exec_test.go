@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // TestExecResults runs a sequence of DML statements on one table and checks
@@ -37,7 +38,7 @@ func TestExecResults(t *testing.T) {
 		{"select_via_exec", "SELECT * FROM {t}", nil, 0, noID},
 		{"delete_rest", "DELETE FROM {t}", nil, 7, noID},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "exec_res", "(id INTEGER PRIMARY KEY, v TEXT UNIQUE)")
 		for _, st := range steps {
 			t.Run(st.name, func(t *testing.T) {
@@ -60,7 +61,7 @@ func TestExecResults(t *testing.T) {
 // TestDDL creates, alters and drops schema objects and checks
 // sqlite_master.
 func TestDDL(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := scratchName(t, db, "ddl")
 		view := table + "_view"
 		t.Cleanup(func() { _, _ = db.Exec("DROP VIEW IF EXISTS " + view) })
@@ -122,7 +123,7 @@ func TestDDL(t *testing.T) {
 // TestPreparedReuse reuses one prepared statement 1,000 times.
 func TestPreparedReuse(t *testing.T) {
 	const n = 1000
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "prep", "(id INTEGER PRIMARY KEY, k INTEGER NOT NULL, sq INTEGER NOT NULL)")
 		t.Run("exec_1000_times", func(t *testing.T) {
 			ins, err := db.PrepareContext(t.Context(), "INSERT INTO "+table+" (k, sq) VALUES (?, ?)")
@@ -164,7 +165,7 @@ func TestPreparedReuse(t *testing.T) {
 
 // TestScripts runs multi-statement texts through Exec.
 func TestScripts(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		t.Run("schema_with_trigger", func(t *testing.T) {
 			items := scratchName(t, db, "script_items")
 			log := scratchName(t, db, "script_log")
@@ -272,7 +273,7 @@ func TestScripts(t *testing.T) {
 // TestReturning checks that INSERT/UPDATE/DELETE ... RETURNING rows come
 // back through Query.
 func TestReturning(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "returning", "(id INTEGER PRIMARY KEY, v TEXT, n INTEGER DEFAULT 0)")
 		t.Run("insert_returning", func(t *testing.T) {
 			rows, err := db.QueryContext(t.Context(),

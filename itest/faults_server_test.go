@@ -18,36 +18,37 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // lockedTx is a transaction that wrote a row, on a server of its own.
 type lockedTx struct {
-	codec  string
-	commit bool // finish with Commit (else: another statement first)
-	db     *sql.DB
-	table  string
-	tx     *sql.Tx
+	variant testmatrix.Variant
+	commit  bool // finish with Commit (else: another statement first)
+	db      *sql.DB
+	table   string
+	tx      *sql.Tx
 }
 
 // newLockedTx starts a sqld, creates a table and opens a transaction that
 // inserts the row 'lost-1', which takes the write lock.
-func newLockedTx(t *testing.T, codecName string, commit bool) *lockedTx {
+func newLockedTx(t *testing.T, variant testmatrix.Variant, commit bool) *lockedTx {
 	t.Helper()
 	srv := startSqld(t)
-	db := openDB(t, srv.URL(), codecName)
+	db := openDB(t, srv.URL(), variant)
 	table := privateTable(t, db, "locked", "(id INTEGER PRIMARY KEY, v TEXT)")
 	tx, err := db.BeginTx(context.Background(), nil)
 	require.NoError(t, err)
 	_, err = tx.ExecContext(context.Background(), "INSERT INTO "+table+" (v) VALUES ('lost-1')")
 	require.NoError(t, err)
-	return &lockedTx{codec: codecName, commit: commit, db: db, table: table, tx: tx}
+	return &lockedTx{variant: variant, commit: commit, db: db, table: table, tx: tx}
 }
 
 func (l *lockedTx) name() string {
 	if l.commit {
-		return l.codec + "/commit"
+		return l.variant.Name + "/commit"
 	}
-	return l.codec + "/next_statement"
+	return l.variant.Name + "/next_statement"
 }
 
 // expectLost checks that the transaction reports itself lost, on its next
@@ -98,7 +99,7 @@ func TestFaultsStreamExpiry(t *testing.T) {
 	ctx := context.Background()
 	shared := startSqld(t) // for what holds no write lock
 	type idleSet struct {
-		codec    string
+		variant  testmatrix.Variant
 		db       *sql.DB
 		table    string
 		conn     *sql.Conn
@@ -113,15 +114,16 @@ func TestFaultsStreamExpiry(t *testing.T) {
 	// lives on. It only reads: one holding the write lock for more than 5 s
 	// loses it to the next writer (sqld's transaction timeout).
 	type wsIdle struct {
-		variant, table string
-		db             *sql.DB
-		tx             *sql.Tx
+		variant testmatrix.Variant
+		table   string
+		db      *sql.DB
+		tx      *sql.Tx
 	}
 	var survivors []wsIdle
-	for _, c := range codecs {
-		if isWS(c) {
+	for _, c := range variants {
+		if c.WS() {
 			w := wsIdle{variant: c, db: openDB(t, shared.URL(), c)}
-			w.table = privateTable(t, w.db, "idle_"+c, "(id INTEGER PRIMARY KEY, v TEXT)")
+			w.table = privateTable(t, w.db, "idle_"+c.Name, "(id INTEGER PRIMARY KEY, v TEXT)")
 			var err error
 			w.tx, err = w.db.BeginTx(ctx, nil)
 			require.NoError(t, err)
@@ -131,9 +133,9 @@ func TestFaultsStreamExpiry(t *testing.T) {
 			survivors = append(survivors, w)
 		}
 	}
-	for _, c := range httpCodecs {
-		s := &idleSet{codec: c, db: openDB(t, shared.URL(), c)}
-		s.table = privateTable(t, s.db, "idle_"+c, "(id INTEGER PRIMARY KEY, v TEXT)")
+	for _, c := range httpVariants {
+		s := &idleSet{variant: c, db: openDB(t, shared.URL(), c)}
+		s.table = privateTable(t, s.db, "idle_"+c.Name, "(id INTEGER PRIMARY KEY, v TEXT)")
 		mustExec(t, s.db, "INSERT INTO "+s.table+" (v) VALUES ('before')")
 		poolWorks(t, s.db, s.table)
 		var err error
@@ -164,7 +166,7 @@ func TestFaultsStreamExpiry(t *testing.T) {
 	time.Sleep(idle)
 
 	for _, w := range survivors {
-		t.Run(w.variant+"/transaction_lives_on", func(t *testing.T) {
+		t.Run(w.variant.Name+"/transaction_lives_on", func(t *testing.T) {
 			var n int64
 			require.NoError(t, w.tx.QueryRowContext(ctx, "SELECT count(*) FROM "+w.table).Scan(&n), "the idle transaction's next statement")
 			require.EqualValues(t, 1, n)
@@ -173,7 +175,7 @@ func TestFaultsStreamExpiry(t *testing.T) {
 	}
 
 	for _, s := range sets {
-		t.Run(s.codec+"/pool", func(t *testing.T) {
+		t.Run(s.variant.Name+"/pool", func(t *testing.T) {
 			_, err := s.db.ExecContext(ctx, "INSERT INTO "+s.table+" (v) VALUES ('after')")
 			require.NoError(t, err, "a pooled connection")
 			var n int64
@@ -183,13 +185,13 @@ func TestFaultsStreamExpiry(t *testing.T) {
 			require.EqualValues(t, 2, n)
 			poolWorks(t, s.db, s.table)
 		})
-		t.Run(s.codec+"/pending_transaction", func(t *testing.T) {
+		t.Run(s.variant.Name+"/pending_transaction", func(t *testing.T) {
 			_, err := s.pending.ExecContext(ctx, "INSERT INTO "+s.table+" (v) VALUES ('pending')")
 			require.NoError(t, err, "BEGIN travels with the first statement, after the idle time")
 			require.NoError(t, s.pending.Commit())
 			require.EqualValues(t, 1, countWhere(t, s.db, s.table, "v = 'pending'"))
 		})
-		t.Run(s.codec+"/read_transaction", func(t *testing.T) {
+		t.Run(s.variant.Name+"/read_transaction", func(t *testing.T) {
 			var n int64
 			err := s.reader.QueryRowContext(ctx, "SELECT count(*) FROM "+s.table).Scan(&n)
 			t.Logf("%v", err)
@@ -197,7 +199,7 @@ func TestFaultsStreamExpiry(t *testing.T) {
 			require.Equal(t, "STREAM_EXPIRED", requireLibsqlError(t, err).Code)
 			require.NoError(t, s.reader.Rollback(), "rolling back a lost transaction succeeds")
 		})
-		t.Run(s.codec+"/rollback_first", func(t *testing.T) {
+		t.Run(s.variant.Name+"/rollback_first", func(t *testing.T) {
 			// The server already rolled the transaction back with its
 			// stream; docs/GUIDE.md says rolling back a lost transaction
 			// succeeds.
@@ -223,7 +225,7 @@ func TestFaultsTxTimeoutLockSteal(t *testing.T) {
 		t.Skip("waits for the 5 s transaction timeout")
 	}
 	var victims []*lockedTx
-	for _, c := range codecs {
+	for _, c := range variants {
 		for _, commit := range []bool{false, true} {
 			victims = append(victims, newLockedTx(t, c, commit))
 		}

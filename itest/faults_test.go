@@ -10,7 +10,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"syscall"
 	"testing"
@@ -19,26 +18,27 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
-// forCodecsParallel runs fn as a parallel subtest per codec. Each subtest
-// uses servers of its own, so that the codecs' runs cannot disturb each
-// other (write locks, stream limits) while they overlap in time.
-func forCodecsParallel(t *testing.T, fn func(t *testing.T, codecName string)) {
+// forEachVariantParallel runs fn as a parallel subtest per variant. Each
+// subtest uses servers of its own, so that the variants' runs cannot
+// disturb each other (write locks, stream limits) while they overlap in time.
+func forEachVariantParallel(t *testing.T, fn func(t *testing.T, variant testmatrix.Variant)) {
 	t.Helper()
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range variants {
+		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
 			fn(t, c)
 		})
 	}
 }
 
-// openDB opens a database on baseURL with codec=codecName and the extra DSN
-// params, closed when the test ends.
-func openDB(t testing.TB, baseURL, codecName string, params ...string) *sql.DB {
+// openDB opens a database on baseURL through the variant, with the extra
+// DSN params, closed when the test ends.
+func openDB(t testing.TB, baseURL string, variant testmatrix.Variant, params ...string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("libsql", variantDSN(baseURL, codecName, params...))
+	db, err := sql.Open("libsql", variant.DSN(baseURL, params...))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = db.Close() })
 	return db
@@ -99,12 +99,12 @@ func poolWorks(t testing.TB, db *sql.DB, table string) {
 // pool works.
 func TestFaultsLatency(t *testing.T) {
 	const latency = 30 * time.Second
-	forCodecsParallel(t, func(t *testing.T, codecName string) {
+	forEachVariantParallel(t, func(t *testing.T, variant testmatrix.Variant) {
 		srv := startSqld(t)
 		fp := newFaultProxy(t, srv.URL())
-		direct := openDB(t, srv.URL(), codecName) // bypasses the proxy, for checks
+		direct := openDB(t, srv.URL(), variant) // bypasses the proxy, for checks
 		table := privateTable(t, direct, "lat", "(id INTEGER PRIMARY KEY, v TEXT)")
-		db := openDB(t, fp.url, codecName)
+		db := openDB(t, fp.url, variant)
 		require.NoError(t, db.PingContext(t.Context()), "through the proxy, before any fault")
 
 		t.Run("context_deadline", func(t *testing.T) {
@@ -132,7 +132,7 @@ func TestFaultsLatency(t *testing.T) {
 		})
 
 		t.Run("dsn_timeout", func(t *testing.T) {
-			db := openDB(t, fp.url, codecName, "timeout=1s")
+			db := openDB(t, fp.url, variant, "timeout=1s")
 			require.NoError(t, db.PingContext(t.Context()))
 			fp.addLatency(t, "lat", latency)
 			start := time.Now()
@@ -219,10 +219,10 @@ const (
 	cutAllSQL   = "SELECT id, v FROM %s ORDER BY id"
 )
 
-func newCutEnv(t *testing.T, codecName string) *cutEnv {
+func newCutEnv(t *testing.T, variant testmatrix.Variant) *cutEnv {
 	t.Helper()
 	e := &cutEnv{srv: startSqld(t, "--max-response-size", "256KB")}
-	e.direct = openDB(t, e.srv.URL(), codecName)
+	e.direct = openDB(t, e.srv.URL(), variant)
 	e.table = privateTable(t, e.direct, "cut", "(id INTEGER PRIMARY KEY, v TEXT)")
 	mustExec(t, e.direct, fmt.Sprintf(`INSERT INTO %s (id, v)
 		WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d)
@@ -254,18 +254,18 @@ func newCutEnv(t *testing.T, codecName string) *cutEnv {
 // own: the server keeps such a stream, and its write lock, until it steals
 // the lock (5 s) or the stream expires (10 s).
 func TestFaultsCutMidResponse(t *testing.T) {
-	forCodecsParallel(t, func(t *testing.T, codecName string) {
+	forEachVariantParallel(t, func(t *testing.T, variant testmatrix.Variant) {
 		for _, mode := range []string{"fin", "rst"} {
 			t.Run(mode, func(t *testing.T) {
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
 				cutDB := func(t *testing.T, e *cutEnv) *sql.DB {
 					e.fp.addCut(t, "cut", cutAfter, mode == "rst")
-					return openDB(t, e.fp.url, codecName) // new connections: the cut counts from 0
+					return openDB(t, e.fp.url, variant) // new connections: the cut counts from 0
 				}
 
 				t.Run("reads", func(t *testing.T) {
-					e := newCutEnv(t, codecName)
+					e := newCutEnv(t, variant)
 					db := cutDB(t, e)
 					rows, err := db.QueryContext(ctx, fmt.Sprintf(cutSmallSQL, e.table))
 					n, _, err := scanIDs(rows, err)
@@ -300,7 +300,7 @@ func TestFaultsCutMidResponse(t *testing.T) {
 				})
 
 				t.Run("transaction_pipeline", func(t *testing.T) {
-					e := newCutEnv(t, codecName)
+					e := newCutEnv(t, variant)
 					db := cutDB(t, e)
 					tx, err := db.BeginTx(ctx, nil)
 					require.NoError(t, err)
@@ -317,7 +317,7 @@ func TestFaultsCutMidResponse(t *testing.T) {
 				})
 
 				t.Run("transaction_cursor", func(t *testing.T) {
-					e := newCutEnv(t, codecName)
+					e := newCutEnv(t, variant)
 					db := cutDB(t, e)
 					tx, err := db.BeginTx(ctx, nil)
 					require.NoError(t, err)
@@ -348,8 +348,8 @@ func TestFaultsCutMidResponse(t *testing.T) {
 		t.Run("reset_before_response", func(t *testing.T) {
 			// reset_peer: the server's answer is thrown away and the
 			// connection reset (toxics apply to open connections too).
-			e := newCutEnv(t, codecName)
-			db := openDB(t, e.fp.url, codecName)
+			e := newCutEnv(t, variant)
+			db := openDB(t, e.fp.url, variant)
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
 			tx, err := db.BeginTx(ctx, nil)
@@ -369,7 +369,7 @@ func TestFaultsCutMidResponse(t *testing.T) {
 			le = requireLibsqlError(t, err)
 			t.Logf("insert: %v", err)
 			require.EqualValues(t, 1, countWhere(t, e.direct, e.scratch, "v = 'committed'"), "the COMMIT did commit")
-			if isWS(codecName) {
+			if variant.WS() {
 				// The socket died with the COMMIT; the new one's handshake
 				// is reset as it is answered, so the INSERT never left.
 				require.True(t, le.SafeToRetry(), "the INSERT never left: %v", err)
@@ -418,14 +418,14 @@ func makeSlicedRow(i int) slicedRow {
 // pipeline result and a cursor result must come through exactly.
 func TestFaultsSlicedSegments(t *testing.T) {
 	const n = 1500 // ~250 KB of JSON: over the 64KB limit, so a cursor
-	forCodecsParallel(t, func(t *testing.T, codecName string) {
+	forEachVariantParallel(t, func(t *testing.T, variant testmatrix.Variant) {
 		srv := startSqld(t, "--max-response-size", "64KB")
 		fp := newFaultProxy(t, srv.URL())
 		for _, dir := range []string{"downstream", "upstream"} {
 			fp.add(t, toxic{Name: "slice_" + dir, Type: "slicer", Stream: dir, Toxicity: 1,
 				Attributes: map[string]any{"average_size": 24, "size_variation": 16, "delay": 0}})
 		}
-		db := openDB(t, fp.url, codecName)
+		db := openDB(t, fp.url, variant)
 		table := privateTable(t, db, "sliced", "(id INTEGER PRIMARY KEY, i INTEGER, s TEXT, f REAL, b BLOB)")
 		ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 		defer cancel()
@@ -485,7 +485,7 @@ func TestFaultsSlicedSegments(t *testing.T) {
 // TestFaultsSlicedSegments (libsql sent an empty blob for nil until
 // commit 2b45b0d).
 func TestFaultsNilBytesArgument(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		var typNil, typEmpty string
 		require.NoError(t, db.QueryRowContext(t.Context(), "SELECT typeof(?), typeof(?)", []byte(nil), []byte{}).Scan(&typNil, &typEmpty))
 		require.Equal(t, "blob", typEmpty, "[]byte{} is an empty blob")
@@ -513,15 +513,15 @@ func TestFaultsUnreachable(t *testing.T) {
 		t.Logf("%s: %v after %v (Safe=%v)", name, err, took.Round(time.Millisecond), le.SafeToRetry())
 		return le
 	}
-	forCodecsParallel(t, func(t *testing.T, codecName string) {
+	forEachVariantParallel(t, func(t *testing.T, variant testmatrix.Variant) {
 		t.Run("no_answer", func(t *testing.T) {
 			srv := startSqld(t)
 			fp := newFaultProxy(t, srv.URL())
-			warm := openDB(t, fp.url, codecName, "timeout="+timeout.String())
+			warm := openDB(t, fp.url, variant, "timeout="+timeout.String())
 			require.NoError(t, warm.PingContext(t.Context()))
 			// Requests are swallowed: connections open, nothing comes back.
 			fp.add(t, toxic{Name: "hang", Type: "timeout", Stream: "upstream", Toxicity: 1, Attributes: map[string]any{"timeout": 0}})
-			cold := openDB(t, fp.url, codecName, "timeout="+timeout.String())
+			cold := openDB(t, fp.url, variant, "timeout="+timeout.String())
 			expectTimeout(t, "first contact (version probe)", func() error { return cold.PingContext(context.Background()) })
 			le := expectTimeout(t, "exec", func() error {
 				_, err := warm.ExecContext(context.Background(), "CREATE TABLE never_created (x)")
@@ -531,7 +531,7 @@ func TestFaultsUnreachable(t *testing.T) {
 			fp.remove(t, "hang")
 			require.NoError(t, cold.PingContext(t.Context()), "answers once the fault is gone")
 			require.NoError(t, warm.PingContext(t.Context()))
-			_, err := openDB(t, srv.URL(), codecName).Exec("SELECT * FROM never_created")
+			_, err := openDB(t, srv.URL(), variant).Exec("SELECT * FROM never_created")
 			require.Error(t, err, "the swallowed CREATE TABLE never reached the server")
 		})
 		t.Run("syn_dropped", func(t *testing.T) {
@@ -539,20 +539,18 @@ func TestFaultsUnreachable(t *testing.T) {
 			if !ok {
 				t.Skip("the kernel did not drop SYNs to a full accept queue")
 			}
-			db := openDB(t, "http://"+addr, codecName, "timeout="+timeout.String())
+			db := openDB(t, "http://"+addr, variant, "timeout="+timeout.String())
 			le := expectTimeout(t, "ping", func() error { return db.PingContext(context.Background()) })
 			if !le.SafeToRetry() {
 				t.Logf("note: a connection that was never established is reported as possibly sent (Safe=false)")
 			}
 		})
 		t.Run("closed_port", func(t *testing.T) {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			addr := l.Addr().String()
-			require.NoError(t, l.Close())
-			db := openDB(t, "http://"+addr, codecName, "timeout=10s")
+			addr := closedAddr(t)
+			db := openDB(t, "http://"+addr, variant, "timeout=10s")
 			for _, op := range []string{"ping", "exec"} {
 				start := time.Now()
+				var err error
 				if op == "ping" {
 					err = db.PingContext(context.Background())
 				} else {

@@ -28,6 +28,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -186,14 +187,14 @@ const garbageSlack = 5 * time.Second
 // garbageDSNTimeout is the DSN timeout of the silence cases.
 const garbageDSNTimeout = 300 * time.Millisecond
 
-func garbageCases(other, codecName string) []garbageCase {
+func garbageCases(other string, variant testmatrix.Variant) []garbageCase {
 	// The bodies that are valid HTTP but the wrong answer, in the codec's
 	// encoding. An empty body is a Protobuf message with no results.
 	emptyWords, wrongShape := []string{"decode"}, `{"baton":null,"results":"nope"}`
-	if isProtobuf(codecName) {
+	if isProtobuf(variant) {
 		emptyWords, wrongShape = []string{"results for"}, "\x1a\x01\xff" // results: a truncated message
 	}
-	ctype, noResults, err := wireEncode(codecName, `{"baton":null,"base_url":null,"results":[]}`)
+	ctype, noResults, err := wireEncode(variant, `{"baton":null,"base_url":null,"results":[]}`)
 	if err != nil {
 		panic(err)
 	}
@@ -268,10 +269,10 @@ func TestGarbage(t *testing.T) {
 	}))
 	t.Cleanup(other.Close)
 
-	for _, codecName := range httpCodecs {
-		t.Run(codecName, func(t *testing.T) {
+	for _, variant := range httpVariants {
+		t.Run(variant.Name, func(t *testing.T) {
 			open := func(params string) *sql.DB {
-				db, err := sql.Open("libsql", p.url+"?codec="+codecName+params)
+				db, err := sql.Open("libsql", p.url+"?codec="+variant.Codec+params)
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = db.Close() })
 				return db
@@ -281,8 +282,8 @@ func TestGarbage(t *testing.T) {
 			table := freshTable(t, db, "garbage", "(id INTEGER PRIMARY KEY, v TEXT)")
 			mustExec(t, db, "INSERT INTO "+table+" (v) VALUES ('seed')")
 
-			for _, gc := range garbageCases(other.URL, codecName) {
-				if gc.transportOnly && codecName != httpCodecs[0] {
+			for _, gc := range garbageCases(other.URL, variant) {
+				if gc.transportOnly && variant != httpVariants[0] {
 					continue
 				}
 				t.Run(gc.name, func(t *testing.T) {
@@ -470,9 +471,9 @@ func TestGarbageErrorBodies(t *testing.T) {
 	// Real STREAM_EXPIRED (JSON or Protobuf, by the route): start a
 	// transaction per codec now, touch it again after the other cases, once
 	// sqld's 10 s stream expiry has passed.
-	expDB, expTx := map[string]*sql.DB{}, map[string]*sql.Tx{}
-	for _, c := range httpCodecs {
-		db, err := sql.Open("libsql", p.url+"?codec="+c)
+	expDB, expTx := map[testmatrix.Variant]*sql.DB{}, map[testmatrix.Variant]*sql.Tx{}
+	for _, c := range httpVariants {
+		db, err := sql.Open("libsql", p.url+"?codec="+c.Codec)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = db.Close() })
 		tx, err := db.BeginTx(t.Context(), nil)
@@ -483,9 +484,9 @@ func TestGarbageErrorBodies(t *testing.T) {
 	}
 	expStart := time.Now()
 
-	for _, codecName := range httpCodecs {
-		t.Run(codecName, func(t *testing.T) {
-			db, err := sql.Open("libsql", p.url+"?codec="+codecName)
+	for _, variant := range httpVariants {
+		t.Run(variant.Name, func(t *testing.T) {
+			db, err := sql.Open("libsql", p.url+"?codec="+variant.Codec)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = db.Close() })
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
@@ -512,7 +513,7 @@ func TestGarbageErrorBodies(t *testing.T) {
 			t.Run("real/text_plain_invalid_baton", func(t *testing.T) {
 				// A proxy that garbles the baton: sqld answers 400 text/plain.
 				p.set(&garbageMode{serve: func(p *garbageProxy, w http.ResponseWriter, r *http.Request) {
-					garbageRewriteBaton(r, codecName, func(string) string { return strings.Repeat("A", 64) })
+					garbageRewriteBaton(r, variant, func(string) string { return strings.Repeat("A", 64) })
 					p.rp.ServeHTTP(w, r)
 				}})
 				defer p.set(nil)
@@ -534,7 +535,7 @@ func TestGarbageErrorBodies(t *testing.T) {
 				p.set(&garbageMode{serve: func(p *garbageProxy, w http.ResponseWriter, r *http.Request) {
 					body, _ := io.ReadAll(r.Body)
 					r.Body = io.NopCloser(bytes.NewReader(body))
-					if pipelineBaton(codecName, body) == "" {
+					if pipelineBaton(variant, body) == "" {
 						p.rp.ServeHTTP(w, r)
 						return
 					}
@@ -565,12 +566,12 @@ func TestGarbageErrorBodies(t *testing.T) {
 			})
 
 			t.Run("real/empty_404_wrong_path", func(t *testing.T) {
-				bad, err := sql.Open("libsql", p.url+"/no/such/path?codec="+codecName)
+				bad, err := sql.Open("libsql", p.url+"/no/such/path?codec="+variant.Codec)
 				require.NoError(t, err)
 				defer bad.Close()
 				_, err = bad.ExecContext(ctx, "SELECT 1")
 				le := relRequireHTTPError(t, err, 404, libsql.ErrNotFound)
-				if isProtobuf(codecName) {
+				if isProtobuf(variant) {
 					// The probe already fails.
 					require.Contains(t, le.Message, "does not speak Hrana 3 over Protobuf")
 				} else {
@@ -586,8 +587,8 @@ func TestGarbageErrorBodies(t *testing.T) {
 	if d := 11500*time.Millisecond - time.Since(expStart); d > 0 {
 		time.Sleep(d)
 	}
-	for _, c := range httpCodecs {
-		t.Run(c+"/real/hrana_stream_expired", func(t *testing.T) {
+	for _, c := range httpVariants {
+		t.Run(c.Name+"/real/hrana_stream_expired", func(t *testing.T) {
 			_, err := expTx[c].ExecContext(t.Context(), "SELECT 2")
 			le := relRequireHTTPError(t, err, 400, nil)
 			require.Equal(t, "STREAM_EXPIRED", le.Code, "%v", err)
@@ -601,9 +602,9 @@ func TestGarbageErrorBodies(t *testing.T) {
 
 // garbageRewriteBaton changes the baton of a pipeline request in the
 // codec's encoding, if it has one.
-func garbageRewriteBaton(r *http.Request, codecName string, fn func(string) string) {
+func garbageRewriteBaton(r *http.Request, variant testmatrix.Variant, fn func(string) string) {
 	body, _ := io.ReadAll(r.Body)
-	_, body = rewriteBaton(codecName, body, fn)
+	_, body = rewriteBaton(variant, body, fn)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	r.Header.Set("Content-Length", strconv.Itoa(len(body)))

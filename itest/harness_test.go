@@ -8,8 +8,13 @@
 //   - Otherwise a container is started with testcontainers-go from the image
 //     LIBSQL_ITEST_IMAGE (default ghcr.io/tursodatabase/libsql-server:v0.24.32;
 //     scripts/image.sh builds a local one). LIBSQL_ITEST_NETWORK=host runs it
-//     with host networking, listening on 127.0.0.1:<free port>; any other value
-//     publishes the container's port 8080 on a mapped host port.
+//     with host networking, listening on 127.0.0.1 on a port from
+//     loopback.Port, and checks that the container's process holds that
+//     port; any other value publishes the container's port 8080 on a mapped
+//     host port.
+//
+// The tests' other servers (startServer, startSqld) get their ports the same
+// way, so that a test only ever talks to servers it started.
 //
 // Where the Ryuk reaper image cannot be pulled, set
 // TESTCONTAINERS_RYUK_DISABLED=true; the harness terminates its containers
@@ -41,6 +46,8 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	_ "github.com/gohrana/libsql" // registers the "libsql" driver
+	"github.com/gohrana/libsql/internal/testmatrix"
+	"github.com/gohrana/libsql/itest/internal/loopback"
 )
 
 const (
@@ -58,69 +65,36 @@ const (
 // serverURL is the base URL of the shared server, e.g. "http://127.0.0.1:34567".
 var serverURL string
 
-// A variant is one way the driver reaches sqld: a transport and a codec,
-// named "direct", "gojson", "protobuf" over HTTP and "ws_direct",
-// "ws_gojson", "ws_protobuf" over WebSocket (names that fit in a table name). variantDSN and dsn turn one
-// into a DSN; codecOf and isWS take it apart.
-//
-// codecs are the variants the tests run against: every codec on every
-// transport, unless LIBSQL_ITEST_CODECS or LIBSQL_ITEST_TRANSPORTS name
-// some (comma-separated, e.g. "protobuf" and "ws"), to look at one while
-// working on it. httpCodecs are its HTTP variants, for the tests of what
+// variants are the ways the tests reach sqld (testmatrix.Variant: a
+// transport and a codec, named "direct", "gojson", "protobuf" over HTTP
+// and "ws_direct", "ws_gojson", "ws_protobuf" over WebSocket, names that
+// fit in a table name): every codec over every transport, unless
+// LIBSQL_ITEST_CODECS or LIBSQL_ITEST_TRANSPORTS name some
+// (comma-separated, e.g. "protobuf" and "ws"), to look at one while
+// working on it. httpVariants are its HTTP variants, for the tests of what
 // only HTTP has (the HTTP exchange itself: proxies that answer in sqld's
 // place, counting RoundTrippers, batons, base_url).
-var codecs, httpCodecs = itestVariants()
+var variants, httpVariants = itestVariants()
 
-// wsPrefix starts the name of a variant over WebSocket.
-const wsPrefix = "ws_"
-
-func itestVariants() (all, http []string) {
-	names := []string{"direct", "gojson", "protobuf"}
+func itestVariants() (all, http []testmatrix.Variant) {
+	codecs := testmatrix.Codecs
 	if s := os.Getenv("LIBSQL_ITEST_CODECS"); s != "" {
-		names = strings.Split(s, ",")
+		codecs = strings.Split(s, ",")
 	}
-	transports := []string{"http", "ws"}
+	transports := testmatrix.Transports
 	if s := os.Getenv("LIBSQL_ITEST_TRANSPORTS"); s != "" {
-		transports = strings.Split(s, ",")
+		transports = nil
+		for _, tr := range strings.Split(s, ",") {
+			transports = append(transports, testmatrix.Transport(tr))
+		}
 	}
-	for _, tr := range transports {
-		for _, c := range names {
-			switch tr {
-			case "http":
-				all = append(all, c)
-				http = append(http, c)
-			case "ws":
-				all = append(all, wsPrefix+c)
-			default:
-				panic("LIBSQL_ITEST_TRANSPORTS: unknown transport " + tr)
-			}
+	all = testmatrix.Matrix(transports, codecs)
+	for _, variant := range all {
+		if variant.Transport == testmatrix.HTTP {
+			http = append(http, variant)
 		}
 	}
 	return all, http
-}
-
-// isWS reports whether the variant runs over WebSocket.
-func isWS(variant string) bool { return strings.HasPrefix(variant, wsPrefix) }
-
-// codecOf returns the variant's codec (its DSN parameter codec=).
-func codecOf(variant string) string { return strings.TrimPrefix(variant, wsPrefix) }
-
-// variantDSN returns the DSN of the server at baseURL (http://host:port,
-// perhaps with a path or a query) for the variant, with the extra
-// "key=value" params: the same URL with ws:// for a WebSocket variant.
-func variantDSN(baseURL, variant string, params ...string) string {
-	if isWS(variant) {
-		if rest, ok := strings.CutPrefix(baseURL, "http://"); ok {
-			baseURL = "ws://" + rest
-		} else if rest, ok := strings.CutPrefix(baseURL, "https://"); ok {
-			baseURL = "wss://" + rest
-		}
-	}
-	sep := "?"
-	if strings.Contains(baseURL, "?") {
-		sep = "&"
-	}
-	return baseURL + sep + strings.Join(append([]string{"codec=" + codecOf(variant)}, params...), "&")
 }
 
 func TestMain(m *testing.M) {
@@ -145,7 +119,7 @@ func runMain(m *testing.M) int {
 
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	removeOrphans(ctx)
-	srv, err := newServer(ctx, nil, nil)
+	srv, err := newServer(ctx, serverConfig{})
 	cancel()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "itest: %v\n", err)
@@ -170,20 +144,22 @@ func runMain(m *testing.M) int {
 	return code
 }
 
-// dsn returns the DSN of the shared server for the variant, with the
-// extra "key=value" params, e.g. dsn("ws_direct", "foo=bar").
-func dsn(variant string, params ...string) string { return variantDSN(serverURL, variant, params...) }
+// dsn returns the variant's DSN of the shared server, with the extra
+// "key=value" params.
+func dsn(variant testmatrix.Variant, params ...string) string {
+	return variant.DSN(serverURL, params...)
+}
 
-// forEachCodec runs fn as a subtest per variant (transport and codec), with
-// a *sql.DB on the shared server that is closed when the subtest ends.
-func forEachCodec(t *testing.T, fn func(t *testing.T, db *sql.DB, codec string)) {
+// forEachVariant runs fn as a subtest per variant (transport and codec),
+// with a *sql.DB on the shared server that is closed when the subtest ends.
+func forEachVariant(t *testing.T, fn func(t *testing.T, db *sql.DB, variant testmatrix.Variant)) {
 	t.Helper()
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
-			db, err := sql.Open("libsql", dsn(c))
+	for _, variant := range variants {
+		t.Run(variant.Name, func(t *testing.T) {
+			db, err := sql.Open("libsql", dsn(variant))
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = db.Close() })
-			fn(t, db, c)
+			fn(t, db, variant)
 		})
 	}
 }
@@ -229,9 +205,15 @@ func startServer(t testing.TB, args ...string) string {
 // SQLD_AUTH_JWT_KEY.
 func startServerEnv(t testing.TB, env map[string]string, args ...string) string {
 	t.Helper()
+	return startServerWith(t, serverConfig{env: env, args: args}).url
+}
+
+// startServerWith is startServer as cfg says.
+func startServerWith(t testing.TB, cfg serverConfig) *server {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
 	defer cancel()
-	srv, err := newServer(ctx, env, args)
+	srv, err := newServer(ctx, cfg)
 	if srv != nil {
 		t.Cleanup(func() {
 			if t.Failed() {
@@ -245,20 +227,20 @@ func startServerEnv(t testing.TB, env map[string]string, args ...string) string 
 		})
 	}
 	require.NoError(t, err)
-	return srv.url
+	return srv
 }
 
 // hostNetwork reports whether servers run with host networking.
 func hostNetwork() bool { return os.Getenv("LIBSQL_ITEST_NETWORK") == "host" }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+// closedAddr returns an address on 127.0.0.1 that nothing listens on, for
+// the tests of a refused connection: a port from loopback.Port, which no
+// server of this process is given, and the kernel gives to no bind(0).
+func closedAddr(t testing.TB) string {
+	t.Helper()
+	port, err := loopback.Port()
+	require.NoError(t, err)
+	return loopbackAddr(port)
 }
 
 type server struct {
@@ -266,26 +248,38 @@ type server struct {
 	url string
 }
 
-// newServer starts a sqld container with the extra flags args and waits until
-// GET /health answers 200. On error the returned server, if not nil, holds
+// serverConfig says how to start a sqld container.
+type serverConfig struct {
+	env  map[string]string // environment variables for sqld
+	args []string          // extra sqld flags
+	// port hands out the port to listen on with host networking; nil
+	// means loopback.Port.
+	port func() (int, error)
+}
+
+// newServer starts a sqld container as cfg says and waits until it is
+// healthy (see healthy). On error the returned server, if not nil, holds
 // the container, for its log and stop.
-func newServer(ctx context.Context, env map[string]string, args []string) (*server, error) {
+func newServer(ctx context.Context, cfg serverConfig) (*server, error) {
 	image := os.Getenv("LIBSQL_ITEST_IMAGE")
 	if image == "" {
 		image = defaultImage
 	}
+	if cfg.port == nil {
+		cfg.port = loopback.Port
+	}
 	// With host networking the port is picked here and may be taken before
-	// sqld binds it: try again with another one then.
+	// sqld binds it (sqld exits then): try again on another one.
 	for attempt := 1; ; attempt++ {
-		srv, err := startContainer(ctx, image, env, args)
-		if err == nil || !hostNetwork() || attempt == 3 || srv == nil || !strings.Contains(srv.logs(), "in use") {
+		srv, err := startContainer(ctx, image, cfg)
+		if err == nil || !hostNetwork() || attempt == maxStartAttempts || srv == nil || !strings.Contains(srv.logs(), addrInUse) {
 			return srv, err
 		}
 		_ = srv.stop()
 	}
 }
 
-func startContainer(ctx context.Context, image string, env map[string]string, args []string) (*server, error) {
+func startContainer(ctx context.Context, image string, cfg serverConfig) (*server, error) {
 	opts := []testcontainers.ContainerCustomizer{
 		// Both the public image (whose entrypoint is a wrapper script) and
 		// the local one have the binary at /bin/sqld and the data directory
@@ -293,17 +287,19 @@ func startContainer(ctx context.Context, image string, env map[string]string, ar
 		testcontainers.WithEntrypoint("/bin/sqld"),
 		testcontainers.WithLabels(ownerLabels()),
 	}
-	if len(env) > 0 {
-		opts = append(opts, testcontainers.WithEnv(env))
+	if len(cfg.env) > 0 {
+		opts = append(opts, testcontainers.WithEnv(cfg.env))
 	}
 	var listen, url string
+	var ready healthy
 	if hostNetwork() {
-		port, err := freePort()
+		port, err := cfg.port()
 		if err != nil {
 			return nil, fmt.Errorf("pick a port: %w", err)
 		}
-		listen = "127.0.0.1:" + strconv.Itoa(port)
+		listen = loopbackAddr(port)
 		url = "http://" + listen
+		ready.port = port
 		opts = append(opts, testcontainers.WithHostConfigModifier(func(hc *container.HostConfig) {
 			hc.NetworkMode = "host"
 		}))
@@ -311,10 +307,10 @@ func startContainer(ctx context.Context, image string, env map[string]string, ar
 		listen = "0.0.0.0:8080"
 		opts = append(opts, testcontainers.WithExposedPorts(containerPort))
 	}
-	cmd := append([]string{"--http-listen-addr", listen, "--no-welcome"}, args...)
+	cmd := append([]string{"--http-listen-addr", listen, "--no-welcome"}, cfg.args...)
 	opts = append(opts,
 		testcontainers.WithCmd(cmd...),
-		testcontainers.WithWaitStrategyAndDeadline(startTimeout, healthy{url: url}),
+		testcontainers.WithWaitStrategyAndDeadline(startTimeout, ready),
 	)
 
 	ctr, err := testcontainers.Run(ctx, image, opts...)
@@ -349,59 +345,70 @@ func mappedURL(ctx context.Context, target wait.StrategyTarget) (string, error) 
 	return "http://" + net.JoinHostPort(host, port.Port()), nil
 }
 
-// healthy is a wait strategy: GET <url>/health answers 200 while the
-// container runs. An empty url means the container's published port 8080.
+// healthy is a wait strategy: sqld answers GET /health with 200 while the
+// container runs.
+//
+// With host networking (port set) the container's sqld is a process of
+// this host listening on 127.0.0.1:port, and the answer must come from it:
+// loopback.WaitHealthy checks that the container's process holds the
+// port, so a sqld that lost its port to another test's server is not taken
+// for started. Otherwise the container's port 8080 is published on a host
+// port that Docker picked, which no other server can hold.
 // (testcontainers' own wait.ForHTTP is not used: inside a container it
 // targets the Docker bridge gateway instead of 127.0.0.1.)
-type healthy struct{ url string }
+type healthy struct{ port int }
 
 func (h healthy) WaitUntilReady(ctx context.Context, target wait.StrategyTarget) error {
+	running := func(ctx context.Context) (*container.State, error) {
+		state, err := target.State(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("container state: %w", err)
+		}
+		if !state.Running {
+			return nil, fmt.Errorf("sqld is not running (status %s, exit code %d)", state.Status, state.ExitCode)
+		}
+		return state, nil
+	}
+	state, err := running(ctx)
+	if err != nil {
+		return err
+	}
+	alive := func(ctx context.Context) error {
+		_, err := running(ctx)
+		return err
+	}
+	if h.port != 0 {
+		// The proof needs the process's open files: Docker in another PID
+		// namespace (in a VM, rootless) or another user's would not show
+		// them, and no wait would help.
+		if _, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", state.Pid)); err != nil {
+			return fmt.Errorf("with host networking sqld's process (pid %d) must be visible here, to check that it holds its port: %w (unset LIBSQL_ITEST_NETWORK to publish the port instead)", state.Pid, err)
+		}
+		return loopback.WaitHealthy(ctx, state.Pid, alive, h.port)
+	}
 	client := &http.Client{
 		Timeout:   time.Second,
 		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true},
 	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
 	var last error
 	for {
-		state, err := target.State(ctx)
-		if err != nil {
-			return fmt.Errorf("container state: %w", err)
+		if err := alive(ctx); err != nil {
+			return err
 		}
-		if !state.Running {
-			return fmt.Errorf("sqld is not running (status %s, exit code %d)", state.Status, state.ExitCode)
-		}
-		url := h.url
-		if url == "" {
-			url, last = mappedURL(ctx, target)
-		}
-		if url != "" {
-			last = getHealth(ctx, client, url)
-			if last == nil {
+		var url string
+		if url, last = mappedURL(ctx, target); last == nil {
+			if last = loopback.GetHealth(ctx, client, url); last == nil {
 				return nil
 			}
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for sqld's /health: %w (last: %v)", ctx.Err(), last)
-		case <-time.After(100 * time.Millisecond):
+		case <-tick.C:
 		}
 	}
-}
-
-func getHealth(ctx context.Context, client *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url+"/health", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s/health: %s", url, resp.Status)
-	}
-	return nil
 }
 
 // Labels naming the test process that owns a container. With Ryuk disabled

@@ -36,14 +36,14 @@ func TestRequestHeaders(t *testing.T) {
 		forward.ServeHTTP(w, r)
 	}))
 	defer proxy.Close()
-	for _, c := range httpCodecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range httpVariants {
+		t.Run(c.Name, func(t *testing.T) {
 			mu.Lock()
 			seen = nil
 			mu.Unlock()
 			cfg := libsql.NewConfig()
 			cfg.URL = proxy.URL
-			cfg.Codec = c
+			cfg.Codec = c.Codec
 			connector, err := libsql.NewConnector(cfg,
 				libsql.WithRequestHeaders(http.Header{"X-App-Name": {"itest"}}),
 				libsql.WithRemoteEncryptionKey(key))

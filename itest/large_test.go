@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // hugeRows is the size of the result that cannot travel in one pipeline
@@ -36,7 +37,7 @@ var hugeOnce sync.Once
 func hugeTable(t *testing.T) string {
 	const table = "huge_scan"
 	hugeOnce.Do(func() {
-		db, err := sql.Open("libsql", dsn("direct"))
+		db, err := sql.Open("libsql", dsn(testmatrix.Named("direct")))
 		require.NoError(t, err)
 		defer db.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -60,8 +61,8 @@ func TestHugeScan(t *testing.T) {
 		t.Skip("huge scan skipped in -short mode")
 	}
 	table := hugeTable(t)
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range variants {
+		t.Run(c.Name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHugeScanChild$", "-test.v", "-test.count=1")
 			cmd.Env = append(os.Environ(),
 				"LIBSQL_ITEST_URL="+serverURL,
@@ -141,8 +142,8 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // countingDB opens a database whose HTTP requests are counted.
 // params are extra "key=value" DSN parameters.
-func countingDB(t *testing.T, url, codecName string, params ...string) (*sql.DB, *countingTransport) {
-	cfg, err := libsql.ParseDSN(url + "?" + strings.Join(append([]string{"codec=" + codecName}, params...), "&"))
+func countingDB(t *testing.T, url string, variant testmatrix.Variant, params ...string) (*sql.DB, *countingTransport) {
+	cfg, err := libsql.ParseDSN(url + "?" + strings.Join(append([]string{"codec=" + variant.Codec}, params...), "&"))
 	require.NoError(t, err)
 	ct := &countingTransport{}
 	conn, err := libsql.NewConnector(cfg, libsql.WithRoundTripper(ct))
@@ -156,8 +157,8 @@ func countingDB(t *testing.T, url, codecName string, params ...string) (*sql.DB,
 // TestRoundTrips counts HTTP requests: 1 per autocommit statement, k+1 per
 // transaction of k statements, nothing extra for prepared statements.
 func TestRoundTrips(t *testing.T) {
-	for _, c := range httpCodecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range httpVariants {
+		t.Run(c.Name, func(t *testing.T) {
 			db, ct := countingDB(t, serverURL, c)
 			table := freshTable(t, db, "trips", "(id INTEGER PRIMARY KEY, v TEXT)")
 			ctx := context.Background()
@@ -228,8 +229,8 @@ func fillRows(t *testing.T, db *sql.DB, table string, n int) {
 // a write whose result is too large is not run twice.
 func TestCursorPath(t *testing.T) {
 	url := cursorServer(t, "--max-concurrent-connections", "4")
-	for _, c := range httpCodecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range httpVariants {
+		t.Run(c.Name, func(t *testing.T) {
 			db, ct := countingDB(t, url, c)
 			table := freshTable(t, db, "cur", "(id INTEGER PRIMARY KEY, v TEXT)")
 			const n = 20000
@@ -353,12 +354,12 @@ func TestNoStreamLeaks(t *testing.T) {
 	// libsql-wal: sqld 0.24.32's default WAL can deadlock under concurrent writers
 	// (see TestConcurrency); this test is about streams, not the WAL.
 	url := startServer(t, "--max-concurrent-connections", "8", "--use-custom-wal", "libsql-wal")
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
-			db, err := sql.Open("libsql", variantDSN(url, c))
+	for _, c := range variants {
+		t.Run(c.Name, func(t *testing.T) {
+			db, err := sql.Open("libsql", c.DSN(url))
 			require.NoError(t, err)
 			defer db.Close()
-			if isWS(c) {
+			if c.WS() {
 				// Over WebSocket each open connection holds its server
 				// stream, and so one of sqld's connections, for its life;
 				// sqld closes the socket of a stream over its limit. The pool

@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 const (
@@ -139,14 +140,14 @@ func TestLoadMixed(t *testing.T) {
 	dur := loadDuration(t)
 	srv := startSqld(t)
 	ctx := context.Background()
-	dbs := map[string]*sql.DB{}
-	stmts := map[string]*sql.Stmt{}
-	for _, c := range codecs {
+	dbs := map[testmatrix.Variant]*sql.DB{}
+	stmts := map[testmatrix.Variant]*sql.Stmt{}
+	for _, c := range variants {
 		db := openDB(t, srv.URL(), c)
 		db.SetMaxIdleConns(loadWorkers)
 		dbs[c] = db
 	}
-	admin := dbs[codecs[0]]
+	admin := dbs[variants[0]]
 	counter := privateTable(t, admin, "load_counter", "(id INTEGER PRIMARY KEY, n INTEGER NOT NULL)")
 	rowsT := privateTable(t, admin, "load_rows",
 		"(id INTEGER PRIMARY KEY, worker INTEGER NOT NULL, seq INTEGER NOT NULL, kind TEXT NOT NULL, payload TEXT NOT NULL, UNIQUE (worker, seq))")
@@ -168,7 +169,7 @@ func TestLoadMixed(t *testing.T) {
 	watch := &serverWatch{}
 	watchDone := make(chan struct{})
 	stopWatch := make(chan struct{})
-	probe := openDB(t, srv.URL(), "direct")
+	probe := openDB(t, srv.URL(), testmatrix.Named("direct"))
 	var restartErr error
 	go func() {
 		defer close(watchDone)
@@ -199,8 +200,8 @@ func TestLoadMixed(t *testing.T) {
 
 	_ = runWorkers(loadWorkers, func(w int) error {
 		st := &stats[w]
-		codecName := codecs[w%len(codecs)]
-		db, ins := dbs[codecName], stmts[codecName]
+		variant := variants[w%len(variants)]
+		db, ins := dbs[variant], stmts[variant]
 		rng := rand.New(rand.NewPCG(uint64(w), 0x5eed))
 		seq := 0
 		for time.Now().Before(deadline) && len(st.unexpect) < 5 {
@@ -236,10 +237,10 @@ func TestLoadMixed(t *testing.T) {
 				err = loadSnapshot(opCtx, db, counter, rowsT)
 			case opInsert:
 				seq++
-				_, err = ins.ExecContext(opCtx, w, seq, loadPayload(w, seq, rng, codecName))
+				_, err = ins.ExecContext(opCtx, w, seq, loadPayload(w, seq, rng, variant))
 			case opTx, opTxRollback:
 				seq++
-				err = loadWriteTx(opCtx, db, counter, rowsT, w, seq, loadPayload(w, seq, rng, codecName), op == opTxRollback)
+				err = loadWriteTx(opCtx, db, counter, rowsT, w, seq, loadPayload(w, seq, rng, variant), op == opTxRollback)
 			}
 			cancel()
 			if err == nil {
@@ -260,7 +261,7 @@ func TestLoadMixed(t *testing.T) {
 			case overlapped:
 				st.note(&st.casualty, op, err)
 			default:
-				st.unexpect = append(st.unexpect, fmt.Errorf("worker %d (%s), %s: %w", w, codecName, opNames[op], err))
+				st.unexpect = append(st.unexpect, fmt.Errorf("worker %d (%s), %s: %w", w, variant, opNames[op], err))
 			}
 			if op == opInsert || op == opTx {
 				// Did it take effect? The row says (a transaction's row and
@@ -270,7 +271,7 @@ func TestLoadMixed(t *testing.T) {
 				case lerr != nil:
 					st.unexpect = append(st.unexpect, fmt.Errorf("worker %d: look up seq %d: %w", w, seq, lerr))
 				case applied && loadCertainlyNotApplied(err):
-					st.unexpect = append(st.unexpect, fmt.Errorf("worker %d (%s), %s seq %d: the error says it did not happen, but it did: %w", w, codecName, opNames[op], seq, err))
+					st.unexpect = append(st.unexpect, fmt.Errorf("worker %d (%s), %s seq %d: the error says it did not happen, but it did: %w", w, variant, opNames[op], seq, err))
 				case applied:
 					st.committed[op]++
 					st.own++
@@ -351,8 +352,8 @@ func TestLoadMixed(t *testing.T) {
 	require.Positive(t, total.ops[opSnapshot], "some snapshots checked")
 }
 
-func loadPayload(w, seq int, rng *rand.Rand, codecName string) string {
-	return fmt.Sprintf("w%d-s%d %s é€😀 \"%s\"", w, seq, strings.Repeat("x", rng.IntN(200)), codecName)
+func loadPayload(w, seq int, rng *rand.Rand, variant testmatrix.Variant) string {
+	return fmt.Sprintf("w%d-s%d %s é€😀 \"%s\"", w, seq, strings.Repeat("x", rng.IntN(200)), variant)
 }
 
 // loadCertainlyNotApplied reports whether err says that the write did not

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // TestColumnTypes checks Columns, ColumnTypeDatabaseTypeName (the declared
@@ -49,7 +51,7 @@ func TestColumnTypes(t *testing.T) {
 		{"c_boolean", "BOOLEAN", "BOOLEAN", tAny},
 		{"c_untyped", "", "", tAny},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		schema := "(id INTEGER PRIMARY KEY"
 		sel := "SELECT "
 		for i, c := range cols {
@@ -97,7 +99,7 @@ func TestColumnTypes(t *testing.T) {
 
 // TestEmptyResults checks queries that return no rows.
 func TestEmptyResults(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "empty", "(id INTEGER PRIMARY KEY, v TEXT)")
 		t.Run("query_no_rows", func(t *testing.T) {
 			rows, err := db.QueryContext(t.Context(), "SELECT id, v FROM "+table+" WHERE id > ?", 0)
@@ -138,7 +140,7 @@ func TestEmptyResults(t *testing.T) {
 // TestLargeResult reads 10,000 rows in one query.
 func TestLargeResult(t *testing.T) {
 	const n = 10000
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "large", "(id INTEGER PRIMARY KEY, label TEXT, half REAL, b BLOB)")
 		res := mustExec(t, db, `
 			WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < ?)
@@ -198,7 +200,7 @@ func TestLargeResult(t *testing.T) {
 
 // TestPing pings through the pool and through a pinned connection.
 func TestPing(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		t.Run("db", func(t *testing.T) {
 			require.NoError(t, db.PingContext(t.Context()))
 		})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net/http"
-	"strconv"
 	"testing"
 	"time"
 
@@ -31,17 +30,16 @@ func createNamespace(t *testing.T, admin, ns string) {
 // namespace= in the DSN and holding its own data; a namespace that does not
 // exist is ErrNotFound, named in the error.
 func TestNamespaces(t *testing.T) {
-	port, err := freePort()
-	require.NoError(t, err)
-	admin := "127.0.0.1:" + strconv.Itoa(port)
-	srv := startSqld(t, "--enable-namespaces", "--admin-listen-addr", admin)
+	const adminFlag = "--admin-listen-addr"
+	srv := startSqldWith(t, sqldConfig{args: []string{"--enable-namespaces"}, listen: []string{adminFlag}})
+	admin := srv.listenAddr(adminFlag)
 	createNamespace(t, admin, "alpha")
 	createNamespace(t, admin, "beta")
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range variants {
+		t.Run(c.Name, func(t *testing.T) {
 			a := openDB(t, srv.URL(), c, "namespace=alpha")
 			b := openDB(t, srv.URL(), c, "namespace=beta")
-			table := "ns_" + c
+			table := "ns_" + c.Name
 			privateTable(t, a, table, "(v TEXT)")
 			privateTable(t, b, table, "(v TEXT)")
 			mustExec(t, a, "INSERT INTO "+table+" VALUES ('in alpha')")
@@ -54,7 +52,7 @@ func TestNamespaces(t *testing.T) {
 
 			missing := openDB(t, srv.URL(), c, "namespace=no-such-db")
 			err := missing.QueryRow("SELECT 1").Scan(&n)
-			if isWS(c) {
+			if c.WS() {
 				// sqld 0.24.32 upgrades the socket and then closes it with
 				// 1011 "Internal server error": nothing says why.
 				require.Error(t, err)

@@ -9,7 +9,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -19,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // replicaPair is a primary and a replica that replicates from it.
@@ -26,15 +26,13 @@ type replicaPair struct {
 	primary, replica *sqldProc
 }
 
-// startReplicaPair starts a primary with a gRPC listener on a free port
-// and a replica of it, and waits until the replica serves.
+// startReplicaPair starts a primary with a gRPC listener of its own and a
+// replica of it, and waits until the replica serves.
 func startReplicaPair(t *testing.T) *replicaPair {
 	t.Helper()
-	port, err := freePort()
-	require.NoError(t, err)
-	grpc := "127.0.0.1:" + strconv.Itoa(port)
-	primary := startSqld(t, "--grpc-listen-addr", grpc)
-	replica := startSqld(t, "--primary-grpc-url", "http://"+grpc)
+	const grpcFlag = "--grpc-listen-addr"
+	primary := startSqldWith(t, sqldConfig{listen: []string{grpcFlag}})
+	replica := startSqld(t, "--primary-grpc-url", "http://"+primary.listenAddr(grpcFlag))
 	return &replicaPair{primary: primary, replica: replica}
 }
 
@@ -75,17 +73,17 @@ func missesThroughPool(t *testing.T, db *sql.DB, table string, rounds int) int64
 func TestReplicaReadYourWrites(t *testing.T) {
 	pair := startReplicaPair(t)
 	const rounds = 500
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range variants {
+		t.Run(c.Name, func(t *testing.T) {
 			db := openDB(t, pair.replica.URL(), c)
-			table := privateTable(t, db, "ryw_"+c, "(id INTEGER PRIMARY KEY)")
+			table := privateTable(t, db, "ryw_"+c.Name, "(id INTEGER PRIMARY KEY)")
 			misses := missesThroughPool(t, db, table, rounds)
 			t.Logf("%s: %d of %d reads missed their write with read-your-writes", c, misses, rounds)
 			require.Zero(t, misses)
 		})
 	}
 	t.Run("off", func(t *testing.T) {
-		db := openDB(t, pair.replica.URL(), "direct", "readYourWrites=0")
+		db := openDB(t, pair.replica.URL(), testmatrix.Named("direct"), "readYourWrites=0")
 		table := privateTable(t, db, "ryw_off", "(id INTEGER PRIMARY KEY)")
 		misses := missesThroughPool(t, db, table, rounds)
 		t.Logf("readYourWrites=0: %d of %d reads missed their write", misses, rounds)
@@ -97,14 +95,14 @@ func TestReplicaReadYourWrites(t *testing.T) {
 func TestReplicaIndexCarried(t *testing.T) {
 	pair := startReplicaPair(t)
 	ctx := context.Background()
-	writer := openDB(t, pair.replica.URL(), "direct")
+	writer := openDB(t, pair.replica.URL(), testmatrix.Named("direct"))
 	table := privateTable(t, writer, "carried", "(id INTEGER PRIMARY KEY)")
 	for i := range 50 {
 		mustExec(t, writer, "INSERT INTO "+table+" (id) VALUES (?)", i)
 		idx, err := libsql.ReplicationIndex(ctx, writer)
 		require.NoError(t, err)
 		require.NotZero(t, idx)
-		reader := openDB(t, pair.replica.URL(), "gojson", "readYourWrites=0")
+		reader := openDB(t, pair.replica.URL(), testmatrix.Named("gojson"), "readYourWrites=0")
 		var n int64
 		require.NoError(t, reader.QueryRowContext(libsql.WithReplicationIndex(ctx, idx), "SELECT count(*) FROM "+table+" WHERE id = ?", i).Scan(&n))
 		require.EqualValues(t, 1, n, "round %d", i)

@@ -12,8 +12,9 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
-	"net/http"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +26,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gohrana/libsql/itest/internal/loopback"
 )
 
 var (
@@ -59,11 +62,13 @@ func sqldBinary(t testing.TB) string {
 // temporary directory. It is killed when the test ends; its log is shown if
 // the test failed.
 type sqldProc struct {
-	bin  string
-	dir  string
-	addr string // 127.0.0.1:port, kept across restarts
-	args []string
-	log  *lockedBuffer
+	bin    string
+	dir    string
+	port   int            // the HTTP port, kept across restarts
+	addr   string         // 127.0.0.1:port
+	listen []sqldListener // further listeners, kept across restarts
+	args   []string
+	log    *lockedBuffer
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -71,10 +76,50 @@ type sqldProc struct {
 	starts int
 }
 
+// A sqldListener is a sqld flag that takes a listen address and the port
+// the server was given for it.
+type sqldListener struct {
+	flag string
+	port int
+}
+
+// sqldConfig says how to start a sqld of the test's own.
+type sqldConfig struct {
+	args []string // extra sqld flags
+	// listen are further flags that take a listen address (e.g.
+	// "--grpc-listen-addr", "--admin-listen-addr"): each gets a port of its
+	// own, and the server is only taken as started once it holds them all.
+	listen []string
+	// port hands out the ports; nil means loopback.Port.
+	port func() (int, error)
+}
+
+// maxStartAttempts bounds the starts of a server that found a port taken;
+// each attempt has fresh ports.
+const maxStartAttempts = 5
+
+// addrInUse is what sqld logs (then exits) when a port it was given is
+// taken.
+const addrInUse = "Address already in use"
+
+// errAddrInUse is the error of a start that failed on a taken port.
+var errAddrInUse = errors.New("sqld: " + addrInUse)
+
 // startSqld starts a sqld of the test's own with the extra flags args.
 func startSqld(t testing.TB, args ...string) *sqldProc {
 	t.Helper()
-	p := &sqldProc{bin: sqldBinary(t), dir: t.TempDir(), args: args, log: &lockedBuffer{}}
+	return startSqldWith(t, sqldConfig{args: args})
+}
+
+// startSqldWith starts a sqld of the test's own as cfg says: on fresh
+// ports, again on other ones if one was taken, and only taken as started
+// once GET /health is answered by this process, holding all its ports.
+func startSqldWith(t testing.TB, cfg sqldConfig) *sqldProc {
+	t.Helper()
+	if cfg.port == nil {
+		cfg.port = loopback.Port
+	}
+	p := &sqldProc{bin: sqldBinary(t), dir: t.TempDir(), args: cfg.args, log: &lockedBuffer{}}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("--- last lines of the log of sqld %s:\n%s\n---", p.URL(), p.log.tail(logTail))
@@ -82,34 +127,83 @@ func startSqld(t testing.TB, args ...string) *sqldProc {
 		p.stop(syscall.SIGKILL)
 	})
 	for attempt := 1; ; attempt++ {
-		port, err := freePort()
-		require.NoError(t, err)
-		p.addr = "127.0.0.1:" + strconv.Itoa(port)
-		err = p.launch()
+		require.NoError(t, p.assignPorts(cfg.port, cfg.listen), "pick ports for sqld")
+		err := p.launch()
 		if err == nil {
 			return p
 		}
-		// The port may have been taken between freePort and sqld's bind.
-		if attempt == 3 || !strings.Contains(p.log.String(), "in use") {
-			require.NoError(t, err, "start sqld; log:\n%s", p.log.tail(logTail))
+		if attempt == maxStartAttempts || !errors.Is(err, errAddrInUse) {
+			require.NoError(t, err, "start sqld (attempt %d of %d); log:\n%s", attempt, maxStartAttempts, p.log.tail(logTail))
 		}
 	}
 }
 
+// assignPorts gives the server fresh ports from next: the HTTP port and
+// one per flag of flags.
+func (p *sqldProc) assignPorts(next func() (int, error), flags []string) error {
+	port, err := next()
+	if err != nil {
+		return err
+	}
+	p.port, p.addr = port, loopbackAddr(port)
+	p.listen = p.listen[:0]
+	for _, flag := range flags {
+		port, err := next()
+		if err != nil {
+			return err
+		}
+		p.listen = append(p.listen, sqldListener{flag: flag, port: port})
+	}
+	return nil
+}
+
+// loopbackAddr is 127.0.0.1:port.
+func loopbackAddr(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
+
 // URL is the server's base URL.
 func (p *sqldProc) URL() string { return "http://" + p.addr }
 
-// launch starts the process and waits until /health answers.
+// listenAddr returns the address the server listens on for flag, one of
+// its sqldConfig.listen.
+func (p *sqldProc) listenAddr(flag string) string {
+	for _, l := range p.listen {
+		if l.flag == flag {
+			return loopbackAddr(l.port)
+		}
+	}
+	panic("sqld was started without " + flag)
+}
+
+// pid is the process id of the running server (0 if stopped).
+func (p *sqldProc) pid() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.cmd == nil {
+		return 0
+	}
+	return p.cmd.Process.Pid
+}
+
+// launch starts the process on the server's ports and waits until it
+// answers /health on its HTTP port while holding all of them. A start that
+// found a port taken fails with errAddrInUse.
 func (p *sqldProc) launch() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.starts++
 	fmt.Fprintf(p.log, "=== start #%d of sqld on %s\n", p.starts, p.addr)
-	cmd := exec.Command(p.bin, append([]string{
+	logStart := p.log.Len()
+	args := []string{
 		"--http-listen-addr", p.addr,
 		"--no-welcome",
 		"--db-path", filepath.Join(p.dir, "data.sqld"),
-	}, p.args...)...)
+	}
+	var others []int
+	for _, l := range p.listen {
+		args = append(args, l.flag, loopbackAddr(l.port))
+		others = append(others, l.port)
+	}
+	cmd := exec.Command(p.bin, append(args, p.args...)...)
 	cmd.Dir = p.dir
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	// Should the test binary die without its cleanup, the server goes too.
@@ -124,24 +218,30 @@ func (p *sqldProc) launch() error {
 	}()
 	p.cmd, p.exited = cmd, exited
 
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
-	defer cancel()
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
-	for {
-		err := getHealth(ctx, client, p.URL())
-		if err == nil {
-			return nil
-		}
+	// alive fails once the process has exited or said that a port was
+	// taken (sqld exits then). The log is complete once the process has
+	// been waited for, so it is read after looking at that.
+	alive := func(context.Context) error {
+		var gone error
 		select {
 		case <-exited:
-			return fmt.Errorf("sqld exited during start-up (%v)", cmd.ProcessState)
-		case <-ctx.Done():
-			_ = cmd.Process.Kill()
-			<-exited
-			return fmt.Errorf("sqld did not answer /health within %v: %w", startTimeout, err)
-		case <-time.After(50 * time.Millisecond):
+			gone = fmt.Errorf("sqld exited during start-up (%v)", cmd.ProcessState)
+		default:
 		}
+		if strings.Contains(p.log.since(logStart), addrInUse) {
+			return fmt.Errorf("%w (start #%d on %s)", errAddrInUse, p.starts, p.addr)
+		}
+		return gone
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	if err := loopback.WaitHealthy(ctx, cmd.Process.Pid, alive, p.port, others...); err != nil {
+		_ = cmd.Process.Kill()
+		<-exited
+		p.cmd = nil
+		return err
+	}
+	return nil
 }
 
 // sigtermGrace is how long sqld gets to shut down gracefully. It sometimes
@@ -189,7 +289,7 @@ func (p *sqldProc) start(t testing.TB) {
 		if err == nil {
 			return
 		}
-		if time.Now().After(deadline) || !strings.Contains(p.log.String(), "in use") {
+		if time.Now().After(deadline) || !errors.Is(err, errAddrInUse) {
 			require.NoError(t, err, "restart sqld; log:\n%s", p.log.tail(logTail))
 		}
 		time.Sleep(200 * time.Millisecond)
@@ -206,6 +306,20 @@ func (b *lockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
+}
+
+// Len returns the number of bytes written so far.
+func (b *lockedBuffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
+}
+
+// since returns what was written after the first off bytes.
+func (b *lockedBuffer) since(off int) string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf.Bytes()[off:])
 }
 
 func (b *lockedBuffer) String() string {

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // TestRestartUnderOpenPool restarts sqld twice under an open pool.
@@ -39,9 +40,9 @@ func TestRestartUnderOpenPool(t *testing.T) {
 		return fmt.Sprintf(`SELECT count(*) FROM (WITH RECURSIVE c(i) AS
 			(SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) SELECT i FROM c)`, n)
 	}
-	forCodecsParallel(t, func(t *testing.T, codecName string) {
+	forEachVariantParallel(t, func(t *testing.T, variant testmatrix.Variant) {
 		srv := startSqld(t)
-		db := openDB(t, srv.URL(), codecName)
+		db := openDB(t, srv.URL(), variant)
 		table := privateTable(t, db, "restart", "(id INTEGER PRIMARY KEY, v TEXT)")
 		ctx := context.Background()
 		want := int64(0)

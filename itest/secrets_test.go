@@ -272,8 +272,8 @@ func TestSecrets(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
-	for _, codecName := range httpCodecs {
-		t.Run(codecName, func(t *testing.T) {
+	for _, variant := range httpVariants {
+		t.Run(variant.Name, func(t *testing.T) {
 			// checkAll runs every call on a DB from dsn (the token in the
 			// DSN) and on one from the Config (the token set on it), with
 			// the options, and checks every error.
@@ -281,7 +281,7 @@ func TestSecrets(t *testing.T) {
 				t.Helper()
 				var last map[string]error
 				for _, how := range []string{"dsn", "config"} {
-					d := base + "?codec=" + codecName
+					d := base + "?codec=" + variant.Codec
 					if how == "dsn" {
 						d += "&authToken=" + token
 					}
@@ -315,7 +315,7 @@ func TestSecrets(t *testing.T) {
 			})
 
 			t.Run("read_only_token_writing", func(t *testing.T) {
-				db := authOpen(t, url, codecName, tok.ro)
+				db := authOpen(t, url, variant, tok.ro)
 				_, err := db.ExecContext(ctx, "CREATE TABLE secrets_never (x)")
 				require.True(t, errors.Is(err, libsql.ErrPermission), "%v", err)
 				w.checkErr(t, "403", err)
@@ -327,11 +327,7 @@ func TestSecrets(t *testing.T) {
 			})
 
 			t.Run("connection_refused", func(t *testing.T) {
-				l, err := net.Listen("tcp", "127.0.0.1:0")
-				require.NoError(t, err)
-				addr := l.Addr().String()
-				require.NoError(t, l.Close())
-				errs := checkAll(t, "http://"+addr, tok.rw, nil)
+				errs := checkAll(t, "http://"+closedAddr(t), tok.rw, nil)
 				require.Contains(t, errs["ping"].Error(), "refused")
 			})
 
@@ -381,7 +377,7 @@ func TestSecrets(t *testing.T) {
 			})
 
 			t.Run("valid_token_still_works", func(t *testing.T) {
-				db := authOpen(t, url, codecName, tok.rw)
+				db := authOpen(t, url, variant, tok.rw)
 				require.NoError(t, db.PingContext(ctx))
 			})
 		})
@@ -522,11 +518,11 @@ func TestSecretsEchoedByServer(t *testing.T) {
 		http.NotFound(rw, r)
 	}))
 	defer srv.Close()
-	for _, codecName := range httpCodecs {
-		t.Run(codecName, func(t *testing.T) {
+	for _, variant := range httpVariants {
+		t.Run(variant.Name, func(t *testing.T) {
 			for _, b := range bodies {
 				t.Run(b.name, func(t *testing.T) {
-					db, err := sql.Open("libsql", srv.URL+"/"+b.name+"?codec="+codecName+"&authToken="+token)
+					db, err := sql.Open("libsql", srv.URL+"/"+b.name+"?codec="+variant.Codec+"&authToken="+token)
 					require.NoError(t, err)
 					defer db.Close()
 					err = db.PingContext(t.Context())

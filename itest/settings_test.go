@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // foreignKeys reads PRAGMA foreign_keys on q.
@@ -38,7 +39,7 @@ func foreignKeys(t *testing.T, q interface {
 // transaction that rebuilds a referenced table) works because of it, and
 // fails with foreign keys on.
 func TestSettingsPersist(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		parent := freshTable(t, db, "fk_parent", "(id INTEGER PRIMARY KEY, name TEXT)")
 		child := freshTable(t, db, "fk_child", fmt.Sprintf("(id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES %s(id))", parent))
 		mustExec(t, db, "INSERT INTO "+parent+" (id, name) VALUES (1, 'a')")
@@ -99,8 +100,8 @@ func TestSettingsPersist(t *testing.T) {
 // connection, and a statement's own PRAGMA overrides them on its
 // connection.
 func TestDSNPragma(t *testing.T) {
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range variants {
+		t.Run(c.Name, func(t *testing.T) {
 			// sqld 0.24 accepts only these two connection PRAGMAs.
 			db, err := sql.Open("libsql", dsn(c, "_pragma=foreign_keys(0)", "_pragma=defer_foreign_keys(1)"))
 			require.NoError(t, err)
@@ -138,7 +139,7 @@ func TestDSNPragma(t *testing.T) {
 // sends when its write lock cannot be had (the statement did not run).
 // sqld itself waits for its lock (up to its 5 s transaction timeout), so a
 // real SQLITE_BUSY only comes under load this test cannot make on demand.
-func busyProxy(t *testing.T, codecName, marker string, n int) (url string, refused *atomic.Int32) {
+func busyProxy(t *testing.T, variant testmatrix.Variant, marker string, n int) (url string, refused *atomic.Int32) {
 	t.Helper()
 	target, err := neturl.Parse(serverURL)
 	require.NoError(t, err)
@@ -147,9 +148,9 @@ func busyProxy(t *testing.T, codecName, marker string, n int) (url string, refus
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if r.URL.Path == pipelinePath(codecName) && bytes.Contains(body, []byte(marker)) && refused.Load() < int32(n) {
+		if r.URL.Path == pipelinePath(variant) && bytes.Contains(body, []byte(marker)) && refused.Load() < int32(n) {
 			refused.Add(1)
-			ct, answer := wireAnswer(t, codecName, `{"baton":null,"base_url":null,"results":[{"type":"error","error":{"message":"SQLite error: database is locked","code":"SQLITE_BUSY"}},{"type":"ok","response":{"type":"close"}}]}`)
+			ct, answer := wireAnswer(t, variant, `{"baton":null,"base_url":null,"results":[{"type":"error","error":{"message":"SQLite error: database is locked","code":"SQLITE_BUSY"}},{"type":"ok","response":{"type":"close"}}]}`)
 			w.Header().Set("Content-Type", ct)
 			_, _ = w.Write(answer)
 			return
@@ -165,14 +166,14 @@ func busyProxy(t *testing.T, codecName, marker string, n int) (url string, refus
 // once; with busyTimeout=0 the SQLITE_BUSY is returned; inside a
 // transaction it is never retried; a context ends the retries.
 func TestBusyRetry(t *testing.T) {
-	for _, c := range httpCodecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range httpVariants {
+		t.Run(c.Name, func(t *testing.T) {
 			db, err := sql.Open("libsql", dsn(c))
 			require.NoError(t, err)
 			defer db.Close()
 			table := freshTable(t, db, "busy", "(id INTEGER PRIMARY KEY, v TEXT)")
 			open := func(url string, params ...string) *sql.DB {
-				d, err := sql.Open("libsql", url+"?"+strings.Join(append([]string{"codec=" + c}, params...), "&"))
+				d, err := sql.Open("libsql", url+"?"+strings.Join(append([]string{"codec=" + c.Codec}, params...), "&"))
 				require.NoError(t, err)
 				t.Cleanup(func() { _ = d.Close() })
 				return d

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // TestTimeRoundTrip stores time.Time arguments in DATE, DATETIME and
@@ -32,7 +33,7 @@ func TestTimeRoundTrip(t *testing.T) {
 		{"date_column", "dd", time.Date(2020, 1, 2, 3, 4, 5, 0, zone)},
 		{"timestamp_column", "ts", time.Date(2030, 6, 7, 8, 9, 10, 110000000, time.UTC)},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "time_rt", "(id INTEGER PRIMARY KEY, d DATETIME, dd DATE, ts TIMESTAMP)")
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +88,7 @@ func TestTimeParsing(t *testing.T) {
 		{"julian_real_in_datetime", "d", "2460000.5", want{other: 2460000.5}},
 		{"time_text_in_text_column", "tx", "'2024-01-02 03:04:05'", want{other: "2024-01-02 03:04:05"}},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "time_parse", "(id INTEGER PRIMARY KEY, d DATETIME, dd DATE, ts TIMESTAMP, tx TEXT)")
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -130,7 +131,7 @@ func TestTimeFromSQLite(t *testing.T) {
 		{"strftime_millis", "ts", "strftime('%Y-%m-%d %H:%M:%f', 'now')", "2006-01-02 15:04:05.000"},
 		{"current_timestamp_default", "c", "", "2006-01-02 15:04:05"},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "time_sqlite",
 			"(id INTEGER PRIMARY KEY, d DATETIME, dd DATE, ts TIMESTAMP, c DATETIME DEFAULT CURRENT_TIMESTAMP)")
 		for _, tc := range cases {
@@ -161,7 +162,7 @@ func TestTimeFromSQLite(t *testing.T) {
 // date functions, and how time values look without a declared type.
 func TestTimeInSQL(t *testing.T) {
 	when := time.Date(2024, 3, 10, 11, 12, 13, 987654321, time.FixedZone("X", 3600))
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "time_sql", "(id INTEGER PRIMARY KEY, d DATETIME)")
 		mustExec(t, db, "INSERT INTO "+table+" (d) VALUES (?)", when)
 
@@ -253,7 +254,7 @@ func TestTimeOrder(t *testing.T) {
 			base.Add(750 * time.Millisecond).In(west), base.Add(time.Second).In(east),
 		}},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "time_order", "(id INTEGER PRIMARY KEY, grp TEXT, label TEXT, d DATETIME)")
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -306,7 +307,7 @@ func TestTimeOrder(t *testing.T) {
 func TestTimeOrderWithSQLite(t *testing.T) {
 	base := time.Date(2024, 3, 10, 12, 0, 0, 0, time.UTC)
 	epoch := base.Unix()
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		t.Run("whole_second_equals_sqlite_text", func(t *testing.T) {
 			var same, sameFn, sameSec int64
 			var sqliteText string
@@ -406,7 +407,7 @@ func TestTimeLegacyForm(t *testing.T) {
 		{"2024-03-10 12:00:00.000000001Z", base.Add(time.Nanosecond)},
 		{"0001-01-01 00:00:00Z", time.Time{}},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "time_legacy", "(id INTEGER PRIMARY KEY, d DATETIME)")
 		for _, l := range legacy {
 			mustExec(t, db, "INSERT INTO "+table+" (d) VALUES (?)", l.text) // text, as the old driver stored it

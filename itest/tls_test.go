@@ -264,15 +264,15 @@ func TestTLS(t *testing.T) {
 	front := tlsStartFront(t, backend.url, good)
 	trusted := &tls.Config{RootCAs: ca.pool}
 
-	for _, codecName := range httpCodecs {
-		t.Run(codecName, func(t *testing.T) {
+	for _, variant := range httpVariants {
+		t.Run(variant.Name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 			defer cancel()
 
 			t.Run("https_with_ca_works", func(t *testing.T) {
 				front.cert.Store(&good)
 				before := backend.requests.Load()
-				db := tlsOpen(t, "https://"+front.addr+"?codec="+codecName, trusted)
+				db := tlsOpen(t, "https://"+front.addr+"?codec="+variant.Codec, trusted)
 				require.NoError(t, db.PingContext(ctx))
 				table := freshTable(t, db, "tls", "(id INTEGER PRIMARY KEY, v TEXT)")
 				_, err := db.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)", "over tls")
@@ -291,9 +291,9 @@ func TestTLS(t *testing.T) {
 			t.Run("libsql_scheme_is_tls_by_default", func(t *testing.T) {
 				front.cert.Store(&good)
 				for _, d := range []string{
-					"libsql://" + front.addr + "?codec=" + codecName,
-					"libsql://" + front.addr + "?tls=1&codec=" + codecName,
-					"libsql://localhost:" + portOf(t, front.addr) + "?codec=" + codecName,
+					"libsql://" + front.addr + "?codec=" + variant.Codec,
+					"libsql://" + front.addr + "?tls=1&codec=" + variant.Codec,
+					"libsql://localhost:" + portOf(t, front.addr) + "?codec=" + variant.Codec,
 				} {
 					db := tlsOpen(t, d, trusted)
 					var s string
@@ -326,7 +326,7 @@ func TestTLS(t *testing.T) {
 					front.cert.Store(f.cert)
 					t.Cleanup(func() { front.cert.Store(&good) })
 					beforeBackend, beforeFront := backend.requests.Load(), front.requests.Load()
-					db := tlsOpen(t, f.dsn+"?codec="+codecName+"&authToken=tls-secret-token", f.roots)
+					db := tlsOpen(t, f.dsn+"?codec="+variant.Codec+"&authToken=tls-secret-token", f.roots)
 					checks := map[string]func() error{
 						"ping": func() error { return db.PingContext(ctx) },
 						"exec": func() error { _, err := db.ExecContext(ctx, "CREATE TABLE tls_never (x)"); return err },
@@ -362,7 +362,7 @@ func TestTLS(t *testing.T) {
 				// then meet an untrusted certificate on their new connections.
 				front.cert.Store(&good)
 				t.Cleanup(func() { front.cert.Store(&good) })
-				db := tlsOpen(t, "libsql://"+front.addr+"?codec="+codecName, trusted)
+				db := tlsOpen(t, "libsql://"+front.addr+"?codec="+variant.Codec, trusted)
 				require.NoError(t, db.PingContext(ctx))
 				for _, c := range []*tls.Certificate{&untrusted, &wrongHost} {
 					front.cert.Store(c)
@@ -385,7 +385,7 @@ func TestTLS(t *testing.T) {
 				// The default is TLS: a libsql:// URL of a plain HTTP server
 				// fails the handshake instead of falling back.
 				before := backend.requests.Load()
-				db := tlsOpen(t, "libsql://"+backend.addr+"?codec="+codecName, trusted)
+				db := tlsOpen(t, "libsql://"+backend.addr+"?codec="+variant.Codec, trusted)
 				err := db.PingContext(ctx)
 				tlsRequireFailure(t, err, tlsNotTLS, "HTTPS")
 				_, err = db.ExecContext(ctx, "CREATE TABLE tls_never (x)")
@@ -395,9 +395,9 @@ func TestTLS(t *testing.T) {
 
 			t.Run("libsql_scheme_tls_0_is_plain_http", func(t *testing.T) {
 				for _, d := range []string{
-					"libsql://" + backend.addr + "?tls=0&codec=" + codecName,
-					"libsql://" + backend.addr + "?tls=false&codec=" + codecName,
-					strings.Replace(serverURL, "http://", "libsql://", 1) + "?tls=0&codec=" + codecName,
+					"libsql://" + backend.addr + "?tls=0&codec=" + variant.Codec,
+					"libsql://" + backend.addr + "?tls=false&codec=" + variant.Codec,
+					strings.Replace(serverURL, "http://", "libsql://", 1) + "?tls=0&codec=" + variant.Codec,
 				} {
 					before := backend.requests.Load()
 					db := tlsOpen(t, d, nil)

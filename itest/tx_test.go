@@ -9,12 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // TestTxCommitRollback covers the life of a transaction: commit, rollback,
 // isolation from other connections, and statement errors inside it.
 func TestTxCommitRollback(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		newTable := func(t *testing.T) string {
 			return freshTable(t, db, "tx", "(id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)")
 		}
@@ -186,7 +187,7 @@ func TestTxOptions(t *testing.T) {
 		{sql.LevelSnapshot, false},
 		{sql.LevelLinearizable, false},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "txopt", "(id INTEGER PRIMARY KEY, v TEXT)")
 		mustExec(t, db, "INSERT INTO "+table+" (v) VALUES ('seed')")
 		for _, lv := range levels {
@@ -247,7 +248,7 @@ func TestTxOptions(t *testing.T) {
 // TestTxLarge inserts 1,000 rows in one transaction.
 func TestTxLarge(t *testing.T) {
 	const n = 1000
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "txlarge", "(id INTEGER PRIMARY KEY, v TEXT NOT NULL)")
 		tx, err := db.BeginTx(t.Context(), nil)
 		require.NoError(t, err)
@@ -272,7 +273,7 @@ func TestTxLarge(t *testing.T) {
 // writing its own table, overlapping in time.
 func TestTxTwoConcurrent(t *testing.T) {
 	const n = 50
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		ta := freshTable(t, db, "txconc_a", "(id INTEGER PRIMARY KEY, v INTEGER)")
 		tb := freshTable(t, db, "txconc_b", "(id INTEGER PRIMARY KEY, v INTEGER)")
 
@@ -314,7 +315,7 @@ func TestTxTwoConcurrent(t *testing.T) {
 // TestConnPinning uses a *sql.Conn: the same driver connection for every
 // call, inside and outside transactions.
 func TestConnPinning(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "pin", "(id INTEGER PRIMARY KEY, v TEXT)")
 		c, err := db.Conn(t.Context())
 		require.NoError(t, err)

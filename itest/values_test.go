@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // roundTrip inserts v into column col of table (which has an INTEGER
@@ -44,7 +46,7 @@ func TestValueIntegers(t *testing.T) {
 		{"above_float_precision", 1<<53 + 1},
 		{"min_int64_plus_one", math.MinInt64 + 1},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "val_int", "(id INTEGER PRIMARY KEY, v INTEGER)")
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -86,7 +88,7 @@ func TestValueFloats(t *testing.T) {
 		{"minus_1e-308", -1e-308},
 		{"pi", math.Pi},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "val_real", "(id INTEGER PRIMARY KEY, v REAL)")
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -142,7 +144,7 @@ func TestValueTexts(t *testing.T) {
 		{"sql_quote", "it's; DROP TABLE x; --"},
 		{"100KB", hundredKB},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "val_text", "(id INTEGER PRIMARY KEY, v TEXT)")
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -186,7 +188,7 @@ func TestValueBlobs(t *testing.T) {
 		{"base64_padding_lengths", []byte("ab")},
 		{"1MB", oneMB},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "val_blob", "(id INTEGER PRIMARY KEY, v BLOB)")
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -262,7 +264,7 @@ func TestValueNullColumns(t *testing.T) {
 			return dest{&d, func() bool { return !d.Valid }}
 		}},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "val_null",
 			"(id INTEGER PRIMARY KEY, i INTEGER, r REAL, t TEXT, b BLOB, d DATETIME, dd DATE, ts TIMESTAMP, n NUMERIC, u)")
 		for _, tc := range cases {
@@ -313,7 +315,7 @@ func TestValueNullTypes(t *testing.T) {
 		{"NullInt32_valid", rt("i", sql.NullInt32{Int32: math.MinInt32, Valid: true},
 			func() any { return new(sql.NullInt32) }, sql.NullInt32{Int32: math.MinInt32, Valid: true})},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "val_nulltypes", "(id INTEGER PRIMARY KEY, i INTEGER, r REAL, t TEXT, d DATETIME)")
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) { tc.run(t, db, table) })
@@ -357,7 +359,7 @@ func TestSQLTextEncoding(t *testing.T) {
 		{"html_specials", "<b>&amp;</b>"},
 		{"doubled_quote", "it''s"},
 	}
-	forEachCodec(t, func(t *testing.T, db *sql.DB, _ string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		for _, tc := range cases {
 			t.Run("literal_"+tc.name, func(t *testing.T) {
 				want := strings.ReplaceAll(tc.literal, "''", "'")
@@ -384,7 +386,7 @@ func TestSQLTextEncoding(t *testing.T) {
 // JSON codecs refuse ±Inf arguments and read both infinities as +Inf
 // (sqld writes {"type":"float","value":null} for either sign).
 func TestFloatSpecialValues(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, db *sql.DB, codecName string) {
+	forEachVariant(t, func(t *testing.T, db *sql.DB, variant testmatrix.Variant) {
 		ctx := t.Context()
 		table := freshTable(t, db, "floats", "(id INTEGER PRIMARY KEY, v REAL)")
 		typeOf := func(id int) (typ string, v sql.NullFloat64) {
@@ -408,7 +410,7 @@ func TestFloatSpecialValues(t *testing.T) {
 			var pos, neg float64
 			require.NoError(t, db.QueryRowContext(ctx, "SELECT 9e999, -9e999").Scan(&pos, &neg))
 			require.True(t, math.IsInf(pos, 1), "9e999 reads as +Inf, got %v", pos)
-			if isProtobuf(codecName) {
+			if isProtobuf(variant) {
 				require.True(t, math.IsInf(neg, -1), "-9e999 reads as -Inf, got %v", neg)
 			} else {
 				require.True(t, math.IsInf(neg, 1), "JSON loses the sign: -9e999 reads as +Inf, got %v", neg)
@@ -417,7 +419,7 @@ func TestFloatSpecialValues(t *testing.T) {
 		t.Run("infinite_arguments", func(t *testing.T) {
 			for id, arg := range map[int]float64{2: math.Inf(1), 3: math.Inf(-1)} {
 				_, err := db.ExecContext(ctx, "INSERT INTO "+table+" (id, v) VALUES (?, ?)", id, arg)
-				if !isProtobuf(codecName) {
+				if !isProtobuf(variant) {
 					require.ErrorContains(t, err, "cannot be sent with a JSON codec")
 					require.Zero(t, countRowsWhere(t, db, table, fmt.Sprintf("id = %d", id)), "nothing stored")
 					continue

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gohrana/libsql/codec/codectest"
 	"github.com/gohrana/libsql/codec/direct"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // The wire as each codec speaks it, for the tests that look at requests or
@@ -17,19 +18,19 @@ import (
 
 // isProtobuf reports whether the variant's codec speaks Hrana 3 over
 // Protobuf.
-func isProtobuf(variant string) bool { return codecOf(variant) == "protobuf" }
+func isProtobuf(variant testmatrix.Variant) bool { return variant.Codec == "protobuf" }
 
 // pipelinePath is the path the codec's pipeline requests go to.
-func pipelinePath(codecName string) string {
-	if isProtobuf(codecName) {
+func pipelinePath(variant testmatrix.Variant) string {
+	if isProtobuf(variant) {
 		return "/v3-protobuf/pipeline"
 	}
 	return "/v3/pipeline"
 }
 
 // cursorPath is the path the codec's cursor requests go to.
-func cursorPath(codecName string) string {
-	if isProtobuf(codecName) {
+func cursorPath(variant testmatrix.Variant) string {
+	if isProtobuf(variant) {
 		return "/v3-protobuf/cursor"
 	}
 	return "/v3/cursor"
@@ -37,8 +38,8 @@ func cursorPath(codecName string) string {
 
 // wireAnswer returns a pipeline response body, given as sqld's JSON, in
 // the codec's encoding, with its Content-Type.
-func wireAnswer(t testing.TB, codecName, jsonBody string) (contentType string, body []byte) {
-	contentType, body, err := wireEncode(codecName, jsonBody)
+func wireAnswer(t testing.TB, variant testmatrix.Variant, jsonBody string) (contentType string, body []byte) {
+	contentType, body, err := wireEncode(variant, jsonBody)
 	if err != nil {
 		// A proxy handler may run on another goroutine: no FailNow.
 		t.Errorf("wireAnswer: %v", err)
@@ -47,8 +48,8 @@ func wireAnswer(t testing.TB, codecName, jsonBody string) (contentType string, b
 }
 
 // wireEncode is wireAnswer for callers without a testing.TB.
-func wireEncode(codecName, jsonBody string) (contentType string, body []byte, err error) {
-	if !isProtobuf(codecName) {
+func wireEncode(variant testmatrix.Variant, jsonBody string) (contentType string, body []byte, err error) {
+	if !isProtobuf(variant) {
 		return "application/json", []byte(jsonBody), nil
 	}
 	r := codectest.Decode(direct.Codec, codectest.KindPipeline, []byte(jsonBody))
@@ -59,16 +60,16 @@ func wireEncode(codecName, jsonBody string) (contentType string, body []byte, er
 }
 
 // pipelineBaton returns the baton of a pipeline request body ("" if none).
-func pipelineBaton(codecName string, body []byte) string {
-	baton, _ := rewriteBaton(codecName, body, nil)
+func pipelineBaton(variant testmatrix.Variant, body []byte) string {
+	baton, _ := rewriteBaton(variant, body, nil)
 	return baton
 }
 
 // rewriteBaton returns the baton of a pipeline request body and, if fn is
 // set, the body with fn's baton in its place (the body unchanged when it
 // has no baton or does not parse).
-func rewriteBaton(codecName string, body []byte, fn func(string) string) (string, []byte) {
-	if !isProtobuf(codecName) {
+func rewriteBaton(variant testmatrix.Variant, body []byte, fn func(string) string) (string, []byte) {
+	if !isProtobuf(variant) {
 		return garbageRewriteJSONBaton(body, fn)
 	}
 	// PipelineReqBody { optional string baton = 1; repeated StreamRequest requests = 2; }
@@ -99,8 +100,8 @@ func rewriteBaton(codecName string, body []byte, fn func(string) string) (string
 
 // TestWireHelpers checks the helpers on bodies the driver sends.
 func TestWireHelpers(t *testing.T) {
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
+	for _, c := range variants {
+		t.Run(c.Name, func(t *testing.T) {
 			var body []byte
 			if isProtobuf(c) {
 				body = protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "B1")
@@ -122,7 +123,7 @@ func TestWireHelpers(t *testing.T) {
 // TestAutoCodec: codec=auto speaks Protobuf to a sqld, which offers it, on
 // both transports.
 func TestAutoCodec(t *testing.T) {
-	db, ct := countingDB(t, serverURL, "auto")
+	db, ct := countingDB(t, serverURL, testmatrix.Named("auto"))
 	var n int
 	require.NoError(t, db.QueryRow("SELECT 41 + 1").Scan(&n))
 	require.Equal(t, 42, n)
@@ -131,7 +132,7 @@ func TestAutoCodec(t *testing.T) {
 	_, ok = ct.paths.Load("/v3/pipeline")
 	require.False(t, ok, "and not the JSON route")
 
-	ws := openDB(t, serverURL, wsPrefix+"auto")
+	ws := openDB(t, serverURL, testmatrix.New(testmatrix.WebSocket, "auto"))
 	require.NoError(t, ws.QueryRow("SELECT 41 + 1").Scan(&n))
 	require.Equal(t, 42, n)
 }

@@ -28,11 +28,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // stressConfig is one run of the scenario.
 type stressConfig struct {
-	codec    string
+	variant  testmatrix.Variant
 	params   []string // extra DSN parameters
 	workers  int
 	perWork  int
@@ -134,7 +135,7 @@ func stressRun(t *testing.T, cfg stressConfig) stressResult {
 	t.Helper()
 	srv := startSqld(t)
 	defer srv.stop(syscall.SIGKILL)
-	db := openDB(t, srv.URL(), cfg.codec, cfg.params...)
+	db := openDB(t, srv.URL(), cfg.variant, cfg.params...)
 	table := privateTable(t, db, "stress", "(id INTEGER PRIMARY KEY, worker INTEGER NOT NULL, seq INTEGER NOT NULL, UNIQUE (worker, seq))")
 	ins, err := db.Prepare("INSERT INTO " + table + " (worker, seq) VALUES (?, ?)")
 	require.NoError(t, err)
@@ -197,9 +198,9 @@ func stressRun(t *testing.T, cfg stressConfig) stressResult {
 // LoopbackMaxWriters writes were ever in flight against the real server.
 func TestWritersStress(t *testing.T) {
 	const workers, perWorker = 32, 50
-	for _, c := range codecs {
-		t.Run(c, func(t *testing.T) {
-			r := stressRun(t, stressConfig{codec: c, workers: workers, perWork: perWorker,
+	for _, c := range variants {
+		t.Run(c.Name, func(t *testing.T) {
+			r := stressRun(t, stressConfig{variant: c, workers: workers, perWork: perWorker,
 				busy: runtime.NumCPU(), deadline: 60 * time.Second})
 			t.Logf("%d x %d inserts, %d busy loops: %v", workers, perWorker, runtime.NumCPU(), r)
 			require.False(t, r.stalled, "sqld stalled all writes (an independent write hung 5 s after the deadline): %v", r)
@@ -208,12 +209,12 @@ func TestWritersStress(t *testing.T) {
 			require.EqualValues(t, workers*perWorker, r.ok, "inserts that succeeded")
 			require.EqualValues(t, workers*perWorker, r.rows, "rows")
 		})
-		if isWS(c) {
+		if c.WS() {
 			continue // the bound is counted on the HTTP wire (the bound itself is the same code)
 		}
-		t.Run(c+"_bound", func(t *testing.T) {
+		t.Run(c.Name+"_bound", func(t *testing.T) {
 			srv := startSqld(t)
-			cfg, err := libsql.ParseDSN(srv.URL() + "?codec=" + c)
+			cfg, err := libsql.ParseDSN(srv.URL() + "?codec=" + c.Codec)
 			require.NoError(t, err)
 			tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: workers}
 			t.Cleanup(tr.CloseIdleConnections)
@@ -311,14 +312,14 @@ func TestWritersStressRuns(t *testing.T) {
 	}
 	configs := strings.Split(os.Getenv("LIBSQL_WRITERS_PARAMS"), ";")
 	base := stressConfig{
-		codec:    "direct",
+		variant:  testmatrix.Named("direct"),
 		workers:  envInt(t, "LIBSQL_WRITERS_WORKERS", 32),
 		perWork:  envInt(t, "LIBSQL_WRITERS_PER", 50),
 		busy:     envInt(t, "LIBSQL_WRITERS_BUSY", runtime.NumCPU()),
 		deadline: time.Duration(envInt(t, "LIBSQL_WRITERS_DEADLINE", 60)) * time.Second,
 	}
 	if c := os.Getenv("LIBSQL_WRITERS_CODEC"); c != "" {
-		base.codec = c
+		base.variant = testmatrix.Named(c)
 	}
 	want := int64(base.workers * base.perWork)
 	clean := make([]int, len(configs))
@@ -336,8 +337,8 @@ func TestWritersStressRuns(t *testing.T) {
 		}
 	}
 	for i, params := range configs {
-		t.Logf("[%s]: %d of %d runs clean (%d x %d inserts, %d busy loops, codec %s)",
-			params, clean[i], runs, base.workers, base.perWork, base.busy, base.codec)
+		t.Logf("[%s]: %d of %d runs clean (%d x %d inserts, %d busy loops, variant %s)",
+			params, clean[i], runs, base.workers, base.perWork, base.busy, base.variant)
 	}
 }
 
@@ -396,7 +397,7 @@ func TestWritersThroughput(t *testing.T) {
 				if configs[k] != "" {
 					params = strings.Split(configs[k], ",")
 				}
-				db := openDB(t, url, "direct", params...)
+				db := openDB(t, url, testmatrix.Named("direct"), params...)
 				table := privateTable(t, db, fmt.Sprintf("tp_%d_%d", ci, k), "(id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
 				ins, err := db.Prepare("INSERT INTO " + table + " (v) VALUES (?)")
 				require.NoError(t, err)

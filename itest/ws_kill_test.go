@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // TestFaultsSocketKilledUnderLoad: 16 goroutines insert rows through one
@@ -23,13 +24,13 @@ import (
 // whose outcome is unknown, any subset. The pool then works again.
 func TestFaultsSocketKilledUnderLoad(t *testing.T) {
 	const workers, perWorker = 16, 120
-	for _, c := range codecs {
-		if !isWS(c) {
+	for _, c := range variants {
+		if !c.WS() {
 			continue // sockets are WebSocket's
 		}
-		t.Run(c, func(t *testing.T) {
+		t.Run(c.Name, func(t *testing.T) {
 			srv := startSqld(t)
-			direct := openDB(t, srv.URL(), "direct")
+			direct := openDB(t, srv.URL(), testmatrix.Named("direct"))
 			table := privateTable(t, direct, "kill", "(v TEXT NOT NULL)")
 			fp := newFaultProxy(t, srv.URL())
 			db := openDB(t, fp.url, c)

@@ -12,17 +12,17 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// forEachCodec runs f once per transport and codec (exampletest.ForEachDSN).
-func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
+// forEachVariant runs f once per transport and codec (exampletest.ForEachDSN).
+func forEachVariant(t *testing.T, f func(t *testing.T, dsn string)) {
 	t.Helper()
 	exampletest.ForEachDSN(t, f)
 }
 
-// forEachCodecDB is forEachCodec with the database opened and the products
+// forEachVariantDB is forEachVariant with the database opened and the products
 // inserted into fresh tables, with their IDs set.
-func forEachCodecDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *bun.DB, products []Product)) {
+func forEachVariantDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *bun.DB, products []Product)) {
 	t.Helper()
-	forEachCodec(t, func(t *testing.T, dsn string) {
+	forEachVariant(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db, err := Open(dsn)
 		if err != nil {
@@ -52,7 +52,7 @@ sell 2 notebooks: <nil>
 sell 2 more: out of stock
 deleted 1 sold-out product(s)
 `
-	forEachCodec(t, func(t *testing.T, dsn string) {
+	forEachVariant(t, func(t *testing.T, dsn string) {
 		var out bytes.Buffer
 		if err := run(dsn, &out); err != nil {
 			t.Fatal(err)
@@ -65,7 +65,7 @@ deleted 1 sold-out product(s)
 
 // TestInsert checks the IDs bun read back from the INSERT and the rows.
 func TestInsert(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, products []Product) {
+	forEachVariantDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, products []Product) {
 		for i, p := range products {
 			if p.ID != int64(i+1) {
 				t.Errorf("%s: ID %d after insert, want %d", p.Name, p.ID, i+1)
@@ -84,7 +84,7 @@ func TestInsert(t *testing.T) {
 // TestSelectWhere runs CheaperThan with thresholds below, among and above
 // the prices.
 func TestSelectWhere(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, _ []Product) {
+	forEachVariantDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, _ []Product) {
 		tests := []struct {
 			cents int64
 			want  []string
@@ -112,7 +112,7 @@ func TestSelectWhere(t *testing.T) {
 // TestUpdateDelete reprices a product (and one that does not exist), then
 // deletes the sold-out one.
 func TestUpdateDelete(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, _ []Product) {
+	forEachVariantDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, _ []Product) {
 		if ok, err := Reprice(ctx, db, "pencil", 99); err != nil || !ok {
 			t.Fatalf("Reprice(pencil) = %v, %v; want true, nil", ok, err)
 		}
@@ -146,7 +146,7 @@ func TestUpdateDelete(t *testing.T) {
 // TestRunInTx sells until the stock runs out: the sale that finds too
 // little stock is rolled back with its inserted row.
 func TestRunInTx(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, products []Product) {
+	forEachVariantDB(t, func(t *testing.T, ctx context.Context, db *bun.DB, products []Product) {
 		notebook := products[1] // 3 in stock
 		start := time.Now().Add(-time.Minute)
 		steps := []struct {

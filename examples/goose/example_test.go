@@ -12,10 +12,10 @@ import (
 	"github.com/pressly/goose/v3"
 )
 
-// forEachCodec runs f once per transport and codec
+// forEachVariant runs f once per transport and codec
 // (exampletest.ForEachDSN), on a database without the example's tables.
 // The subtests run one after the other, since they share those tables.
-func forEachCodec(t *testing.T, f func(t *testing.T, dsn string, db *sql.DB)) {
+func forEachVariant(t *testing.T, f func(t *testing.T, dsn string, db *sql.DB)) {
 	t.Helper()
 	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
 		db, err := sql.Open("libsql", dsn)
@@ -43,7 +43,7 @@ down 00003_seed_notes.sql
   applied 00002_add_pinned.sql
   pending 00003_seed_notes.sql
 `
-	forEachCodec(t, func(t *testing.T, dsn string, _ *sql.DB) {
+	forEachVariant(t, func(t *testing.T, dsn string, _ *sql.DB) {
 		var out bytes.Buffer
 		if err := run(dsn, &out); err != nil {
 			t.Fatal(err)
@@ -58,7 +58,7 @@ down 00003_seed_notes.sql
 // way down, and checks after each step what goose ran, what it reports and
 // what the database holds.
 func TestUpDownStatus(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, _ string, db *sql.DB) {
+	forEachVariant(t, func(t *testing.T, _ string, db *sql.DB) {
 		ctx := context.Background()
 		provider, err := NewProvider(db)
 		if err != nil {
@@ -134,7 +134,7 @@ func TestUpDownStatus(t *testing.T) {
 // TestPinnedColumn checks what migration 2 added: the column and its index,
 // which the seed rows of migration 3 use.
 func TestPinnedColumn(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, _ string, db *sql.DB) {
+	forEachVariant(t, func(t *testing.T, _ string, db *sql.DB) {
 		ctx := context.Background()
 		provider, err := NewProvider(db)
 		if err != nil {

@@ -11,17 +11,17 @@ import (
 	"gorm.io/gorm"
 )
 
-// forEachCodec runs f once per transport and codec (exampletest.ForEachDSN).
-func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
+// forEachVariant runs f once per transport and codec (exampletest.ForEachDSN).
+func forEachVariant(t *testing.T, f func(t *testing.T, dsn string)) {
 	t.Helper()
 	exampletest.ForEachDSN(t, f)
 }
 
-// forEachCodecDB is forEachCodec with the database opened and its tables
+// forEachVariantDB is forEachVariant with the database opened and its tables
 // freshly created.
-func forEachCodecDB(t *testing.T, f func(t *testing.T, db *gorm.DB)) {
+func forEachVariantDB(t *testing.T, f func(t *testing.T, db *gorm.DB)) {
 	t.Helper()
-	forEachCodec(t, func(t *testing.T, dsn string) {
+	forEachVariant(t, func(t *testing.T, dsn string) {
 		db, err := Open(dsn)
 		if err != nil {
 			t.Fatal(err)
@@ -49,7 +49,7 @@ Ursula K. Le Guin
   A Wizard of Earthsea (183 pages)
   The Left Hand of Darkness (304 pages)
 `
-	forEachCodec(t, func(t *testing.T, dsn string) {
+	forEachVariant(t, func(t *testing.T, dsn string) {
 		var out bytes.Buffer
 		if err := run(dsn, &out); err != nil {
 			t.Fatal(err)
@@ -63,7 +63,7 @@ Ursula K. Le Guin
 // TestAutoMigrate checks what AutoMigrate made of the models: both tables,
 // the unique index and the foreign key, and that a second run is a no-op.
 func TestAutoMigrate(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
+	forEachVariantDB(t, func(t *testing.T, db *gorm.DB) {
 		m := db.Migrator()
 		for _, model := range []any{&Author{}, &Book{}} {
 			if !m.HasTable(model) {
@@ -86,7 +86,7 @@ func TestAutoMigrate(t *testing.T) {
 // TestPreload reads the seeded authors back with their books, in order,
 // each book pointing at its author, with the creation time set.
 func TestPreload(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
+	forEachVariantDB(t, func(t *testing.T, db *gorm.DB) {
 		before := time.Now().Add(-time.Minute)
 		if err := Seed(db); err != nil {
 			t.Fatal(err)
@@ -123,7 +123,7 @@ func TestPreload(t *testing.T) {
 // TestTransaction commits one AddBooks and rolls another back after its
 // first insert, and checks what reached the table.
 func TestTransaction(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
+	forEachVariantDB(t, func(t *testing.T, db *gorm.DB) {
 		if err := Seed(db); err != nil {
 			t.Fatal(err)
 		}
@@ -189,7 +189,7 @@ func (authorVarchar) TableName() string { return "gorm_authors" }
 // with foreign keys turned off around it; the rows and the references to
 // them must come through unchanged.
 func TestAlterColumn(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
+	forEachVariantDB(t, func(t *testing.T, db *gorm.DB) {
 		if err := Seed(db); err != nil {
 			t.Fatal(err)
 		}
@@ -245,7 +245,7 @@ func TestAlterColumn(t *testing.T) {
 // TestTranslateError checks that with gorm.Config.TranslateError, the
 // driver's constraint errors become GORM's own.
 func TestTranslateError(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, db *gorm.DB) {
+	forEachVariantDB(t, func(t *testing.T, db *gorm.DB) {
 		if err := Seed(db); err != nil {
 			t.Fatal(err)
 		}

@@ -11,10 +11,10 @@ import (
 	"github.com/golang-migrate/migrate/v4"
 )
 
-// forEachCodec runs f once per transport and codec
+// forEachVariant runs f once per transport and codec
 // (exampletest.ForEachDSN), on a database without the example's tables.
 // The subtests run one after the other, since they share those tables.
-func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
+func forEachVariant(t *testing.T, f func(t *testing.T, dsn string)) {
 	t.Helper()
 	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
 		db := open(t, dsn)
@@ -41,7 +41,7 @@ func TestRun(t *testing.T) {
 	const want = `after up: version 3, dirty false
 after steps -1: version 2, dirty false
 `
-	forEachCodec(t, func(t *testing.T, dsn string) {
+	forEachVariant(t, func(t *testing.T, dsn string) {
 		var out bytes.Buffer
 		if err := run(dsn, &out); err != nil {
 			t.Fatal(err)
@@ -56,7 +56,7 @@ after steps -1: version 2, dirty false
 // all the way down, and checks after each move the error, the version
 // migrate reports and what the database holds.
 func TestUpStepsVersion(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, dsn string) {
+	forEachVariant(t, func(t *testing.T, dsn string) {
 		m, err := New(open(t, dsn))
 		if err != nil {
 			t.Fatal(err)
@@ -117,7 +117,7 @@ func TestUpStepsVersion(t *testing.T) {
 // TestSeededRows reads back what the migrations wrote: the DATETIME column
 // arrives as a time.Time.
 func TestSeededRows(t *testing.T) {
-	forEachCodec(t, func(t *testing.T, dsn string) {
+	forEachVariant(t, func(t *testing.T, dsn string) {
 		m, err := New(open(t, dsn))
 		if err != nil {
 			t.Fatal(err)

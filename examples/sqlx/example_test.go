@@ -13,8 +13,8 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// forEachCodec runs f once per transport and codec (exampletest.ForEachDSN).
-func forEachCodec(t *testing.T, f func(t *testing.T, dsn string)) {
+// forEachVariant runs f once per transport and codec (exampletest.ForEachDSN).
+func forEachVariant(t *testing.T, f func(t *testing.T, dsn string)) {
 	t.Helper()
 	exampletest.ForEachDSN(t, f)
 }
@@ -26,11 +26,11 @@ var people = []Person{
 	{Name: "Alan Turing", Email: "alan@example.com", Age: 41},
 }
 
-// forEachCodecDB is forEachCodec with the database opened and the people
+// forEachVariantDB is forEachVariant with the database opened and the people
 // inserted into a fresh table.
-func forEachCodecDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *sqlx.DB)) {
+func forEachVariantDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *sqlx.DB)) {
 	t.Helper()
-	forEachCodec(t, func(t *testing.T, dsn string) {
+	forEachVariant(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db, err := sqlx.Open("libsql", dsn)
 		if err != nil {
@@ -64,7 +64,7 @@ by email: Ada Lovelace
 by email: Alan Turing
 grace@example.com is Grace Hopper, id 2
 `
-	forEachCodec(t, func(t *testing.T, dsn string) {
+	forEachVariant(t, func(t *testing.T, dsn string) {
 		var out bytes.Buffer
 		if err := run(dsn, &out); err != nil {
 			t.Fatal(err)
@@ -78,7 +78,7 @@ grace@example.com is Grace Hopper, id 2
 // TestNamedExec reads back the rows one NamedExec inserted from a slice,
 // and checks that a unique violation is a libsql.ErrConstraint.
 func TestNamedExec(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
+	forEachVariantDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
 		var got []Person
 		if err := db.SelectContext(ctx, &got, `SELECT * FROM sqlx_people ORDER BY id`); err != nil {
 			t.Fatal(err)
@@ -106,7 +106,7 @@ func TestNamedExec(t *testing.T) {
 
 // TestNamedQuery runs OlderThan, a NamedQuery with a map argument.
 func TestNamedQuery(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
+	forEachVariantDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
 		tests := []struct {
 			age  int
 			want []string
@@ -129,7 +129,7 @@ func TestNamedQuery(t *testing.T) {
 
 // TestIn runs ByEmails, an IN list that sqlx.In expands.
 func TestIn(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
+	forEachVariantDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
 		tests := []struct {
 			emails []string
 			want   []string
@@ -152,7 +152,7 @@ func TestIn(t *testing.T) {
 
 // TestGet runs ByEmail: one row into a struct, or sql.ErrNoRows.
 func TestGet(t *testing.T) {
-	forEachCodecDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
+	forEachVariantDB(t, func(t *testing.T, ctx context.Context, db *sqlx.DB) {
 		got, err := ByEmail(ctx, db, "alan@example.com")
 		if err != nil {
 			t.Fatal(err)

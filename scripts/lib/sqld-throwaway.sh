@@ -17,26 +17,43 @@ healthy() {
 # shellcheck disable=SC2016
 in_use() { timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1"' _ "$1" 2>/dev/null; }
 
-# start_sqld: starts sqld on a free 127.0.0.1 port (a few random tries, in
-# case another process takes the port first) with its data in $tmp, and
-# waits until it is healthy.
+# holds PID PORT: process PID holds every TCP socket listening on PORT,
+# and there is one, so a connection to 127.0.0.1:PORT reaches PID (as
+# itest/internal/loopback.HeldBy checks it). /proc/net/tcp{,6} list the
+# listening sockets (state 0A) by local hex address:port and inode;
+# /proc/PID/fd links to the sockets the process holds as "socket:[inode]".
+holds() {
+  local pid=$1 hex inodes ino fd held=' '
+  hex=$(printf '%04X' "$2")
+  inodes=$(awk -v p=":$hex" '$4 == "0A" && substr($2, length($2) - 4) == p { print $10 }' \
+    /proc/net/tcp /proc/net/tcp6 2>/dev/null)
+  [ -n "$inodes" ] || return 1
+  for fd in /proc/"$pid"/fd/*; do held+="$(readlink "$fd" 2>/dev/null) "; done
+  for ino in $inodes; do [[ $held == *" socket:[$ino] "* ]] || return 1; done
+}
+
+# start_sqld: starts sqld on a free 127.0.0.1 port (a few random tries
+# below the kernel's ephemeral ports, in case another process takes the
+# port first) with its data in $tmp, and waits until it is healthy, as
+# served by the process started: another server that holds the port
+# (sqld then exits with "Address already in use") is not taken for it.
 start_sqld() {
   local p
   port=
   for _ in 1 2 3 4 5; do
-    p=$((20000 + RANDOM % 20000))
+    p=$((10000 + RANDOM % 22000))
     in_use "$p" && continue
     "$sqld" -d "$tmp/data.sqld" --http-listen-addr "127.0.0.1:$p" --no-welcome >"$tmp/sqld.log" 2>&1 &
     pid=$!
     for _ in $(seq 150); do # 15 s
-      if healthy "$p"; then port=$p; return 0; fi
+      if holds "$pid" "$p" && healthy "$p" && holds "$pid" "$p"; then port=$p; return 0; fi
       kill -0 "$pid" 2>/dev/null || break
       sleep 0.1
     done
     kill "$pid" 2>/dev/null || true
     wait "$pid" 2>/dev/null || true
     pid=
-    grep -qi "in use" "$tmp/sqld.log" || { cat "$tmp/sqld.log" >&2; die "sqld did not become healthy on 127.0.0.1:$p"; }
+    grep -q "Address already in use" "$tmp/sqld.log" || { cat "$tmp/sqld.log" >&2; die "sqld did not become healthy on 127.0.0.1:$p"; }
   done
   die "could not start sqld on a free port"
 }
