@@ -72,7 +72,7 @@ func TestSQLTransactions(t *testing.T) {
 			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('kept')")
 			require.NoError(t, err)
 			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('kept')")
-			requireClass(t, err, libsql.ErrUniqueViolation)
+			requireClass(t, err, libsql.ErrConstraint, libsql.ErrUniqueViolation)
 			require.NotErrorIs(t, err, libsql.ErrTxLost)
 			_, err = c.ExecContext(ctx, "COMMIT")
 			require.NoError(t, err)
