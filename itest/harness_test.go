@@ -47,7 +47,7 @@ import (
 
 	_ "github.com/gohrana/libsql" // registers the "libsql" driver
 	"github.com/gohrana/libsql/internal/testmatrix"
-	"github.com/gohrana/libsql/itest/internal/loopback"
+	"github.com/gohrana/libsql/internal/loopback"
 )
 
 const (

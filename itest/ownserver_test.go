@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql/internal/testmatrix"
-	"github.com/gohrana/libsql/itest/internal/loopback"
+	"github.com/gohrana/libsql/internal/loopback"
 )
 
 // takenFirst returns a port source whose draw number n (from 1) is taken,

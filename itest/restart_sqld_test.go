@@ -27,7 +27,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gohrana/libsql/itest/internal/loopback"
+	"github.com/gohrana/libsql/internal/loopback"
 )
 
 var (

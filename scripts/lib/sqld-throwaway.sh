@@ -19,7 +19,7 @@ in_use() { timeout 2 bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$1"' _ "$1" 2>/dev/nul
 
 # holds PID PORT: process PID holds every TCP socket listening on PORT,
 # and there is one, so a connection to 127.0.0.1:PORT reaches PID (as
-# itest/internal/loopback.HeldBy checks it). /proc/net/tcp{,6} list the
+# internal/loopback.HeldBy checks it). /proc/net/tcp{,6} list the
 # listening sockets (state 0A) by local hex address:port and inode;
 # /proc/PID/fd links to the sockets the process holds as "socket:[inode]".
 holds() {

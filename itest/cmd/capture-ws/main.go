@@ -28,11 +28,10 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +40,7 @@ import (
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/codec/direct"
 	"github.com/gohrana/libsql/codec/protobuf"
+	"github.com/gohrana/libsql/internal/loopback"
 )
 
 func main() {
@@ -127,20 +127,20 @@ func run(bin, out string) error {
 	return nil
 }
 
-// withSQLD starts sqld on a free port of 127.0.0.1 with a fresh database,
-// waits until it answers, calls f with its address and kills it.
+// withSQLD starts sqld on a port of 127.0.0.1 that internal/loopback gives
+// out, with a fresh database, waits until that process serves /health,
+// calls f with its address and kills it.
 func withSQLD(ctx context.Context, bin string, env []string, f func(addr string) ([][]byte, error)) ([][]byte, error) {
 	dir, err := os.MkdirTemp("", "capture-ws-")
 	if err != nil {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := loopback.Port()
 	if err != nil {
 		return nil, err
 	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := "127.0.0.1:" + strconv.Itoa(port)
 	var logs bytes.Buffer
 	cmd := exec.Command(bin, "-d", filepath.Join(dir, "data"), "--http-listen-addr", addr, "--no-welcome")
 	cmd.Env = append(os.Environ(), env...)
@@ -148,11 +148,23 @@ func withSQLD(ctx context.Context, bin string, env []string, f func(addr string)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
 	defer func() {
 		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		<-exited
 	}()
-	if err := waitHealthy(ctx, addr); err != nil {
+	alive := func(context.Context) error {
+		select {
+		case <-exited:
+			return errors.New("sqld exited")
+		default:
+			return nil
+		}
+	}
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if err := loopback.WaitHealthy(wctx, cmd.Process.Pid, alive, port); err != nil {
 		return nil, fmt.Errorf("%w\n%s", err, logs.String())
 	}
 	frames, err := f(addr)
@@ -160,21 +172,6 @@ func withSQLD(ctx context.Context, bin string, env []string, f func(addr string)
 		return nil, fmt.Errorf("%w\nsqld's log:\n%s", err, logs.String())
 	}
 	return frames, nil
-}
-
-func waitHealthy(ctx context.Context, addr string) error {
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/health", nil)
-		if resp, err := http.DefaultClient.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return errors.New("sqld did not become healthy")
 }
 
 // conn is one WebSocket connection in a subprotocol, used in lockstep.

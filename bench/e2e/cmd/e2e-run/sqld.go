@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/gohrana/libsql/internal/loopback"
 )
 
 // server is a throwaway sqld on a free 127.0.0.1 port with a temporary data
@@ -58,8 +58,10 @@ func findSQLD(ctx context.Context, flagPath string) (string, error) {
 	}
 }
 
-// startServer starts sqld and waits until GET /health answers 200. It
-// retries on another port if the one it picked was taken meanwhile.
+// startServer starts sqld and waits until it serves GET /health itself
+// (internal/loopback: a port no other server of this machine's tests is
+// given, answered only while this sqld holds it). It retries on another
+// port if the one it was given was taken meanwhile.
 func startServer(ctx context.Context, bin, tmp string) (*server, error) {
 	version := "?"
 	if out, err := exec.CommandContext(ctx, bin, "--version").Output(); err == nil {
@@ -67,7 +69,7 @@ func startServer(ctx context.Context, bin, tmp string) (*server, error) {
 	}
 	var lastErr error
 	for attempt := range 5 {
-		port, err := freePort()
+		port, err := loopback.Port()
 		if err != nil {
 			return nil, err
 		}
@@ -90,7 +92,10 @@ func startServer(ctx context.Context, bin, tmp string) (*server, error) {
 		}
 		s := &server{URL: "http://" + addr, Version: version, cmd: cmd, done: make(chan struct{}), log: log, dir: dir}
 		go func() { _ = cmd.Wait(); close(s.done) }()
-		if err := s.waitHealthy(ctx, 30*time.Second); err != nil {
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err = loopback.WaitHealthy(wctx, cmd.Process.Pid, s.alive, port)
+		cancel()
+		if err != nil {
 			s.stop()
 			tail, _ := os.ReadFile(log.Name())
 			lastErr = fmt.Errorf("sqld on %s: %w\n%s", addr, err, lastLines(string(tail), 20))
@@ -104,39 +109,13 @@ func startServer(ctx context.Context, bin, tmp string) (*server, error) {
 	return nil, lastErr
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-func (s *server) waitHealthy(ctx context.Context, limit time.Duration) error {
-	client := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(limit)
-	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL+"/health", nil)
-		if err != nil {
-			return err
-		}
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-s.done:
-			return errors.New("exited before becoming healthy")
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not healthy after %v", limit)
-		}
+// alive reports an error once the server's process has exited.
+func (s *server) alive(context.Context) error {
+	select {
+	case <-s.done:
+		return errors.New("exited before becoming healthy")
+	default:
+		return nil
 	}
 }
 

@@ -1,22 +1,5 @@
-// Package loopback hands out TCP ports on 127.0.0.1 to the servers the
-// integration tests start, and proves that the server answering on such a
-// port is the process that was started, not another test's server that
-// happens to listen there.
-//
-// Picking a free port and passing it to a server races: between the pick
-// and the server's bind, another server may take the port; the loser
-// exits with "Address already in use" and a readiness probe may then get
-// its answer from the winner. Port narrows the race and WaitHealthy closes
-// it:
-//
-//   - Port never hands out the same port twice in a process, and takes its
-//     ports from blocks that no other process using this package holds at
-//     the same time (an flock per block), outside the kernel's ephemeral
-//     range, so that neither bind(0) nor an outgoing connection takes them.
-//   - WaitHealthy accepts GET /health only while the started process holds
-//     the socket listening on each of its ports ([HeldBy]).
-//
-// Linux only: it reads /proc.
+//go:build linux
+
 package loopback
 
 import (
@@ -151,9 +134,6 @@ func sockets(pid int) (map[uint64]bool, error) {
 	return held, nil
 }
 
-// pollInterval is how often WaitHealthy looks again.
-const pollInterval = 50 * time.Millisecond
-
 // WaitHealthy waits until GET http://127.0.0.1:<port>/health answers 200
 // while process pid holds the sockets listening on port and on each of
 // others (a server's further listeners: gRPC, admin), checked before and
@@ -190,23 +170,4 @@ func WaitHealthy(ctx context.Context, pid int, alive func(context.Context) error
 		case <-tick.C:
 		}
 	}
-}
-
-// GetHealth returns nil if GET baseURL/health answers 200.
-func GetHealth(ctx context.Context, client *http.Client, baseURL string) error {
-	url := baseURL + "/health"
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return nil
 }

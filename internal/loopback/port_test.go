@@ -1,3 +1,5 @@
+//go:build linux
+
 package loopback
 
 import (
@@ -18,7 +20,9 @@ func TestPortDistinct(t *testing.T) {
 	seen := map[int]bool{}
 	var wg sync.WaitGroup
 	for range callers {
-		wg.Go(func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
 			for range each {
 				p, err := Port()
 				if err != nil {
@@ -35,7 +39,7 @@ func TestPortDistinct(t *testing.T) {
 					t.Errorf("port %d is in the ephemeral range %d-%d", p, lo, hi)
 				}
 			}
-		})
+		}()
 	}
 	wg.Wait()
 	if len(seen) != callers*each {
