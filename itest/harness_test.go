@@ -46,8 +46,8 @@ import (
 	"github.com/testcontainers/testcontainers-go/wait"
 
 	_ "github.com/gohrana/libsql" // registers the "libsql" driver
-	"github.com/gohrana/libsql/internal/testmatrix"
 	"github.com/gohrana/libsql/internal/loopback"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 const (

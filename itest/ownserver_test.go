@@ -14,8 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/gohrana/libsql/internal/testmatrix"
 	"github.com/gohrana/libsql/internal/loopback"
+	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // takenFirst returns a port source whose draw number n (from 1) is taken,
