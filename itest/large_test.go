@@ -63,6 +63,9 @@ func TestHugeScan(t *testing.T) {
 	table := hugeTable(t)
 	for _, c := range variants {
 		t.Run(c.Name, func(t *testing.T) {
+			// Each child measures its own process's memory; in parallel
+			// they share the two cores instead of taking turns.
+			t.Parallel()
 			cmd := exec.Command(os.Args[0], "-test.run=^TestHugeScanChild$", "-test.v", "-test.count=1")
 			cmd.Env = append(os.Environ(),
 				"LIBSQL_ITEST_URL="+serverURL,
