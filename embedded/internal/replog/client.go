@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/gohrana/libsql/embedded/internal/grpcweb"
 )
@@ -101,6 +102,10 @@ type Config struct {
 	Client *http.Client
 	// MaxMessage bounds one message (0: grpcweb.MaxMessage).
 	MaxMessage int
+	// Timeout bounds each Hello and BatchLogEntries (0: only the
+	// context does). A Snapshot, as long as the database is large, is
+	// bounded by its context alone.
+	Timeout time.Duration
 }
 
 // Client calls a primary's replication service. It holds the session
@@ -222,6 +227,11 @@ func readOne(r *grpcweb.Reader) ([]byte, error) {
 // call posts body to method and hands the answer's messages to read. A
 // status in the response headers (a trailers-only answer) is the error.
 func (c *Client) call(ctx context.Context, method string, body []byte, read func(*grpcweb.Reader) error) error {
+	if c.cfg.Timeout > 0 && method != "Snapshot" {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.cfg.Timeout)
+		defer cancel()
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.URL+service+method, bytes.NewReader(grpcweb.Frame(body)))
 	if err != nil {
 		return &Error{Method: method, Err: err}
