@@ -6,6 +6,8 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+
+	"github.com/gohrana/libsql/internal/sqlscan"
 )
 
 // conn is one connection of a Connector: its statements run on the local
@@ -83,13 +85,22 @@ func refused(query string) error {
 	return fmt.Errorf("%w: %q", ErrPragma, query)
 }
 
+// A statement on the primary that may have written (it is not certainly a
+// read; a failed one may have run) makes the next local read wait.
+
 func (c *conn) primaryExec(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	res, err := c.primary.(driver.ExecerContext).ExecContext(ctx, query, args)
+	if !sqlscan.ReadOnly(query) {
+		c.c.wroteNow()
+	}
 	return res, primaryErr(err)
 }
 
 func (c *conn) primaryQuery(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	rows, err := c.primary.(driver.QueryerContext).QueryContext(ctx, query, args)
+	if !sqlscan.ReadOnly(query) {
+		c.c.wroteNow()
+	}
 	return rows, primaryErr(err)
 }
 
@@ -204,7 +215,9 @@ type tx struct {
 
 func (t *tx) Commit() error {
 	t.c.tx = nil
-	return primaryErr(t.inner.Commit())
+	err := t.inner.Commit()
+	t.c.c.wroteNow()
+	return primaryErr(err)
 }
 
 func (t *tx) Rollback() error {

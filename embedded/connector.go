@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gohrana/libsql"
@@ -35,6 +36,10 @@ type Connector struct {
 	repl    *replica.Replicator
 	local   *local
 	log     *slog.Logger
+
+	// wrote is the Replicator's sync count when the last write through
+	// the Connector ended: read-your-writes waits for a later sync.
+	wrote atomic.Uint64
 
 	kick     chan struct{} // asks the background loop for a sync now
 	stop     chan struct{}
@@ -209,18 +214,26 @@ func (c *Connector) syncOnce() {
 	_, _ = c.repl.Sync(ctx) // failures are logged; the next tick retries
 }
 
+// wroteNow records that a write through the Connector has ended.
+func (c *Connector) wroteNow() {
+	if c.opts.ryw {
+		c.wrote.Store(c.repl.Started() + 1)
+	}
+}
+
 // readYourWrites waits, within ctx and the read-your-writes bound, until
-// the local file has applied every write made through the Connector.
+// the local file has applied every write made through the Connector: until
+// a sync that began after the last write ended has succeeded. Such a sync
+// has applied the primary's log up to its end, so past the replication
+// index the write reported; and it stays right when the primary's log was
+// reset and its indexes started over, which comparing indexes cannot tell.
 func (c *Connector) readYourWrites(ctx context.Context) error {
-	if !c.opts.ryw {
+	need := c.wrote.Load()
+	if !c.opts.ryw || need == 0 {
 		return nil
 	}
-	want := c.primary.ReplicationIndex()
-	if want == 0 {
-		return nil
-	}
-	next, changed := c.repl.Applied()
-	if next > want {
+	synced, changed := c.repl.Synced()
+	if synced >= need {
 		return nil
 	}
 	select {
@@ -233,14 +246,19 @@ func (c *Connector) readYourWrites(ctx context.Context) error {
 		select {
 		case <-changed:
 		case <-timer.C:
-			return &NotReplicatedError{Want: want, Applied: applied(next), Err: fmt.Errorf("not within %v", c.opts.rywWait)}
+			return c.notReplicated(fmt.Errorf("not within %v", c.opts.rywWait))
 		case <-ctx.Done():
-			return &NotReplicatedError{Want: want, Applied: applied(next), Err: ctx.Err()}
+			return c.notReplicated(ctx.Err())
 		}
-		if next, changed = c.repl.Applied(); next > want {
+		if synced, changed = c.repl.Synced(); synced >= need {
 			return nil
 		}
 	}
+}
+
+func (c *Connector) notReplicated(why error) error {
+	next, _ := c.repl.Applied()
+	return &NotReplicatedError{Want: c.primary.ReplicationIndex(), Applied: applied(next), Err: why}
 }
 
 // applied is the last applied frame for a next frame_no.

@@ -58,12 +58,13 @@ func sqldBinary(t testing.TB) string {
 // sqld is a sqld child process on 127.0.0.1 with its data in a temporary
 // directory, kept across restarts.
 type sqld struct {
-	t    testing.TB
-	bin  string
-	dir  string
-	args []string
-	port int
-	log  *lockedBuffer
+	t     testing.TB
+	bin   string
+	dir   string
+	cfg   sqldConfig
+	port  int
+	admin int // the admin API's port, if cfg.admin
+	log   *lockedBuffer
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -74,10 +75,22 @@ const addrInUse = "Address already in use"
 
 var errAddrInUse = errors.New("sqld: " + addrInUse)
 
+// sqldConfig says how to start a sqld.
+type sqldConfig struct {
+	args  []string // extra flags
+	env   []string // extra environment, "K=V"
+	admin bool     // listen for the admin API too (--admin-listen-addr)
+}
+
 // startSqld starts a sqld of the test's own with the extra flags args.
 func startSqld(t testing.TB, args ...string) *sqld {
 	t.Helper()
-	p := &sqld{t: t, bin: sqldBinary(t), dir: t.TempDir(), args: args, log: &lockedBuffer{}}
+	return startSqldWith(t, sqldConfig{args: args})
+}
+
+func startSqldWith(t testing.TB, cfg sqldConfig) *sqld {
+	t.Helper()
+	p := &sqld{t: t, bin: sqldBinary(t), dir: t.TempDir(), cfg: cfg, log: &lockedBuffer{}}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("--- log of sqld %s:\n%s", p.URL(), p.log.tail(40))
@@ -90,6 +103,11 @@ func startSqld(t testing.TB, args ...string) *sqld {
 			t.Fatal(err)
 		}
 		p.port = port
+		if cfg.admin {
+			if p.admin, err = loopback.Port(); err != nil {
+				t.Fatal(err)
+			}
+		}
 		err = p.launch()
 		if err == nil {
 			return p
@@ -102,6 +120,11 @@ func startSqld(t testing.TB, args ...string) *sqld {
 
 func (p *sqld) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(p.port)) }
 
+// dataDir is the server's data directory.
+func (p *sqld) dataDir() string { return filepath.Join(p.dir, "data.sqld") }
+
+func (p *sqld) adminAddr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(p.admin)) }
+
 // URL is the server's base URL over HTTP.
 func (p *sqld) URL() string { return "http://" + p.addr() }
 
@@ -112,9 +135,15 @@ func (p *sqld) launch() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	start := p.log.Len()
-	args := append([]string{"--http-listen-addr", p.addr(), "--no-welcome", "--db-path", filepath.Join(p.dir, "data.sqld")}, p.args...)
-	cmd := exec.Command(p.bin, args...)
+	args := []string{"--http-listen-addr", p.addr(), "--no-welcome", "--db-path", p.dataDir()}
+	var others []int
+	if p.cfg.admin {
+		args = append(args, "--admin-listen-addr", p.adminAddr())
+		others = append(others, p.admin)
+	}
+	cmd := exec.Command(p.bin, append(args, p.cfg.args...)...)
 	cmd.Dir = p.dir
+	cmd.Env = append(os.Environ(), p.cfg.env...)
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -137,7 +166,7 @@ func (p *sqld) launch() error {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := loopback.WaitHealthy(ctx, cmd.Process.Pid, alive, p.port); err != nil {
+	if err := loopback.WaitHealthy(ctx, cmd.Process.Pid, alive, p.port, others...); err != nil {
 		_ = cmd.Process.Kill()
 		<-exited
 		p.cmd = nil

@@ -53,6 +53,8 @@ type Replicator struct {
 	cfg Config
 	log *slog.Logger
 
+	startMu sync.Mutex // guards started
+
 	mu    sync.Mutex // one sync at a time; guards the fields below
 	file  *localdb.File
 	hello *replog.Hello
@@ -61,6 +63,11 @@ type Replicator struct {
 	buf   []byte
 
 	applied watch
+	// started counts the syncs begun; synced is the count of the last one
+	// that succeeded, when it began: a sync that began after a write and
+	// succeeded has applied it, whatever became of the log meanwhile.
+	started uint64
+	synced  watch
 }
 
 // Open opens (or creates) the local file. It sends nothing.
@@ -82,6 +89,17 @@ func Open(ctx context.Context, cfg Config) (*Replicator, error) {
 	return r, nil
 }
 
+// Started returns the number of syncs begun so far.
+func (r *Replicator) Started() uint64 {
+	r.startMu.Lock()
+	defer r.startMu.Unlock()
+	return r.started
+}
+
+// Synced returns the number (as Started counted it) of the last sync that
+// succeeded, and a channel closed when that changes.
+func (r *Replicator) Synced() (uint64, <-chan struct{}) { return r.synced.get() }
+
 // Applied returns the next frame_no to apply (the last applied, plus one;
 // 0 before any) and a channel closed when that changes.
 func (r *Replicator) Applied() (uint64, <-chan struct{}) { return r.applied.get() }
@@ -97,8 +115,15 @@ func (r *Replicator) Close() error {
 func (r *Replicator) Sync(ctx context.Context) (Result, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.startMu.Lock()
+	r.started++
+	gen := r.started
+	r.startMu.Unlock()
 	start := time.Now()
 	frames, err := r.sync(ctx)
+	if err == nil {
+		r.synced.set(gen)
+	}
 	res := Result{Frames: frames}
 	if n := r.file.Position().Next; n > 0 {
 		res.FrameNo = n - 1
