@@ -208,7 +208,7 @@ func (r *Replicator) pull(ctx context.Context, f *localdb.File) (int, error) {
 				return total, err
 			}
 			pos = f.Position()
-			a = r.assembler(f, pos.Next)
+			a = newAssembler(pos.Next, 0, false)
 			continue
 		}
 		if err != nil {
@@ -275,7 +275,6 @@ func (r *Replicator) snapshot(ctx context.Context, f *localdb.File, pos localdb.
 	var (
 		n         int
 		maxFrame  uint64
-		maxSum    uint64
 		sizeAfter uint32
 		ended     bool
 	)
@@ -291,7 +290,7 @@ func (r *Replicator) snapshot(ctx context.Context, f *localdb.File, pos localdb.
 			return &ProtocolError{Msg: fmt.Sprintf("snapshot frame %d before the offset asked for, %d", fr.FrameNo, pos.Next)}
 		}
 		if n == 0 || fr.FrameNo > maxFrame {
-			maxFrame, maxSum = fr.FrameNo, fr.Checksum
+			maxFrame = fr.FrameNo
 		}
 		if fr.IsCommit() {
 			sizeAfter, ended = fr.SizeAfter, true
@@ -310,7 +309,9 @@ func (r *Replicator) snapshot(ctx context.Context, f *localdb.File, pos localdb.
 		return 0, err
 	}
 	if f == r.file {
-		r.prev, r.chain = maxSum, true
+		// The frames after a snapshot do not chain from the checksums in
+		// it (sqld starts the next log from its own running checksum).
+		r.chain = false
 		r.applied.set(pos.Next)
 	}
 	r.log.LogAttrs(ctx, slog.LevelInfo, "embedded: snapshot applied", slog.Int("pages", sp.Len()), slog.Uint64("next", pos.Next))
