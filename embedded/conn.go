@@ -85,23 +85,31 @@ func refused(query string) error {
 	return fmt.Errorf("%w: %q", ErrPragma, query)
 }
 
-// A statement on the primary that may have written (it is not certainly a
-// read; a failed one may have run) makes the next local read wait.
+// mayHaveWritten makes the next local read wait for a sync if a statement
+// on the primary may have written: it is not certainly a read, and it ran
+// or may have run (an SQL error or a refusal ran nothing).
+func (c *conn) mayHaveWritten(query string, err error) {
+	if sqlscan.ReadOnly(query) {
+		return
+	}
+	var pe *PrimaryError
+	if err == nil || (errors.As(err, &pe) && pe.MayHaveRun) {
+		c.c.wroteNow()
+	}
+}
 
 func (c *conn) primaryExec(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
 	res, err := c.primary.(driver.ExecerContext).ExecContext(ctx, query, args)
-	if !sqlscan.ReadOnly(query) {
-		c.c.wroteNow()
-	}
-	return res, primaryErr(err)
+	err = primaryErr(err)
+	c.mayHaveWritten(query, err)
+	return res, err
 }
 
 func (c *conn) primaryQuery(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
 	rows, err := c.primary.(driver.QueryerContext).QueryContext(ctx, query, args)
-	if !sqlscan.ReadOnly(query) {
-		c.c.wroteNow()
-	}
-	return rows, primaryErr(err)
+	err = primaryErr(err)
+	c.mayHaveWritten(query, err)
+	return rows, err
 }
 
 func (c *conn) localQuery(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
@@ -215,9 +223,9 @@ type tx struct {
 
 func (t *tx) Commit() error {
 	t.c.tx = nil
-	err := t.inner.Commit()
-	t.c.c.wroteNow()
-	return primaryErr(err)
+	err := primaryErr(t.inner.Commit())
+	t.c.mayHaveWritten("COMMIT", err)
+	return err
 }
 
 func (t *tx) Rollback() error {
