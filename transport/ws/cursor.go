@@ -106,9 +106,11 @@ func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 		return nil, &transport.Error{Message: "cursor failed", Err: err}
 	}
 	if err := s.answered(ex); err != nil {
+		ex.recycle()
 		sk.release(&sk.cursors, id)
 		return nil, err
 	}
+	defer ex.recycle()
 	m := ex.msgs[total-1]
 	if m.Type != codec.ServerResponseOK {
 		if m.Error.Code == "STREAM_NOT_OPEN" {
