@@ -328,7 +328,7 @@ func (c *client) acquireOnce(ctx context.Context) (sk *socket, backedOff bool, e
 		select {
 		case <-done:
 		case <-ctx.Done():
-			return nil, false, &transport.Error{Message: "dial failed", Safe: true, Err: ctx.Err()}
+			return nil, false, &transport.Error{Message: "cannot connect to the server", Safe: true, Err: ctx.Err()}
 		}
 		if sk := sl.live(); sk != nil {
 			return sk, false, nil
@@ -385,7 +385,7 @@ func (c *client) failure() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.lastErr == nil {
-		return &transport.Error{Message: "dial failed", Safe: true, Resend: true}
+		return &transport.Error{Message: "cannot connect to the server", Safe: true, Resend: true}
 	}
 	return c.lastErr
 }

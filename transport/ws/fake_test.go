@@ -51,6 +51,9 @@ type fake struct {
 	protos []string
 	hook   atomic.Pointer[func(fc *fconn, m *cmsg) bool]
 	reject atomic.Int32 // dials to answer with HTTP 503, then accept
+	// rejectAfter delays each 503 (nanoseconds), so that requests a test
+	// starts together all meet the dial under way.
+	rejectAfter atomic.Int64
 	dials  atomic.Int32
 	live   atomic.Int32 // sockets open
 
@@ -141,6 +144,7 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	f.header = r.Header.Clone()
 	f.mu.Unlock()
 	if f.reject.Add(-1) >= 0 {
+		time.Sleep(time.Duration(f.rejectAfter.Load()))
 		http.Error(w, "overloaded, header "+r.Header.Get("X-Secret"), http.StatusServiceUnavailable)
 		return
 	}

@@ -122,7 +122,7 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 	}
 	if sk.codec == nil || sk.w == nil {
 		_ = conn.CloseNow()
-		return nil, &transport.Error{Safe: true, Message: fmt.Sprintf("dial failed: the server chose subprotocol %q, not one of %v", conn.Subprotocol(), c.subprotos)}
+		return nil, &transport.Error{Safe: true, Message: fmt.Sprintf("cannot connect to the server: it chose the WebSocket subprotocol %q, not one of %v", conn.Subprotocol(), c.subprotos)}
 	}
 	sk.typ = websocket.MessageText
 	if sk.codec.Format() == codec.FormatProtobuf {
@@ -139,7 +139,7 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 	}
 	if err != nil {
 		_ = conn.CloseNow()
-		return nil, &transport.Error{Safe: true, Resend: true, Message: "hello failed", Err: c.hdr.Scrub(err)}
+		return nil, &transport.Error{Safe: true, Resend: true, Message: "cannot connect to the server", Err: c.hdr.Scrub(err)}
 	}
 	go sk.read()
 	if c.pingInterval > 0 {
@@ -160,7 +160,7 @@ func (c *client) jsonCodec() codec.SocketCodec {
 // is Safe; an answered handshake (an HTTP status) is not Resend, since
 // another connection would get the same answer.
 func (c *client) dialFailed(resp *http.Response, err error) *transport.Error {
-	e := &transport.Error{Message: "dial failed", Safe: true, Err: c.hdr.Scrub(err)}
+	e := &transport.Error{Message: "cannot connect to the server", Safe: true, Err: c.hdr.Scrub(err)}
 	if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 		e.HTTPStatus = resp.StatusCode
 		e.Err = nil

@@ -358,6 +358,9 @@ func TestUnopenedStreamSurvivesSocketDeath(t *testing.T) {
 func TestReconnectBackoff(t *testing.T) {
 	f := newFake(t)
 	f.reject.Store(2)
+	// The first refusal waits until all ten requests have surely reached
+	// the dial it answers, however slow the machine.
+	f.rejectAfter.Store(int64(300 * time.Millisecond))
 	c := newFakeClient(t, f, func(o *options) {
 		o.Sockets = 1
 		o.MinBackoff = 100 * time.Millisecond
@@ -380,6 +383,7 @@ func TestReconnectBackoff(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	f.rejectAfter.Store(0)
 	if n := f.dials.Load(); n != 1 {
 		t.Fatalf("%d dials for concurrent requests, want 1", n)
 	}
