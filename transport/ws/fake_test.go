@@ -54,8 +54,8 @@ type fake struct {
 	// rejectAfter delays each 503 (nanoseconds), so that requests a test
 	// starts together all meet the dial under way.
 	rejectAfter atomic.Int64
-	dials  atomic.Int32
-	live   atomic.Int32 // sockets open
+	dials       atomic.Int32
+	live        atomic.Int32 // sockets open
 
 	mu     sync.Mutex
 	conns  []*fconn
