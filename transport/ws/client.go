@@ -38,6 +38,9 @@ const (
 	// defaultCursorBatch is the max_count of a cursor's fetches (sqld also
 	// stops a fetch at an eighth of its response limit in bytes).
 	defaultCursorBatch = 1000
+	// defaultCursorAhead is how many fetches a cursor keeps asked for
+	// beyond the one being read.
+	defaultCursorAhead = 2
 	// defaultMinBackoff and defaultMaxBackoff bound the wait before a
 	// socket slot dials again after failing.
 	defaultMinBackoff = 100 * time.Millisecond
@@ -71,8 +74,9 @@ type options struct {
 	dialTimeout, writeTimeout time.Duration
 	// readLimit bounds one server message; a larger one kills its socket.
 	readLimit int64
-	// cursorBatch is how many entries a cursor asks for at a time.
-	cursorBatch int
+	// cursorBatch is how many entries a cursor asks for at a time, and
+	// cursorAhead how many fetches it keeps asked for ahead of reading.
+	cursorBatch, cursorAhead int
 }
 
 var _ transport.Transport = (*client)(nil)
@@ -95,6 +99,7 @@ type client struct {
 	writeTimeout time.Duration
 	readLimit    int64
 	cursorBatch  uint32
+	cursorAhead  int
 	minBackoff   time.Duration
 	maxBackoff   time.Duration
 
@@ -186,6 +191,10 @@ func newClient(o options) (*client, error) {
 	c.cursorBatch = defaultCursorBatch
 	if o.cursorBatch > 0 {
 		c.cursorBatch = uint32(min(o.cursorBatch, 1<<20))
+	}
+	c.cursorAhead = defaultCursorAhead
+	if o.cursorAhead > 0 {
+		c.cursorAhead = min(o.cursorAhead, 16)
 	}
 	n := o.Sockets
 	if n <= 0 {
