@@ -86,6 +86,7 @@ var _ transport.Transport = (*client)(nil)
 type client struct {
 	url       string
 	token     string
+	tokens    func(context.Context) (string, error) // transport.Options.TokenSource
 	hdr       *headers.Set
 	tls       *tls.Config
 	want      codec.SocketCodec
@@ -147,6 +148,7 @@ func newClient(o options) (*client, error) {
 	c := &client{
 		url:          u.String(),
 		token:        o.AuthToken,
+		tokens:       o.TokenSource,
 		hdr:          headers.New(o.AuthToken, o.Headers, o.Namespace),
 		want:         sc,
 		timeout:      max(o.Timeout, 0),
@@ -480,4 +482,19 @@ func (sl *slot) died(sk *socket) {
 func isAuthError(err error) bool {
 	var e *transport.Error
 	return errors.As(err, &e) && (e.HTTPStatus == http.StatusUnauthorized || strings.HasPrefix(e.Code, "AUTH_"))
+}
+
+// helloToken returns the token a socket's next burst must have said hello
+// with: the TokenSource's, or "" without one (the socket's hello at dial
+// carried Options.AuthToken).
+func (c *client) helloToken(ctx context.Context) (string, *transport.Error) {
+	if c.tokens == nil {
+		return "", nil
+	}
+	tok, err := c.tokens(ctx)
+	if err != nil {
+		return "", &transport.Error{Message: "the auth token source failed", Safe: true, Err: err}
+	}
+	c.hdr.Remember(tok)
+	return tok, nil
 }

@@ -83,6 +83,11 @@ func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 		s.abort(opening)
 		return nil, err
 	}
+	token, terr := s.c.helloToken(ctx)
+	if terr != nil {
+		s.abort(opening)
+		return nil, terr
+	}
 	id := sk.alloc(&sk.cursors)
 	s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketOpenCursor, StreamID: s.id, CursorID: id, Batch: *b})
 	ex := s.exchange()
@@ -90,7 +95,7 @@ func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 	if opening {
 		ex.open = 0
 	}
-	if _, err := sk.send(ex, s.reqs); err != nil {
+	if _, err := sk.send(ex, s.reqs, token); err != nil {
 		sk.release(&sk.cursors, id)
 		s.abort(opening)
 		if !sk.alive() {
@@ -167,7 +172,7 @@ func (cur *cursor) fetch() error {
 	cur.bufs[0] = make([]byte, 0, size)
 	ex.reset(1, cur.bufs[:])
 	cur.reqs[0] = codec.SocketRequest{Type: codec.SocketFetchCursor, CursorID: cur.id, MaxCount: cur.s.c.cursorBatch}
-	if _, err := cur.sk.send(ex, cur.reqs[:]); err != nil {
+	if _, err := cur.sk.send(ex, cur.reqs[:], ""); err != nil {
 		// The cursor's batch runs on the server whatever becomes of the
 		// fetch: its failure is never Safe.
 		e := *err

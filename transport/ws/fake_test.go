@@ -224,6 +224,19 @@ func (fc *fconn) received() []string {
 	return out
 }
 
+// hellos returns the tokens of the hellos the socket got so far.
+func (fc *fconn) hellos() []string {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	var out []string
+	for _, m := range fc.msgs {
+		if m.Type == "hello" && m.JWT != nil {
+			out = append(out, *m.JWT)
+		}
+	}
+	return out
+}
+
 func (fc *fconn) send(msg string) {
 	fc.wmu.Lock()
 	defer fc.wmu.Unlock()

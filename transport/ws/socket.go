@@ -45,9 +45,10 @@ type socket struct {
 	version int
 	born    time.Time
 
-	wmu  sync.Mutex // one burst at a time; guards wbuf and ends
-	wbuf []byte
-	ends []int
+	wmu   sync.Mutex // one burst at a time; guards wbuf, ends and hello
+	wbuf  []byte
+	ends  []int
+	hello string // the token of the socket's latest hello
 
 	mu      sync.Mutex
 	err     *transport.Error // why the socket died; nil while it lives
@@ -129,7 +130,17 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 		sk.typ = websocket.MessageBinary
 	}
 	conn.SetReadLimit(c.readLimit)
-	hello, err := sk.codec.AppendHello(nil, c.token)
+	tok := c.token
+	if c.tokens != nil {
+		t, terr := c.helloToken(ctx)
+		if terr != nil {
+			_ = conn.CloseNow()
+			return nil, terr
+		}
+		tok = t
+	}
+	sk.hello = tok
+	hello, err := sk.codec.AppendHello(nil, tok)
 	if err == nil {
 		sk.w.cork(c.writeTimeout)
 		err = conn.Write(context.Background(), sk.typ, hello)
@@ -280,11 +291,21 @@ func (sk *socket) close(ifIdle bool) {
 //
 // Every request is encoded before the first is written, so that one the
 // codec refuses fails the burst with nothing sent.
-func (sk *socket) send(ex *exchange, reqs []codec.SocketRequest) (sent bool, err *transport.Error) {
+//
+// A token other than the one the socket last said hello with goes first, in
+// a new hello (a TokenSource's token that changed): the server takes it for
+// the socket's later requests, and its streams live on.
+func (sk *socket) send(ex *exchange, reqs []codec.SocketRequest, token string) (sent bool, err *transport.Error) {
 	sk.wmu.Lock()
 	defer sk.wmu.Unlock()
 	if err := sk.encode(reqs); err != nil {
 		return false, err
+	}
+	if token != "" && token != sk.hello {
+		if err := sk.prependHello(token); err != nil {
+			return false, err
+		}
+		sk.hello = token
 	}
 	sk.mu.Lock()
 	if sk.err != nil {
@@ -345,6 +366,21 @@ func (sk *socket) encode(reqs []codec.SocketRequest) *transport.Error {
 		}
 		sk.ends = append(sk.ends, len(sk.wbuf))
 	}
+	return nil
+}
+
+// prependHello puts a hello with token before the encoded burst; sk.wmu
+// is held.
+func (sk *socket) prependHello(token string) *transport.Error {
+	hello, err := sk.codec.AppendHello(nil, token)
+	if err != nil {
+		return &transport.Error{Message: "encode failed", Safe: true, Err: err}
+	}
+	sk.wbuf = append(hello, sk.wbuf...)
+	for i := range sk.ends {
+		sk.ends[i] += len(hello)
+	}
+	sk.ends = append([]int{len(hello)}, sk.ends...)
 	return nil
 }
 

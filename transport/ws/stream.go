@@ -127,6 +127,11 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 			s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketCloseSQL, SQLID: id})
 		}
 	}
+	token, terr := s.c.helloToken(ctx)
+	if terr != nil {
+		s.abort(opening)
+		return terr
+	}
 	ex := s.exchange()
 	ex.reset(len(s.reqs), res.Bodies)
 	resp := &res.Pipeline
@@ -137,7 +142,7 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 	if opening {
 		ex.open = 0
 	}
-	if sent, err := sk.send(ex, s.reqs); err != nil {
+	if sent, err := sk.send(ex, s.reqs, token); err != nil {
 		s.abort(opening)
 		if !sk.alive() {
 			s.forget()
