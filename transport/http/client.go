@@ -48,7 +48,7 @@ const (
 // concurrent use.
 type client struct {
 	base       string
-	authHeader string // "Bearer <token>" or ""
+	authHeader string                                // "Bearer <token>" or ""
 	tokens     func(context.Context) (string, error) // Options.TokenSource
 	hdr        *headers.Set
 	want       codec.Codec // Options.Codec
