@@ -198,3 +198,14 @@ fuzz:
 .PHONY: bench-e2e
 bench-e2e:
 	cd bench/e2e && go run ./cmd/e2e-run $(E2E_FLAGS)
+
+# make bench-writers   concurrent autocommit writers per set of DSN parameters
+#                      (issue 11, maxWriters), each sample on a throwaway sqld
+#                      (bench/e2e/cmd/writers; see docs/RELIABILITY.md and
+#                      docs/PERF.md). WRITERS_FLAGS says which measurement:
+#                      make bench-writers WRITERS_FLAGS="-runs 8 -params ';maxWriters=0'"
+#                      make bench-writers WRITERS_FLAGS='-rounds 7 -seconds 2'
+WRITERS_FLAGS ?= -rounds 3
+.PHONY: bench-writers
+bench-writers:
+	cd bench/e2e && go run ./cmd/writers $(WRITERS_FLAGS)

@@ -45,6 +45,20 @@ type ConnectorOption func(*connectorOptions)
 type connectorOptions struct {
 	headers      http.Header
 	roundTripper http.RoundTripper
+	tokens       func(context.Context) (string, error)
+}
+
+// WithAuthTokenProvider makes the connector ask tokens for its JWT instead
+// of using Config.AuthToken (which must then be empty), for tokens that
+// expire: it is called before every HTTP request, and over WebSocket before
+// every burst of requests, where a token other than the one a socket said
+// hello with goes first in a new hello on that socket, which keeps its
+// streams and their transactions. tokens should be cheap (cache a token
+// until shortly before it expires) and safe for concurrent use; its error
+// fails the statement, which then certainly had no effect. Its tokens never
+// appear in errors or logs.
+func WithAuthTokenProvider(tokens func(ctx context.Context) (string, error)) ConnectorOption {
+	return func(o *connectorOptions) { o.tokens = tokens }
 }
 
 // WithRoundTripper makes the connector send its HTTP requests through rt
@@ -100,6 +114,9 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 	for _, opt := range opts {
 		opt(&co)
 	}
+	if co.tokens != nil && cfg.AuthToken != "" {
+		return nil, &DSNError{Msg: "both an auth token and WithAuthTokenProvider; use one"}
+	}
 	to, err := transportOptions(cfg, &co)
 	if err != nil {
 		return nil, err
@@ -142,6 +159,7 @@ func transportOptions(cfg *Config, co *connectorOptions) (transport.Options, err
 	return transport.Options{
 		URL:          cfg.URL,
 		AuthToken:    cfg.AuthToken,
+		TokenSource:  co.tokens,
 		Headers:      co.headers,
 		Namespace:    cfg.Namespace,
 		TLSConfig:    cfg.TLSConfig,

@@ -145,7 +145,7 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // countingDB opens a database whose HTTP requests are counted.
 // params are extra "key=value" DSN parameters.
-func countingDB(t *testing.T, url string, variant testmatrix.Variant, params ...string) (*sql.DB, *countingTransport) {
+func countingDB(t testing.TB, url string, variant testmatrix.Variant, params ...string) (*sql.DB, *countingTransport) {
 	cfg, err := libsql.ParseDSN(url + "?" + strings.Join(append([]string{"codec=" + variant.Codec}, params...), "&"))
 	require.NoError(t, err)
 	ct := &countingTransport{}

@@ -196,7 +196,9 @@ func TestBusyRetry(t *testing.T) {
 			defer cancel()
 			start := time.Now()
 			_, err = open(url).ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('bounded')")
-			require.True(t, errors.Is(err, libsql.ErrBusy), "%v", err)
+			// The last SQLITE_BUSY, or, when the context ends while an
+			// attempt is on its way (a loaded machine), that attempt's end.
+			require.True(t, errors.Is(err, libsql.ErrBusy) || errors.Is(err, context.DeadlineExceeded), "%v", err)
 			require.Less(t, time.Since(start), 2*time.Second, "the context bounds the retries")
 			require.Greater(t, refused.Load(), int32(1))
 			_, err = open(url, "busyTimeout=200ms").ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('bounded')")

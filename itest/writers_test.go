@@ -3,7 +3,8 @@ package itest
 // Concurrent autocommit writers on one *sql.DB against a sqld with its
 // default WAL, with the machine's cores taken by busy loops: the scenario of
 // issue 11, in which sqld 0.24.32 answers SQLITE_BUSY or stalls all writes
-// for good.
+// for good. The repeated runs and the throughput per maxWriters setting,
+// which measure rather than assert, are bench/e2e/cmd/writers.
 
 import (
 	"bytes"
@@ -16,7 +17,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -51,11 +51,6 @@ type stressResult struct {
 	wall     time.Duration
 	loadAvg  string
 	rowsErrs string // why rows is unknown
-}
-
-// clean reports whether every insert succeeded exactly once, in time.
-func (r stressResult) clean(want int64) bool {
-	return !r.hung && len(r.errs) == 0 && r.ok == want && r.rows == want
 }
 
 func (r stressResult) String() string {
@@ -279,197 +274,4 @@ func (c *inFlight) RoundTrip(r *http.Request) (*http.Response, error) {
 		defer track(&c.writes, &c.maxWrites)()
 	}
 	return c.rt.RoundTrip(r)
-}
-
-// envInt reads a whole-number environment variable, def if unset.
-func envInt(t testing.TB, name string, def int) int {
-	t.Helper()
-	v := os.Getenv(name)
-	if v == "" {
-		return def
-	}
-	n, err := strconv.Atoi(v)
-	require.NoError(t, err, name)
-	return n
-}
-
-// TestWritersStressRuns repeats the scenario for the record
-// (docs/RELIABILITY.md); it runs only when LIBSQL_WRITERS_RUNS is set:
-//
-//	LIBSQL_WRITERS_RUNS=6            runs per configuration
-//	LIBSQL_WRITERS_PARAMS=a=1,b=2    the DSN parameters of each configuration,
-//	                                 configurations separated by ';' (one
-//	                                 empty configuration: the defaults);
-//	                                 runs are interleaved across them
-//	LIBSQL_WRITERS_BUSY=2            busy loops (default: one per CPU)
-//	LIBSQL_WRITERS_WORKERS=32, LIBSQL_WRITERS_PER=50
-//	LIBSQL_WRITERS_CODEC=direct
-//	LIBSQL_WRITERS_DEADLINE=60       seconds before a run counts as hung
-func TestWritersStressRuns(t *testing.T) {
-	runs := envInt(t, "LIBSQL_WRITERS_RUNS", 0)
-	if runs == 0 {
-		t.Skip("LIBSQL_WRITERS_RUNS is not set")
-	}
-	configs := strings.Split(os.Getenv("LIBSQL_WRITERS_PARAMS"), ";")
-	base := stressConfig{
-		variant:  testmatrix.Named("direct"),
-		workers:  envInt(t, "LIBSQL_WRITERS_WORKERS", 32),
-		perWork:  envInt(t, "LIBSQL_WRITERS_PER", 50),
-		busy:     envInt(t, "LIBSQL_WRITERS_BUSY", runtime.NumCPU()),
-		deadline: time.Duration(envInt(t, "LIBSQL_WRITERS_DEADLINE", 60)) * time.Second,
-	}
-	if c := os.Getenv("LIBSQL_WRITERS_CODEC"); c != "" {
-		base.variant = testmatrix.Named(c)
-	}
-	want := int64(base.workers * base.perWork)
-	clean := make([]int, len(configs))
-	for run := 1; run <= runs; run++ {
-		for i, params := range configs {
-			cfg := base
-			if params != "" {
-				cfg.params = strings.Split(params, ",")
-			}
-			r := stressRun(t, cfg)
-			if r.clean(want) {
-				clean[i]++
-			}
-			t.Logf("run %d [%s] clean %t: %v", run, params, r.clean(want), r)
-		}
-	}
-	for i, params := range configs {
-		t.Logf("[%s]: %d of %d runs clean (%d x %d inserts, %d busy loops, variant %s)",
-			params, clean[i], runs, base.workers, base.perWork, base.busy, base.variant)
-	}
-}
-
-// throughputConfigs are the configurations TestWritersThroughput compares,
-// from LIBSQL_WRITERS_PARAMS as in TestWritersStressRuns; the first is the
-// baseline of the ratios.
-func throughputConfigs() []string {
-	if v, ok := os.LookupEnv("LIBSQL_WRITERS_PARAMS"); ok {
-		return strings.Split(v, ";")
-	}
-	return []string{"maxWriters=0", "maxWriters=1", "maxWriters=2", "maxWriters=4"}
-}
-
-// TestWritersThroughput measures autocommit INSERTs per second on a quiet
-// machine for 1, 4, 16 and 64 concurrent writers, in interleaved rounds:
-// each round and concurrency gets a fresh sqld (default WAL), on which
-// every configuration runs in turn, in an order that rotates from round to
-// round. It runs only when LIBSQL_WRITERS_ROUNDS is set:
-//
-//	LIBSQL_WRITERS_ROUNDS=5          rounds
-//	LIBSQL_WRITERS_SECONDS=3         measured seconds per sample
-//	LIBSQL_WRITERS_PARAMS=...        as in TestWritersStressRuns
-//	LIBSQL_WRITERS_LATENCY_MS=20     answers delayed that long by a
-//	                                 toxiproxy in front of sqld (default 0:
-//	                                 none, no proxy)
-//
-// It reports, per concurrency and configuration, the median of the
-// per-round ratios to the first configuration and their range. A sample
-// whose writes hang for 20 s (sqld's stall) is reported as stalled.
-func TestWritersThroughput(t *testing.T) {
-	rounds := envInt(t, "LIBSQL_WRITERS_ROUNDS", 0)
-	if rounds == 0 {
-		t.Skip("LIBSQL_WRITERS_ROUNDS is not set")
-	}
-	sample := time.Duration(envInt(t, "LIBSQL_WRITERS_SECONDS", 3)) * time.Second
-	configs := throughputConfigs()
-	latency := time.Duration(envInt(t, "LIBSQL_WRITERS_LATENCY_MS", 0)) * time.Millisecond
-	concs := []int{1, 4, 16, 64}
-	// rates[c][k][round] in inserts/s; 0 for a stalled sample.
-	rates := make([][][]float64, len(concs))
-	for ci := range concs {
-		rates[ci] = make([][]float64, len(configs))
-	}
-	for round := range rounds {
-		for ci, conc := range concs {
-			srv := startSqld(t)
-			url := srv.URL()
-			if latency > 0 {
-				fp := newFaultProxy(t, url)
-				fp.addLatency(t, "latency", latency)
-				url = fp.url
-			}
-			for j := range configs {
-				k := (j + round) % len(configs)
-				var params []string
-				if configs[k] != "" {
-					params = strings.Split(configs[k], ",")
-				}
-				db := openDB(t, url, testmatrix.Named("direct"), params...)
-				table := privateTable(t, db, fmt.Sprintf("tp_%d_%d", ci, k), "(id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
-				ins, err := db.Prepare("INSERT INTO " + table + " (v) VALUES (?)")
-				require.NoError(t, err)
-				insertFor(ins, conc, 300*time.Millisecond) // warm up the pools
-				n, errs, stalled := insertFor(ins, conc, sample)
-				rate := float64(n) / sample.Seconds()
-				if stalled {
-					rate = 0
-				}
-				rates[ci][k] = append(rates[ci][k], rate)
-				t.Logf("round %d, %2d writers, [%s]: %7.0f inserts/s, %d errors, stalled %t, load %s",
-					round+1, conc, configs[k], rate, errs, stalled, loadAverage())
-				_ = ins.Close()
-				_ = db.Close()
-				if stalled {
-					// Later samples on this server would stall too.
-					srv.stop(syscall.SIGKILL)
-					srv.start(t)
-				}
-			}
-			srv.stop(syscall.SIGKILL)
-		}
-	}
-	for ci, conc := range concs {
-		for k := range configs {
-			var ratios []float64
-			stalls := 0
-			for _, v := range rates[ci][k] {
-				if v == 0 {
-					stalls++
-				}
-			}
-			for r := range rounds {
-				if base := rates[ci][0][r]; base > 0 {
-					ratios = append(ratios, rates[ci][k][r]/base)
-				}
-			}
-			slices.Sort(ratios)
-			med, lo, hi := 0.0, 0.0, 0.0
-			if len(ratios) > 0 {
-				med, lo, hi = ratios[len(ratios)/2], ratios[0], ratios[len(ratios)-1]
-			}
-			sorted := slices.Clone(rates[ci][k])
-			slices.Sort(sorted)
-			t.Logf("%2d writers [%s]: median %.0f inserts/s; ratio to [%s] median %.3f (range %.3f-%.3f over %d rounds); %d stalled",
-				conc, configs[k], sorted[len(sorted)/2], configs[0], med, lo, hi, len(ratios), stalls)
-		}
-	}
-}
-
-// insertFor runs conc goroutines of autocommit INSERTs for d and returns
-// how many succeeded and failed, and whether a write hung for 20 s.
-func insertFor(ins *sql.Stmt, conc int, d time.Duration) (n, errs int64, stalled bool) {
-	var ok, bad atomic.Int64
-	var hung atomic.Bool
-	end := time.Now().Add(d)
-	_ = runWorkers(conc, func(w int) error {
-		for i := 0; time.Now().Before(end) && !hung.Load(); i++ {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-			_, err := ins.ExecContext(ctx, w*1_000_000+i)
-			cancel()
-			switch {
-			case err == nil:
-				ok.Add(1)
-			case errors.Is(err, context.DeadlineExceeded):
-				hung.Store(true)
-				bad.Add(1)
-			default:
-				bad.Add(1)
-			}
-		}
-		return nil
-	})
-	return ok.Load(), bad.Load(), hung.Load()
 }

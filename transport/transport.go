@@ -32,6 +32,14 @@ type Options struct {
 	// AuthToken, if set, is the JWT sent with every request (over
 	// WebSocket, in each socket's hello).
 	AuthToken string
+	// TokenSource, if set, gives the JWT instead of AuthToken, for tokens
+	// that expire: it is called for every HTTP request, and over WebSocket
+	// before every burst of requests, where a token other than the one the
+	// socket said hello with goes first in a new hello on the same socket
+	// (Hrana 2 and 3 allow it), so that its streams live on. It should be
+	// cheap (cache the token until shortly before it expires); its error
+	// fails the request, which is then Safe.
+	TokenSource func(ctx context.Context) (string, error)
 	// Headers are sent with every request (over WebSocket, with each
 	// socket's handshake). The transport's own headers override them. Their
 	// values are secrets: removed from any text the server echoes.

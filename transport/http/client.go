@@ -48,7 +48,8 @@ const (
 // concurrent use.
 type client struct {
 	base       string
-	authHeader string // "Bearer <token>" or ""
+	authHeader string                                // "Bearer <token>" or ""
+	tokens     func(context.Context) (string, error) // Options.TokenSource
 	hdr        *headers.Set
 	want       codec.Codec // Options.Codec
 	json       codec.Codec // Options.JSON: error bodies, and the fallback
@@ -113,6 +114,7 @@ func newClient(o transport.Options) (*client, error) {
 	if o.AuthToken != "" {
 		c.authHeader = "Bearer " + o.AuthToken
 	}
+	c.tokens = o.TokenSource
 	rt := o.RoundTripper
 	if rt == nil {
 		// A database connection should not silently go through an HTTP
@@ -254,7 +256,7 @@ func (c *client) withTimeout(ctx context.Context) (context.Context, context.Canc
 	return ctx, func() {}
 }
 
-func (c *client) setHeaders(req *http.Request, w *protocol) {
+func (c *client) setHeaders(req *http.Request, w *protocol) error {
 	for k, vs := range c.hdr.Header {
 		req.Header[k] = vs
 	}
@@ -263,7 +265,20 @@ func (c *client) setHeaders(req *http.Request, w *protocol) {
 		// Explicit, so that a caller's RoundTripper does not ask for gzip.
 		req.Header.Set("Accept-Encoding", "identity")
 	}
-	if c.authHeader != "" {
-		req.Header.Set("Authorization", c.authHeader)
+	auth := c.authHeader
+	if c.tokens != nil {
+		tok, err := c.tokens(req.Context())
+		if err != nil {
+			return &transport.Error{Message: "the auth token source failed", Safe: true, Err: err}
+		}
+		auth = ""
+		if tok != "" {
+			auth = "Bearer " + tok
+			c.hdr.Remember(tok)
+		}
 	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	return nil
 }

@@ -139,7 +139,9 @@ func (s *stream) openCursor(ctx context.Context, batch *codec.Batch) (*cursor, e
 	if err != nil {
 		return fail(false, sendFailed(false, err))
 	}
-	c.setHeaders(hreq, w)
+	if err := c.setHeaders(hreq, w); err != nil {
+		return fail(false, err)
+	}
 	// Rows must flow as the server produces them; gzip would batch them.
 	hreq.Header.Set("Accept-Encoding", "identity")
 	resp, sent, err := c.do(hreq, s.trace)

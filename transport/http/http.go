@@ -86,7 +86,9 @@ func (c *client) post(ctx context.Context, w *protocol, tr *sendTrace, endpoint 
 	if err != nil {
 		return false, sendFailed(false, err)
 	}
-	c.setHeaders(req, w)
+	if err := c.setHeaders(req, w); err != nil {
+		return false, err
+	}
 	resp, sent, err := c.do(req, tr)
 	if err != nil {
 		return false, sendFailed(sent, err)

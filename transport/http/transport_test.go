@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -346,4 +348,48 @@ func newTestClient(t testing.TB, o transport.Options, tweaks ...func(*client)) *
 		tweak(c)
 	}
 	return c
+}
+
+// TestTokenSource: every request carries the source's current token, and
+// a failing source fails the request Safe before anything is sent.
+func TestTokenSource(t *testing.T) {
+	var got []string
+	var mu sync.Mutex
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Header.Get("Authorization"))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"baton":null,"base_url":null,"results":[{"type":"ok","response":{"type":"close"}}]}`)
+	})
+	tokens := []string{"one", "two"}
+	var fail bool
+	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec, TokenSource: func(context.Context) (string, error) {
+		if fail {
+			return "", errors.New("no token today")
+		}
+		tok := tokens[0]
+		if len(tokens) > 1 {
+			tokens = tokens[1:]
+		}
+		return tok, nil
+	}})
+	for range 3 {
+		if err := sendClose(context.Background(), c.NewStream()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []string{"Bearer one", "Bearer two", "Bearer two"}; !slices.Equal(got, want) {
+		t.Fatalf("Authorization headers %q, want %q", got, want)
+	}
+	fail = true
+	err := sendClose(context.Background(), c.NewStream())
+	if !isSafeErr(err) || !strings.Contains(err.Error(), "no token today") || len(got) != 3 {
+		t.Fatalf("a failing source: %v (%d requests)", err, len(got))
+	}
+}
+
+func isSafeErr(err error) bool {
+	var e *transport.Error
+	return errors.As(err, &e) && e.Safe
 }

@@ -38,6 +38,9 @@ const (
 	// defaultCursorBatch is the max_count of a cursor's fetches (sqld also
 	// stops a fetch at an eighth of its response limit in bytes).
 	defaultCursorBatch = 1000
+	// defaultCursorAhead is how many fetches a cursor keeps asked for
+	// beyond the one being read.
+	defaultCursorAhead = 2
 	// defaultMinBackoff and defaultMaxBackoff bound the wait before a
 	// socket slot dials again after failing.
 	defaultMinBackoff = 100 * time.Millisecond
@@ -71,8 +74,9 @@ type options struct {
 	dialTimeout, writeTimeout time.Duration
 	// readLimit bounds one server message; a larger one kills its socket.
 	readLimit int64
-	// cursorBatch is how many entries a cursor asks for at a time.
-	cursorBatch int
+	// cursorBatch is how many entries a cursor asks for at a time, and
+	// cursorAhead how many fetches it keeps asked for ahead of reading.
+	cursorBatch, cursorAhead int
 }
 
 var _ transport.Transport = (*client)(nil)
@@ -82,6 +86,7 @@ var _ transport.Transport = (*client)(nil)
 type client struct {
 	url       string
 	token     string
+	tokens    func(context.Context) (string, error) // transport.Options.TokenSource
 	hdr       *headers.Set
 	tls       *tls.Config
 	want      codec.SocketCodec
@@ -95,6 +100,7 @@ type client struct {
 	writeTimeout time.Duration
 	readLimit    int64
 	cursorBatch  uint32
+	cursorAhead  int
 	minBackoff   time.Duration
 	maxBackoff   time.Duration
 
@@ -142,6 +148,7 @@ func newClient(o options) (*client, error) {
 	c := &client{
 		url:          u.String(),
 		token:        o.AuthToken,
+		tokens:       o.TokenSource,
 		hdr:          headers.New(o.AuthToken, o.Headers, o.Namespace),
 		want:         sc,
 		timeout:      max(o.Timeout, 0),
@@ -186,6 +193,10 @@ func newClient(o options) (*client, error) {
 	c.cursorBatch = defaultCursorBatch
 	if o.cursorBatch > 0 {
 		c.cursorBatch = uint32(min(o.cursorBatch, 1<<20))
+	}
+	c.cursorAhead = defaultCursorAhead
+	if o.cursorAhead > 0 {
+		c.cursorAhead = min(o.cursorAhead, 16)
 	}
 	n := o.Sockets
 	if n <= 0 {
@@ -328,7 +339,7 @@ func (c *client) acquireOnce(ctx context.Context) (sk *socket, backedOff bool, e
 		select {
 		case <-done:
 		case <-ctx.Done():
-			return nil, false, &transport.Error{Message: "dial failed", Safe: true, Err: ctx.Err()}
+			return nil, false, &transport.Error{Message: "cannot connect to the server", Safe: true, Err: ctx.Err()}
 		}
 		if sk := sl.live(); sk != nil {
 			return sk, false, nil
@@ -385,7 +396,7 @@ func (c *client) failure() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.lastErr == nil {
-		return &transport.Error{Message: "dial failed", Safe: true, Resend: true}
+		return &transport.Error{Message: "cannot connect to the server", Safe: true, Resend: true}
 	}
 	return c.lastErr
 }
@@ -471,4 +482,19 @@ func (sl *slot) died(sk *socket) {
 func isAuthError(err error) bool {
 	var e *transport.Error
 	return errors.As(err, &e) && (e.HTTPStatus == http.StatusUnauthorized || strings.HasPrefix(e.Code, "AUTH_"))
+}
+
+// helloToken returns the token a socket's next burst must have said hello
+// with: the TokenSource's, or "" without one (the socket's hello at dial
+// carried Options.AuthToken).
+func (c *client) helloToken(ctx context.Context) (string, *transport.Error) {
+	if c.tokens == nil {
+		return "", nil
+	}
+	tok, err := c.tokens(ctx)
+	if err != nil {
+		return "", &transport.Error{Message: "the auth token source failed", Safe: true, Err: err}
+	}
+	c.hdr.Remember(tok)
+	return tok, nil
 }

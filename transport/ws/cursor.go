@@ -15,10 +15,14 @@ const firstFetchBuffer = 32 << 10
 
 var _ transport.Cursor = (*cursor)(nil)
 
-// cursor reads the entries of a cursor on a stream, one fetch_cursor
-// (the client's cursor batch of entries) at a time, with the next fetch already
-// asked for while the current one is read: memory stays bounded by two
-// fetches whatever the size of the result. Each fetch is read into a buffer
+// cursor reads the entries of a cursor on a stream, one fetch_cursor (the
+// client's cursor batch of entries) at a time, with the next fetches
+// (cursorAhead of them) already asked for while the current one is read:
+// sqld serves a stream's requests one after another and collects a fetch's
+// entries only while it serves that fetch, so a fetch already waiting when
+// one is answered keeps the query running while the answer travels and is
+// read. Memory stays bounded by cursorAhead+1 fetches whatever the size of
+// the result. Each fetch is read into a buffer
 // of its own that is never reused, so values stay valid after later calls.
 //
 // The stream serves nothing else while its cursor is open: a request on it
@@ -30,7 +34,7 @@ type cursor struct {
 	ctx   context.Context // OpenCursor's: it bounds the reading too
 	cur   *exchange       // the fetch being read; nil before the first
 	next  int             // the next entry of cur
-	ahead *exchange       // the fetch asked for; nil if none
+	ahead []*exchange     // the fetches asked for, oldest first
 	spare *exchange       // a fetch read to the end, for the next one
 	size  int             // of the last fetch's message
 	last  bool            // the server said there are no more entries
@@ -79,6 +83,11 @@ func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 		s.abort(opening)
 		return nil, err
 	}
+	token, terr := s.c.helloToken(ctx)
+	if terr != nil {
+		s.abort(opening)
+		return nil, terr
+	}
 	id := sk.alloc(&sk.cursors)
 	s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketOpenCursor, StreamID: s.id, CursorID: id, Batch: *b})
 	ex := s.exchange()
@@ -86,7 +95,7 @@ func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 	if opening {
 		ex.open = 0
 	}
-	if _, err := sk.send(ex, s.reqs); err != nil {
+	if _, err := sk.send(ex, s.reqs, token); err != nil {
 		sk.release(&sk.cursors, id)
 		s.abort(opening)
 		if !sk.alive() {
@@ -106,9 +115,11 @@ func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 		return nil, &transport.Error{Message: "cursor failed", Err: err}
 	}
 	if err := s.answered(ex); err != nil {
+		ex.recycle()
 		sk.release(&sk.cursors, id)
 		return nil, err
 	}
+	defer ex.recycle()
 	m := ex.msgs[total-1]
 	if m.Type != codec.ServerResponseOK {
 		if m.Error.Code == "STREAM_NOT_OPEN" {
@@ -128,11 +139,21 @@ func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, set
 			return nil, transport.SetupError(&setup[i], &m.Error)
 		}
 	}
-	if err := cur.fetch(); err != nil {
+	if err := cur.fill(); err != nil {
 		cur.Close()
 		return nil, err
 	}
 	return cur, nil
+}
+
+// fill asks for fetches until cursorAhead of them are outstanding.
+func (cur *cursor) fill() error {
+	for len(cur.ahead) < cur.s.c.cursorAhead {
+		if err := cur.fetch(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // fetch asks for the next entries.
@@ -151,14 +172,14 @@ func (cur *cursor) fetch() error {
 	cur.bufs[0] = make([]byte, 0, size)
 	ex.reset(1, cur.bufs[:])
 	cur.reqs[0] = codec.SocketRequest{Type: codec.SocketFetchCursor, CursorID: cur.id, MaxCount: cur.s.c.cursorBatch}
-	if _, err := cur.sk.send(ex, cur.reqs[:]); err != nil {
+	if _, err := cur.sk.send(ex, cur.reqs[:], ""); err != nil {
 		// The cursor's batch runs on the server whatever becomes of the
 		// fetch: its failure is never Safe.
 		e := *err
 		e.Safe, e.Resend = false, false
 		return &e
 	}
-	cur.ahead = ex
+	cur.ahead = append(cur.ahead, ex)
 	return nil
 }
 
@@ -214,10 +235,10 @@ func (cur *cursor) Next(e *codec.CursorEntry) error {
 // receive waits for the fetch asked for, makes it the current one, and
 // asks for the next if the server has more.
 func (cur *cursor) receive() error {
-	ex := cur.ahead
-	if ex == nil {
+	if len(cur.ahead) == 0 {
 		return &transport.Error{Message: "read failed", Err: errCursorDetached}
 	}
+	ex := cur.ahead[0]
 	select {
 	case <-ex.done:
 	case <-cur.ctx.Done():
@@ -225,7 +246,7 @@ func (cur *cursor) receive() error {
 		// behind it.
 		return &transport.Error{Message: "read failed", Err: cur.ctx.Err()}
 	}
-	cur.ahead = nil
+	cur.ahead = append(cur.ahead[:0], cur.ahead[1:]...)
 	if ex.err != nil {
 		e := *ex.err
 		e.Safe, e.Resend = false, false
@@ -238,8 +259,15 @@ func (cur *cursor) receive() error {
 	cur.cur, cur.next = ex, 0
 	cur.size = len(ex.bufs[0])
 	cur.last = m.Response.Done
-	if !cur.last && cur.s.cursor == cur {
-		return cur.fetch()
+	if cur.last {
+		// The fetches asked for after it are answered empty; nothing
+		// waits for them.
+		clear(cur.ahead)
+		cur.ahead = cur.ahead[:0]
+		return nil
+	}
+	if cur.s.cursor == cur {
+		return cur.fill()
 	}
 	return nil
 }
@@ -282,7 +310,8 @@ func (cur *cursor) detach() {
 	if cur.s.cursor == cur {
 		cur.s.cursor = nil
 	}
-	cur.ahead = nil
+	clear(cur.ahead)
+	cur.ahead = cur.ahead[:0]
 	if cur.err == nil && !cur.done {
 		cur.err = &transport.Error{Message: "read failed", Err: errCursorDetached}
 	}

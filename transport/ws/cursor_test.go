@@ -24,9 +24,10 @@ func (fc *fconn) fetchCount() int {
 	return fc.fetches
 }
 
-// TestCursor: a cursor reads its entries fetch by fetch, keeping one fetch
-// in flight ahead of the reader and no more, so that what it holds is
-// bounded; Close closes it, and the stream serves requests again.
+// TestCursor: a cursor reads its entries fetch by fetch, keeping
+// cursorAhead fetches in flight ahead of the reader and no more, so that
+// what it holds is bounded; Close closes it, and the stream serves requests
+// again.
 func TestCursor(t *testing.T) {
 	f := newFake(t)
 	c := newFakeClient(t, f, func(o *options) { o.cursorBatch = 100 })
@@ -53,8 +54,9 @@ func TestCursor(t *testing.T) {
 			}
 		case codec.EntryRow:
 			rows = append(rows, e.Row[0].Int)
-			// The reader is never more than one fetch behind the server.
-			if n, read := fc.fetchCount(), len(rows)+1; n > read/100+2 {
+			// The reader is never more than cursorAhead fetches behind
+			// the server.
+			if n, read := fc.fetchCount(), len(rows)+1; n > read/100+1+c.cursorAhead {
 				t.Fatalf("%d fetches sent after %d entries read", n, read)
 			}
 		}

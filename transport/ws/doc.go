@@ -53,9 +53,11 @@
 // # Cursors
 //
 // OpenCursor runs a batch through open_cursor and reads its entries with
-// fetch_cursor, a fixed batch at a time, keeping the next fetch in
-// flight while one is read: memory is bounded by two fetches whatever the
-// size of the result. While a cursor is open its stream serves nothing
+// fetch_cursor, a fixed batch at a time, keeping the next two fetches in
+// flight while one is read (sqld collects a fetch's entries only while it
+// serves that fetch, so one already queued keeps the query running while
+// an answer travels): memory is bounded by three fetches whatever the size
+// of the result. While a cursor is open its stream serves nothing
 // else; a request on the stream closes the cursor first.
 //
 // # Hrana 2

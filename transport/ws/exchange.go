@@ -1,6 +1,7 @@
 package ws
 
 import (
+	"sync"
 	"sync/atomic"
 
 	"github.com/gohrana/libsql/codec"
@@ -37,15 +38,17 @@ type exchange struct {
 
 func newExchange() *exchange { return &exchange{done: make(chan struct{}, 1), open: -1} }
 
-// reset readies the exchange for n requests, keeping its spare messages.
-// bodies are buffers the answers may be read into (from a Result being
-// reused); the exchange takes them.
+// reset readies the exchange for n requests, each with a spare message
+// from msgPool. bodies are buffers the answers may be copied into (from a
+// Result being reused); the exchange takes them.
 func (ex *exchange) reset(n int, bodies [][]byte) {
 	for len(ex.msgs) < n {
-		ex.msgs = append(ex.msgs, new(codec.ServerMsg))
+		ex.msgs = append(ex.msgs, nil)
 	}
-	for _, m := range ex.msgs[:n] {
-		trim(m)
+	for i := range ex.msgs[:n] {
+		if ex.msgs[i] == nil {
+			ex.msgs[i] = msgPool.Get().(*codec.ServerMsg)
+		}
 	}
 	if cap(ex.bufs) < n {
 		ex.bufs = make([][]byte, n)
@@ -84,24 +87,24 @@ func (ex *exchange) fail(err *transport.Error, safe bool) {
 	ex.complete()
 }
 
-// maxKeptValues bounds the values (and cursor entries) a spare message
-// keeps room for: the capacity of an unusually large answer is left to the
-// garbage collector rather than kept by a stream for its whole life.
-const maxKeptValues = 1 << 16
-
-// trim drops the unusually large slices of a spare message.
-func trim(m *codec.ServerMsg) {
-	r := &m.Response
-	if cap(r.Result.Values) > maxKeptValues {
-		r.Result.Values = nil
-	}
-	if cap(r.Entries) > maxKeptValues {
-		r.Entries = nil
-	}
-	if cap(r.Batch.Steps) > maxKeptValues/64 {
-		r.Batch.Steps = nil
+// recycle gives the exchange's messages back to msgPool once their owner
+// has taken what it needs from them (streamResult leaves them holding the
+// slices a Result had before, so their capacity serves the next decode).
+// A message's slices may be large; like the HTTP transport's pooled
+// Results, the pool keeps them only until the garbage collector empties
+// it, rather than a stream keeping them for its whole life.
+func (ex *exchange) recycle() {
+	for i, m := range ex.msgs {
+		if m != nil {
+			m.Reset()
+			msgPool.Put(m)
+			ex.msgs[i] = nil
+		}
 	}
 }
+
+// msgPool holds the ServerMsgs answers are decoded into.
+var msgPool = sync.Pool{New: func() any { return new(codec.ServerMsg) }}
 
 // A waiter is the exchange, and the index in it, that the answer to a
 // request id belongs to. A nil ex discards the answer (a close that no one
@@ -115,6 +118,17 @@ type waiter struct {
 // slices change places (r's old capacity goes to m, for its next decode), so
 // nothing is copied. A response_error becomes a failed result, which is
 // what Hrana over HTTP returns for it too.
+// lend moves the slices of r, a result being reused, into m, the spare its
+// answer will be decoded into, so that the decode reuses the result's
+// capacity as the HTTP transport's decode into a pooled Result does;
+// streamResult moves them back, filled.
+func lend(m *codec.ServerMsg, r *codec.StreamResult) {
+	d, s := &m.Response, &r.Response
+	d.Result, s.Result = s.Result, d.Result
+	d.Batch, s.Batch = s.Batch, d.Batch
+	d.Describe, s.Describe = s.Describe, d.Describe
+}
+
 func streamResult(r *codec.StreamResult, m *codec.ServerMsg) {
 	if m.Type != codec.ServerResponseOK {
 		r.OK = false

@@ -51,8 +51,11 @@ type fake struct {
 	protos []string
 	hook   atomic.Pointer[func(fc *fconn, m *cmsg) bool]
 	reject atomic.Int32 // dials to answer with HTTP 503, then accept
-	dials  atomic.Int32
-	live   atomic.Int32 // sockets open
+	// rejectAfter delays each 503 (nanoseconds), so that requests a test
+	// starts together all meet the dial under way.
+	rejectAfter atomic.Int64
+	dials       atomic.Int32
+	live        atomic.Int32 // sockets open
 
 	mu     sync.Mutex
 	conns  []*fconn
@@ -141,6 +144,7 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 	f.header = r.Header.Clone()
 	f.mu.Unlock()
 	if f.reject.Add(-1) >= 0 {
+		time.Sleep(time.Duration(f.rejectAfter.Load()))
 		http.Error(w, "overloaded, header "+r.Header.Get("X-Secret"), http.StatusServiceUnavailable)
 		return
 	}
@@ -216,6 +220,19 @@ func (fc *fconn) received() []string {
 			continue
 		}
 		out = append(out, m.Request.Type)
+	}
+	return out
+}
+
+// hellos returns the tokens of the hellos the socket got so far.
+func (fc *fconn) hellos() []string {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	var out []string
+	for _, m := range fc.msgs {
+		if m.Type == "hello" && m.JWT != nil {
+			out = append(out, *m.JWT)
+		}
 	}
 	return out
 }

@@ -45,14 +45,16 @@ type socket struct {
 	version int
 	born    time.Time
 
-	wmu  sync.Mutex // one burst at a time; guards wbuf and ends
-	wbuf []byte
-	ends []int
+	wmu   sync.Mutex // one burst at a time; guards wbuf, ends and hello
+	wbuf  []byte
+	ends  []int
+	hello string // the token of the socket's latest hello
 
 	mu      sync.Mutex
 	err     *transport.Error // why the socket died; nil while it lives
 	safe    bool             // err says that the requests it failed had no effect
 	pending map[int32]waiter
+	claimed *exchange // whose spares the reader decodes into (see claimSole)
 	lastReq int32
 	streams idSet // stream ids the server holds
 	cursors idSet // cursor ids the server may hold
@@ -62,11 +64,14 @@ type socket struct {
 	accepted atomic.Bool   // the server answered the hello with hello_ok
 	lastRead atomic.Int64  // time since born of the latest bytes received
 
-	// The reader goroutine's own: the buffer the next message is read into
-	// and the message it is decoded into, both swapped with an exchange's
-	// spares when the message is an answer it awaits.
-	rbuf []byte
-	rmsg *codec.ServerMsg
+	// The reader goroutine's own: the buffer every message is read into
+	// (its bytes are then copied, or the buffer handed over, see take), a
+	// small one for reading ahead without growing it (see readMessage), and
+	// the message an answer is decoded into when the answer's exchange is
+	// not known before decoding, swapped with that exchange's spare.
+	scratch []byte
+	probe   [probeSize]byte
+	rmsg    *codec.ServerMsg
 }
 
 // dial connects a socket for sl: the WebSocket handshake, then the hello,
@@ -107,7 +112,7 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 		return nil, c.dialFailed(resp, err)
 	}
 	sk := &socket{c: c, slot: sl, ws: conn, w: raw.Load(), dead: make(chan struct{}), born: time.Now(),
-		pending: map[int32]waiter{}, rmsg: new(codec.ServerMsg)}
+		pending: map[int32]waiter{}, rmsg: msgPool.Get().(*codec.ServerMsg)}
 	switch conn.Subprotocol() {
 	case subprotoHrana3:
 		sk.version, sk.codec = v3, c.jsonCodec()
@@ -118,14 +123,24 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 	}
 	if sk.codec == nil || sk.w == nil {
 		_ = conn.CloseNow()
-		return nil, &transport.Error{Safe: true, Message: fmt.Sprintf("dial failed: the server chose subprotocol %q, not one of %v", conn.Subprotocol(), c.subprotos)}
+		return nil, &transport.Error{Safe: true, Message: fmt.Sprintf("cannot connect to the server: it chose the WebSocket subprotocol %q, not one of %v", conn.Subprotocol(), c.subprotos)}
 	}
 	sk.typ = websocket.MessageText
 	if sk.codec.Format() == codec.FormatProtobuf {
 		sk.typ = websocket.MessageBinary
 	}
 	conn.SetReadLimit(c.readLimit)
-	hello, err := sk.codec.AppendHello(nil, c.token)
+	tok := c.token
+	if c.tokens != nil {
+		t, terr := c.helloToken(ctx)
+		if terr != nil {
+			_ = conn.CloseNow()
+			return nil, terr
+		}
+		tok = t
+	}
+	sk.hello = tok
+	hello, err := sk.codec.AppendHello(nil, tok)
 	if err == nil {
 		sk.w.cork(c.writeTimeout)
 		err = conn.Write(context.Background(), sk.typ, hello)
@@ -135,7 +150,7 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 	}
 	if err != nil {
 		_ = conn.CloseNow()
-		return nil, &transport.Error{Safe: true, Resend: true, Message: "hello failed", Err: c.hdr.Scrub(err)}
+		return nil, &transport.Error{Safe: true, Resend: true, Message: "cannot connect to the server", Err: c.hdr.Scrub(err)}
 	}
 	go sk.read()
 	if c.pingInterval > 0 {
@@ -156,7 +171,7 @@ func (c *client) jsonCodec() codec.SocketCodec {
 // is Safe; an answered handshake (an HTTP status) is not Resend, since
 // another connection would get the same answer.
 func (c *client) dialFailed(resp *http.Response, err error) *transport.Error {
-	e := &transport.Error{Message: "dial failed", Safe: true, Err: c.hdr.Scrub(err)}
+	e := &transport.Error{Message: "cannot connect to the server", Safe: true, Err: c.hdr.Scrub(err)}
 	if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
 		e.HTTPStatus = resp.StatusCode
 		e.Err = nil
@@ -230,12 +245,12 @@ func (sk *socket) kill(err *transport.Error, safe, ifIdle bool) bool {
 		// recorded before anyone can see the socket dead and dial again.
 		sk.c.failed(err)
 	}
-	pending := sk.pending
+	pending, claimed := sk.pending, sk.claimed
 	sk.pending = nil
 	sk.mu.Unlock()
 	close(sk.dead)
 	for _, w := range pending {
-		if w.ex != nil {
+		if w.ex != nil && w.ex != claimed { // the reader fails a claimed one
 			w.ex.fail(err, safe)
 		}
 	}
@@ -276,11 +291,21 @@ func (sk *socket) close(ifIdle bool) {
 //
 // Every request is encoded before the first is written, so that one the
 // codec refuses fails the burst with nothing sent.
-func (sk *socket) send(ex *exchange, reqs []codec.SocketRequest) (sent bool, err *transport.Error) {
+//
+// A token other than the one the socket last said hello with goes first, in
+// a new hello (a TokenSource's token that changed): the server takes it for
+// the socket's later requests, and its streams live on.
+func (sk *socket) send(ex *exchange, reqs []codec.SocketRequest, token string) (sent bool, err *transport.Error) {
 	sk.wmu.Lock()
 	defer sk.wmu.Unlock()
 	if err := sk.encode(reqs); err != nil {
 		return false, err
+	}
+	if token != "" && token != sk.hello {
+		if err := sk.prependHello(token); err != nil {
+			return false, err
+		}
+		sk.hello = token
 	}
 	sk.mu.Lock()
 	if sk.err != nil {
@@ -341,6 +366,21 @@ func (sk *socket) encode(reqs []codec.SocketRequest) *transport.Error {
 		}
 		sk.ends = append(sk.ends, len(sk.wbuf))
 	}
+	return nil
+}
+
+// prependHello puts a hello with token before the encoded burst; sk.wmu
+// is held.
+func (sk *socket) prependHello(token string) *transport.Error {
+	hello, err := sk.codec.AppendHello(nil, token)
+	if err != nil {
+		return &transport.Error{Message: "encode failed", Safe: true, Err: err}
+	}
+	sk.wbuf = append(hello, sk.wbuf...)
+	for i := range sk.ends {
+		sk.ends[i] += len(hello)
+	}
+	sk.ends = append([]int{len(hello)}, sk.ends...)
 	return nil
 }
 
@@ -445,8 +485,20 @@ func (sk *socket) read() {
 			sk.fail(sk.readFailed(err), false)
 			return
 		}
-		m := sk.rmsg
-		if err := sk.codec.DecodeServerMsg(sk.rbuf, m); err != nil {
+		// With one answer awaited, this message is it (or the hello's
+		// answer, or a protocol error): it is decoded straight into that
+		// exchange's spares, whose buffer a reused Result may have brought.
+		m, spare := sk.rmsg, []byte(nil)
+		sole, inPlace := sk.claimSole()
+		if inPlace {
+			m, spare = sole.ex.msgs[sole.i], sole.ex.bufs[sole.i]
+		}
+		buf := sk.take(spare)
+		err = sk.codec.DecodeServerMsg(buf, m)
+		if inPlace && !sk.unclaim(sole) {
+			return // the socket died meanwhile; unclaim failed the exchange
+		}
+		if err != nil {
 			sk.fail(&transport.Error{Message: "decode failed", Err: err}, false)
 			return
 		}
@@ -460,23 +512,55 @@ func (sk *socket) read() {
 			sk.fail(sk.helloFailed(&m.Error), true)
 			return
 		case codec.ServerResponseOK, codec.ServerResponseError:
-			if !sk.deliver(m.RequestID) {
+			if !sk.deliver(m, buf) {
 				return
 			}
 		default:
 			sk.fail(&transport.Error{Message: "protocol error: the server sent an unknown message"}, false)
 			return
 		}
-		if cap(sk.rbuf) > maxKeptBuffer {
-			sk.rbuf = nil // an unusually large message not handed over
-		}
 	}
 }
 
-// deliver hands the message just read to the exchange awaiting request id,
-// taking that exchange's spares for the next read. It reports false after
-// killing the socket for an answer no request awaits.
-func (sk *socket) deliver(id int32) bool {
+// claimSole returns the waiter of the one answer the socket awaits, if it
+// awaits exactly one and an exchange waits for it, and claims that
+// exchange's spares for the reader: until unclaim, a socket failure leaves
+// the exchange to the reader (see kill) rather than complete it while the
+// reader decodes into it.
+func (sk *socket) claimSole() (waiter, bool) {
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	if len(sk.pending) != 1 {
+		return waiter{}, false
+	}
+	for _, w := range sk.pending {
+		if w.ex != nil {
+			sk.claimed = w.ex
+			return w, true
+		}
+	}
+	return waiter{}, false
+}
+
+// unclaim ends a claim. It reports false if the socket died meanwhile: the
+// claimed exchange is then failed here, as kill left it.
+func (sk *socket) unclaim(w waiter) bool {
+	sk.mu.Lock()
+	sk.claimed = nil
+	err, safe, dead := sk.err, sk.safe, sk.err != nil
+	sk.mu.Unlock()
+	if dead {
+		w.ex.fail(err, safe)
+	}
+	return !dead
+}
+
+// deliver hands m, the message just decoded from buf, to the exchange
+// awaiting its request id (m is that exchange's spare when decoded in
+// place, else the reader's own, which it swaps for the spare). It reports
+// false after killing the socket for an answer no request awaits.
+func (sk *socket) deliver(m *codec.ServerMsg, buf []byte) bool {
+	id := m.RequestID
 	sk.mu.Lock()
 	w, ok := sk.pending[id]
 	delete(sk.pending, id)
@@ -488,42 +572,95 @@ func (sk *socket) deliver(id int32) bool {
 		}
 		return false
 	}
-	if ex := w.ex; ex != nil {
-		ex.msgs[w.i], sk.rmsg = sk.rmsg, ex.msgs[w.i]
-		ex.bufs[w.i], sk.rbuf = sk.rbuf, ex.bufs[w.i]
-		ex.complete()
+	ex := w.ex
+	if ex == nil {
+		return true // a close no one waits for
 	}
+	if ex.msgs[w.i] != m {
+		if m != sk.rmsg {
+			// Decoded in place into another exchange's spare, for an
+			// answer that turned out not to be that exchange's: a
+			// protocol error the sole-waiter rule cannot meet, since the
+			// socket awaited only that one answer.
+			sk.fail(&transport.Error{Message: fmt.Sprintf("protocol error: the server answered request %d, which awaits no answer", id)}, false)
+			return false
+		}
+		ex.msgs[w.i], sk.rmsg = m, ex.msgs[w.i]
+	}
+	ex.bufs[w.i] = buf
+	ex.complete()
 	return true
 }
 
-// readBlock is the least room a read asks for.
-const readBlock = 4 << 10
+// Sizes of the reader's buffers.
+const (
+	// probeSize is how much the reader reads ahead of a full buffer, to
+	// find the end of a message before growing the buffer for more.
+	probeSize = 4 << 10
+	// handOverAt is the message size from which the reader hands its
+	// buffer over rather than copy the message out of it.
+	handOverAt = 64 << 10
+	// maxScratch is the largest buffer the reader keeps between messages.
+	maxScratch = 8 << 20
+)
 
-// readMessage reads one message into sk.rbuf, growing it as needed. Each
-// read marks the socket as live for the pinger: a large message arriving
-// slowly is no reason to ping.
+// readMessage reads one message into sk.scratch, growing it as needed.
+// A full buffer is first read ahead into sk.probe, so that a message that
+// fits exactly ends without the buffer growing for nothing. Each read
+// counts as a sign of life for the pinger.
 func (sk *socket) readMessage(r io.Reader) error {
-	buf := sk.rbuf[:0]
+	buf := sk.scratch[:0]
 	for {
-		if cap(buf)-len(buf) < readBlock {
-			grown := make([]byte, len(buf), max(2*cap(buf), len(buf)+readBlock))
-			copy(grown, buf)
-			buf = grown
+		var n int
+		var err error
+		if len(buf) == cap(buf) {
+			n, err = r.Read(sk.probe[:])
+			buf = append(buf, sk.probe[:n]...)
+		} else {
+			n, err = r.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
 		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
 		if n > 0 {
 			sk.lastRead.Store(int64(time.Since(sk.born)))
 		}
 		if err == io.EOF {
-			sk.rbuf = buf
+			sk.scratch = buf
 			return nil
 		}
 		if err != nil {
-			sk.rbuf = buf[:0]
+			sk.scratch = buf[:0]
 			return err
 		}
 	}
+}
+
+// take returns the message just read into sk.scratch as a buffer of its
+// own, which the decoded message may point into and which then leaves with
+// it: copied into spare if that has room, or else into a new buffer of the
+// message's size; a large message keeps the buffer it was read into, and
+// the reader reads on into a new one of that size.
+func (sk *socket) take(spare []byte) []byte {
+	msg := sk.scratch
+	n := len(msg)
+	switch {
+	case cap(spare) >= n:
+		spare = spare[:n]
+		copy(spare, msg)
+		return spare
+	case n >= handOverAt:
+		if n <= maxScratch {
+			sk.scratch = make([]byte, 0, n+n/8)
+		} else {
+			sk.scratch = nil
+		}
+		return msg
+	}
+	out := make([]byte, n)
+	copy(out, msg)
+	if cap(sk.scratch) > maxScratch {
+		sk.scratch = nil
+	}
+	return out
 }
 
 // readFailed is the error of a socket whose read failed: the server closed

@@ -127,12 +127,22 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 			s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketCloseSQL, SQLID: id})
 		}
 	}
+	token, terr := s.c.helloToken(ctx)
+	if terr != nil {
+		s.abort(opening)
+		return terr
+	}
 	ex := s.exchange()
 	ex.reset(len(s.reqs), res.Bodies)
+	resp := &res.Pipeline
+	resp.Results = sized(resp.Results, len(reqs))
+	for i := range reqs {
+		lend(ex.msgs[first+i], &resp.Results[i])
+	}
 	if opening {
 		ex.open = 0
 	}
-	if sent, err := sk.send(ex, s.reqs); err != nil {
+	if sent, err := sk.send(ex, s.reqs, token); err != nil {
 		s.abort(opening)
 		if !sk.alive() {
 			s.forget()
@@ -156,14 +166,14 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 	}
 	clear(s.reqs) // drop references to the caller's statements
 	if err := s.answered(ex); err != nil {
+		ex.recycle()
 		return err
 	}
-	resp := &res.Pipeline
 	resp.Baton, resp.BaseURL = "", ""
-	resp.Results = sized(resp.Results, len(reqs))
 	for i := range reqs {
 		streamResult(&resp.Results[i], ex.msgs[first+i])
 	}
+	ex.recycle()
 	bodies := &res.Bodies
 	*bodies = append((*bodies)[:0], ex.bufs...)
 	clear((*bodies)[len(*bodies):cap(*bodies)]) // spares taken by the exchange
@@ -248,6 +258,7 @@ func (s *stream) usable() error {
 		// The stream never opened; the server still holds its id.
 		s.Reset()
 	}
+	ab.recycle()
 	clear(ab.bufs) // answers no Result took
 	s.ex = ab
 	return nil

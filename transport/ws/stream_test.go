@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -358,6 +359,9 @@ func TestUnopenedStreamSurvivesSocketDeath(t *testing.T) {
 func TestReconnectBackoff(t *testing.T) {
 	f := newFake(t)
 	f.reject.Store(2)
+	// The first refusal waits until all ten requests have surely reached
+	// the dial it answers, however slow the machine.
+	f.rejectAfter.Store(int64(300 * time.Millisecond))
 	c := newFakeClient(t, f, func(o *options) {
 		o.Sockets = 1
 		o.MinBackoff = 100 * time.Millisecond
@@ -380,6 +384,7 @@ func TestReconnectBackoff(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	f.rejectAfter.Store(0)
 	if n := f.dials.Load(); n != 1 {
 		t.Fatalf("%d dials for concurrent requests, want 1", n)
 	}
@@ -700,5 +705,51 @@ func TestTLSAndHeaders(t *testing.T) {
 	}
 	if !strings.Contains(h.Get("Sec-Websocket-Protocol"), "hrana3") {
 		t.Fatalf("subprotocols offered: %q", h.Get("Sec-Websocket-Protocol"))
+	}
+}
+
+// TestTokenSource: with a TokenSource, each socket says hello with its
+// token, and a token that changed goes first in the next burst in a new
+// hello on the same socket: no dial, and the stream (with its state) lives
+// on. A failing source fails the request Safe, before anything is sent.
+func TestTokenSource(t *testing.T) {
+	f := newFake(t)
+	var tok atomic.Value
+	tok.Store("token-one")
+	var fail atomic.Bool
+	c := newFakeClient(t, f, func(o *options) {
+		o.Sockets = 1
+		o.AuthToken = ""
+		o.TokenSource = func(context.Context) (string, error) {
+			if fail.Load() {
+				return "", errors.New("no token today")
+			}
+			return tok.Load().(string), nil
+		}
+	})
+	s := c.NewStream()
+	for range 2 {
+		if _, err := execute(context.Background(), s, "x"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok.Store("token-two")
+	if _, err := execute(context.Background(), s, "y"); err != nil {
+		t.Fatal(err)
+	}
+	fc := f.conn(0)
+	if got := fc.hellos(); !slices.Equal(got, []string{"token-one", "token-two"}) {
+		t.Fatalf("hellos %q, want one per token", got)
+	}
+	if n := f.dials.Load(); n != 1 {
+		t.Fatalf("%d dials, want the one socket", n)
+	}
+	if got := fc.received(); got[len(got)-2] != "hello" || got[len(got)-1] != "execute" {
+		t.Fatalf("the new hello does not precede the burst: %q", got)
+	}
+	fail.Store(true)
+	_, err := execute(context.Background(), s, "z")
+	if e := asError(t, err); !e.Safe || !strings.Contains(err.Error(), "no token today") {
+		t.Fatalf("a failing source: %v", err)
 	}
 }

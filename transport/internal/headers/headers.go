@@ -9,6 +9,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // The headers that name the namespace (database) of a request to a sqld that
@@ -25,11 +26,33 @@ const (
 const minSecret = 8
 
 // Set is the headers of a transport's requests and the secrets to redact.
+// It is safe for concurrent use.
 type Set struct {
 	// Header is sent with every request; nil when there is nothing to send.
 	// It is shared: callers copy values out, never write to it.
 	Header  http.Header
 	secrets []string
+	// tokens are the tokens a TokenSource gave, the latest last: they are
+	// redacted too.
+	mu     sync.Mutex
+	tokens []string
+}
+
+// maxTokens is how many of a TokenSource's latest tokens are redacted.
+const maxTokens = 4
+
+// Remember adds a token that a TokenSource gave to the secrets redacted
+// (the latest few: an older one no longer reaches a server).
+func (s *Set) Remember(token string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.tokens); n > 0 && s.tokens[n-1] == token {
+		return
+	}
+	s.tokens = append(s.tokens, token)
+	if len(s.tokens) > maxTokens {
+		s.tokens = append(s.tokens[:0], s.tokens[len(s.tokens)-maxTokens:]...)
+	}
 }
 
 // New returns the Set for an auth token, the caller's extra headers (copied)
@@ -68,6 +91,13 @@ func (s *Set) Redact(text string) string {
 			text = strings.ReplaceAll(text, secret, "[REDACTED]")
 		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, tok := range s.tokens {
+		if tok != "" && strings.Contains(text, tok) {
+			text = strings.ReplaceAll(text, tok, "[REDACTED]")
+		}
+	}
 	return text
 }
 
@@ -75,7 +105,7 @@ func (s *Set) Redact(text string) string {
 // a secret (its chain is then lost, which only a proxy that echoes
 // credentials costs).
 func (s *Set) Scrub(err error) error {
-	if err == nil || len(s.secrets) == 0 {
+	if err == nil {
 		return err
 	}
 	if text := err.Error(); s.Redact(text) != text {

@@ -50,6 +50,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gohrana/libsql/bench/e2e/internal/child"
+	"github.com/gohrana/libsql/bench/e2e/internal/sqld"
 	"github.com/gohrana/libsql/bench/e2e/internal/workload"
 )
 
@@ -287,16 +289,17 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 		}
 	}
 
-	bin, err := findSQLD(ctx, c.sqld)
+	bin, err := sqld.Find(ctx, c.sqld)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := startServer(ctx, bin, tmp)
+	version := sqld.Version(ctx, bin)
+	srv, err := sqld.Start(ctx, bin)
 	if err != nil {
 		return nil, err
 	}
-	defer srv.stop()
-	logf("%s listening on %s", srv.Version, srv.URL)
+	defer srv.Stop()
+	logf("%s listening on %s", version, srv.URL)
 
 	bigRows := 0
 	for _, w := range selected {
@@ -316,7 +319,7 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 	rep := &report{
 		Started: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
 		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(),
-		Server: srv.Version, LoadBefore: loadAvg(), Revision: gitRevision(ctx),
+		Server: version, LoadBefore: loadAvg(), Revision: gitRevision(ctx),
 		Rounds: c.rounds, BigRounds: c.bigRounds, Duration: c.duration.String(), Conc: c.conc,
 		Points: c.points, Inserts: c.inserts, BigRows: c.bigRows, ScanIters: c.scanIters,
 		Command: strings.TrimSpace("cd bench/e2e && go run ./cmd/e2e-run " + shellJoin(os.Args[1:])),
@@ -370,7 +373,7 @@ func runOne(ctx context.Context, c *config, w wl, v variant, ours, peerBin, base
 	ctx, cancel := context.WithTimeout(ctx, timeout+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.SysProcAttr = childAttr()
+	cmd.SysProcAttr = child.Attr()
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	runErr := cmd.Run()
@@ -394,6 +397,15 @@ func runOne(ctx context.Context, c *config, w wl, v variant, ours, peerBin, base
 	}
 	res.Error = strings.Join(strings.Fields(msg), " ")
 	return res
+}
+
+// lastLines returns the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
 }
 
 func lastJSONLine(s string) string {
