@@ -18,7 +18,10 @@ func (e *ProtocolError) Error() string {
 
 // assembler gathers the frames of the log, in order, into whole commits.
 // A page written several times keeps its last version; the frames after
-// the last commit frame wait for the rest of their commit.
+// the last commit frame wait for the rest of their commit. Pages alias the
+// answer they came in (a batch is applied before the next is read, and a
+// batch of 1024 frames is 4 MiB), except those of an unfinished commit,
+// which keep copies once the caller says the answer is done with.
 type assembler struct {
 	next  uint64 // the frame_no expected next
 	prev  uint64 // checksum of the frame before next, if chain
@@ -50,7 +53,7 @@ func (a *assembler) add(f replog.Frame) error {
 	}
 	a.prev, a.chain = f.Checksum, true
 	a.next++
-	a.open[f.PageNo] = bytes.Clone(f.Page)
+	a.open[f.PageNo] = f.Page
 	a.openCount++
 	if f.IsCommit() {
 		for pgno, p := range a.open {
@@ -72,6 +75,14 @@ func (a *assembler) take() (pages map[uint32][]byte, sizeAfter uint32, next, che
 	pages, sizeAfter, next, checksum, frames = a.done, a.doneSize, a.doneNext, a.doneSum, a.doneCount
 	a.done, a.doneSize, a.doneCount = map[uint32][]byte{}, 0, 0
 	return
+}
+
+// keep copies the pages of the unfinished commit, so that the answer
+// they came in can be reused.
+func (a *assembler) keep() {
+	for pgno, p := range a.open {
+		a.open[pgno] = bytes.Clone(p)
+	}
 }
 
 // pending reports whether frames of an unfinished commit are held.

@@ -33,10 +33,13 @@ func TestAssembler(t *testing.T) {
 	if !a.ready() || a.pending() {
 		t.Fatal("one whole commit expected")
 	}
-	// A commit carried over: frame 2 waits for frame 3.
+	// A commit carried over: frame 2 waits for frame 3, in a copy once
+	// its answer is reused.
 	if err := a.add(frames[2]); err != nil {
 		t.Fatal(err)
 	}
+	a.keep()
+	frames[2].Page[0] = 0xee
 	pages, size, next, _, n := a.take()
 	if len(pages) != 2 || size != 2 || next != 2 || n != 2 || !a.pending() || a.ready() {
 		t.Fatalf("take: %d pages, size %d, next %d, %d frames", len(pages), size, next, n)
@@ -47,6 +50,9 @@ func TestAssembler(t *testing.T) {
 	pages, size, next, sum, n := a.take()
 	if len(pages) != 2 || pages[2][0] != 3 || size != 3 || next != 4 || n != 2 || sum != frames[3].Checksum {
 		t.Fatalf("second take: %d pages (page 2 from frame %d), size %d, next %d", len(pages), pages[2][0]-1, size, next)
+	}
+	if pages[2][0] == 0xee {
+		t.Error("a kept page aliases its answer")
 	}
 	// The last frame, without size_after, stays pending.
 	if err := a.add(frames[4]); err != nil || !a.pending() || a.ready() {

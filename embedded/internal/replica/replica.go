@@ -250,6 +250,10 @@ func (r *Replicator) pull(ctx context.Context, f *localdb.File) (int, error) {
 			}
 			r.log.LogAttrs(ctx, slog.LevelDebug, "embedded: applied a batch", slog.Int("frames", frames), slog.Int("pages", len(pages)), slog.Uint64("next", next))
 		}
+		a.keep() // r.buf is read into again
+		if a.ready() {
+			return total, errors.New("embedded: internal error: whole commits left unapplied")
+		}
 	}
 }
 
