@@ -240,3 +240,29 @@ func TestReadersNeverTorn(t *testing.T) {
 		t.Errorf("integrity_check %q", got)
 	}
 }
+
+// BenchmarkApply applies commits of 64 changed pages each.
+func BenchmarkApply(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "replica.db")
+	f, err := Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	page1 := make([]byte, PageSize)
+	copy(page1, "SQLite format 3\x00")
+	page1[16], page1[17] = 0x10, 0x00 // 4096
+	page1[18], page1[19], page1[21], page1[22], page1[23] = 2, 2, 64, 32, 32
+	const pages = 64
+	c := Commit{Pages: map[uint32][]byte{1: page1}, SizeAfter: pages}
+	for pgno := uint32(2); pgno <= pages; pgno++ {
+		c.Pages[pgno] = make([]byte, PageSize)
+	}
+	b.SetBytes(pages * PageSize)
+	for i := 0; b.Loop(); i++ {
+		c.Pos = Position{Next: uint64(i+1) * pages}
+		if err := f.Apply(context.Background(), c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -21,6 +21,12 @@ import (
 // fakePrimary answers Hello with the recorded hello of sqld 0.24.32 and
 // the first BatchLogEntries with batch (then no more frames).
 func fakePrimary(t testing.TB, batch []byte) *httptest.Server {
+	return fakePrimaryOf(t, [][]byte{batch})
+}
+
+// fakePrimaryOf answers the BatchLogEntries calls with batches in turn,
+// then with no frames.
+func fakePrimaryOf(t testing.TB, batches [][]byte) *httptest.Server {
 	hello, err := os.ReadFile("../replog/testdata/hello.body")
 	if err != nil {
 		t.Fatal(err)
@@ -31,9 +37,11 @@ func fakePrimary(t testing.TB, batch []byte) *httptest.Server {
 		switch {
 		case strings.HasSuffix(r.URL.Path, "/Hello"):
 			w.Write(hello)
-		case strings.HasSuffix(r.URL.Path, "/BatchLogEntries") && calls.Add(1) == 1:
-			w.Write(grpcweb.Frame(batch))
 		case strings.HasSuffix(r.URL.Path, "/BatchLogEntries"):
+			if i := int(calls.Add(1)) - 1; i < len(batches) {
+				w.Write(grpcweb.Frame(batches[i]))
+				return
+			}
 			w.Write(grpcweb.Frame(nil))
 		default:
 			w.Header().Set("Grpc-Status", "12")

@@ -192,3 +192,28 @@ func TestDecodeFrameErrors(t *testing.T) {
 		t.Errorf("round trip: %+v, %v", got, err)
 	}
 }
+
+// BenchmarkFramesEach decodes the recorded batch's frames.
+func BenchmarkFramesEach(b *testing.B) {
+	msg := fixtureMessage(b, "batch.body")
+	b.SetBytes(int64(len(msg)))
+	for b.Loop() {
+		err := FramesEach(msg, func(data []byte) error {
+			_, err := DecodeFrame(data)
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNextChecksum is the chain check of one frame.
+func BenchmarkNextChecksum(b *testing.B) {
+	page := make([]byte, PageSize)
+	b.SetBytes(PageSize)
+	var sum uint64
+	for b.Loop() {
+		sum = NextChecksum(sum, page)
+	}
+}
