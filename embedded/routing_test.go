@@ -242,3 +242,41 @@ func TestOfflinePrimary(t *testing.T) {
 		t.Errorf("after the primary came back: %d rows", got)
 	}
 }
+
+// TestReadYourWritesBound: a read after a write waits for a sync only as
+// long as the read's context and WithReadYourWritesWait allow, then fails
+// with ErrNotReplicated; reads without a write before them do not wait.
+func TestReadYourWritesBound(t *testing.T) {
+	p := startSqld(t)
+	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0), embedded.WithReadYourWritesWait(300*time.Millisecond))
+	mustExec(t, r.db, "CREATE TABLE b (v INTEGER)")
+	if got := one[int](t, r.db, "SELECT count(*) FROM b"); got != 0 {
+		t.Fatalf("%d rows", got)
+	}
+	mustExec(t, r.db, "INSERT INTO b VALUES (1)")
+	p.kill() // the write ran; no sync can fetch it now
+
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		max     time.Duration
+	}{
+		{"the bound", time.Minute, 2 * time.Second},
+		{"the context", 100 * time.Millisecond, 250 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
+		start := time.Now()
+		var n int
+		err := r.db.QueryRowContext(ctx, "SELECT count(*) FROM b").Scan(&n)
+		took := time.Since(start)
+		cancel()
+		var nr *embedded.NotReplicatedError
+		if !errors.Is(err, embedded.ErrNotReplicated) || !errors.As(err, &nr) || nr.Want == 0 {
+			t.Errorf("%s: %v, want ErrNotReplicated", tt.name, err)
+		}
+		if took > tt.max {
+			t.Errorf("%s: the read waited %v", tt.name, took)
+		}
+	}
+}

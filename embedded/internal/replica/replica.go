@@ -185,6 +185,12 @@ func (r *Replicator) sayHello(ctx context.Context) error {
 		r.log.LogAttrs(ctx, slog.LevelInfo, "embedded: hello", slog.String("log_id", h.LogID), slog.String("generation", h.GenerationID), slog.Uint64("primary_index", h.ReplicationIndex))
 	}
 	r.hello = &h
+	if pos := r.file.Position(); h.HasReplicationIndex && pos.Next > h.ReplicationIndex+1 && pos.Log == r.logID() {
+		// The primary's log ends before the local file: it lost frames
+		// (restored from an older copy?). Nothing comes until it passes
+		// the local position again.
+		r.log.LogAttrs(ctx, slog.LevelWarn, "embedded: the local file is ahead of the primary's log", slog.Uint64("local_next", pos.Next), slog.Uint64("primary_index", h.ReplicationIndex))
+	}
 	return nil
 }
 
