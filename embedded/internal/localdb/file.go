@@ -136,6 +136,10 @@ type Commit struct {
 // it was written.
 var ErrBadCommit = errors.New("localdb: invalid commit")
 
+// ErrMoved is a local file that another writer moved since this File
+// last applied to it: two replicas must not write the same file.
+var ErrMoved = errors.New("localdb: the local file was changed by another writer")
+
 // pageSource is what a local transaction writes: a Commit's pages in
 // memory or a Spool's on disk.
 type pageSource interface {
@@ -218,7 +222,17 @@ func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos 
 		}
 	}()
 
+	// The file must still be where this File left it: another process
+	// applying older frames over newer ones would mix two states.
 	var page1 []byte
+	if f.pos.Next != 0 {
+		if page1, err = f.page(ctx, conn, 1); err != nil {
+			return err
+		}
+		if cur, err := readStamp(page1); err != nil || cur != f.pos {
+			return fmt.Errorf("%w (at %+v, this replica at %+v)", ErrMoved, cur, f.pos)
+		}
+	}
 	switch {
 	case hasPage1:
 		p, err := src.page(1, nil)
@@ -226,12 +240,8 @@ func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos 
 			return err
 		}
 		page1 = bytes.Clone(p)
-	case f.pos.Next == 0:
+	case page1 == nil:
 		return fmt.Errorf("%w: the first commit has no page 1", ErrBadCommit)
-	default:
-		if page1, err = f.page(ctx, conn, 1); err != nil {
-			return err
-		}
 	}
 	if !bytes.HasPrefix(page1, []byte("SQLite format 3\x00")) {
 		return fmt.Errorf("%w: page 1 has no SQLite header", ErrBadCommit)

@@ -146,7 +146,7 @@ func TestSpoolApply(t *testing.T) {
 	src.exec("INSERT INTO t SELECT value, printf('%0200d', value) FROM generate_series(1, 3000)")
 	all := src.commit()
 	dir := t.TempDir()
-	s, err := NewSpool(dir)
+	s, err := NewSpool(filepath.Join(dir, "replica.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,5 +264,31 @@ func BenchmarkApply(b *testing.B) {
 		if err := f.Apply(context.Background(), c); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestApplyRefusesMovedFile: a second writer that applied commits behind
+// this File's back makes Apply fail rather than mix two states.
+func TestApplyRefusesMovedFile(t *testing.T) {
+	src := newSource(t)
+	src.exec("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+	path := filepath.Join(t.TempDir(), "replica.db")
+	a, _ := openLocal(t, path)
+	ctx := context.Background()
+	if err := a.Apply(ctx, src.commit()); err != nil {
+		t.Fatal(err)
+	}
+	b, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	src.exec("INSERT INTO t VALUES (1, 'one')")
+	if err := b.Apply(ctx, src.commit()); err != nil {
+		t.Fatal(err)
+	}
+	src.exec("INSERT INTO t VALUES (2, 'two')")
+	if err := a.Apply(ctx, src.commit()); !errors.Is(err, ErrMoved) {
+		t.Errorf("apply behind another writer: %v, want ErrMoved", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 )
 
 // Spool holds the pages of a snapshot on disk until the snapshot is
@@ -18,10 +19,16 @@ type Spool struct {
 	n    int
 }
 
-// NewSpool creates a spool in dir (the local file's directory, so that a
-// large snapshot needs no space elsewhere). Close removes it.
-func NewSpool(dir string) (*Spool, error) {
-	f, err := os.CreateTemp(dir, ".replica-spool-*")
+// SpoolPattern is the glob of the spools of the database at path (for
+// removing those a crash left).
+func SpoolPattern(path string) string {
+	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"-spool-*")
+}
+
+// NewSpool creates a spool beside the database at path (so that a large
+// snapshot needs no space elsewhere). Close removes it.
+func NewSpool(path string) (*Spool, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-spool-*")
 	if err != nil {
 		return nil, fmt.Errorf("localdb: spool: %w", err)
 	}

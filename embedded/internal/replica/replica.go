@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -72,6 +73,13 @@ type Replicator struct {
 
 // Open opens (or creates) the local file. It sends nothing.
 func Open(ctx context.Context, cfg Config) (*Replicator, error) {
+	// Spools a crash left behind (a snapshot is applied whole or not at
+	// all, so they hold nothing of use).
+	if stale, err := filepath.Glob(localdb.SpoolPattern(cfg.Path)); err == nil {
+		for _, p := range stale {
+			_ = os.Remove(p)
+		}
+	}
 	f, err := localdb.Open(ctx, cfg.Path)
 	if err != nil {
 		return nil, err
@@ -277,7 +285,7 @@ func (r *Replicator) assembler(f *localdb.File, next uint64) *assembler {
 // transaction, through a spool on disk.
 func (r *Replicator) snapshot(ctx context.Context, f *localdb.File, pos localdb.Position) (int, error) {
 	r.log.LogAttrs(ctx, slog.LevelInfo, "embedded: the log was compacted; loading a snapshot", slog.Uint64("from", pos.Next))
-	sp, err := localdb.NewSpool(dirOf(f.Path()))
+	sp, err := localdb.NewSpool(f.Path())
 	if err != nil {
 		return 0, err
 	}
