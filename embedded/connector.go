@@ -78,7 +78,7 @@ func NewConnector(dbPath, primaryURL string, opts ...Option) (*Connector, error)
 	if o.authToken != nil {
 		cfg.AuthToken = *o.authToken
 	}
-	if o.timeout > 0 || cfg.Timeout == 0 {
+	if o.timeoutSet || cfg.Timeout == 0 {
 		cfg.Timeout = o.timeout
 	}
 	if o.tls != nil {

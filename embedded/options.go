@@ -30,6 +30,7 @@ type options struct {
 	ryw          bool
 	rywWait      time.Duration
 	timeout      time.Duration
+	timeoutSet   bool
 	logger       *slog.Logger
 	tls          *tls.Config
 }
@@ -75,11 +76,11 @@ func WithReadYourWritesWait(d time.Duration) Option {
 	}
 }
 
-// WithRequestTimeout bounds each request to the primary
-// (DefaultRequestTimeout if not given; 0 leaves only the context). It
-// replaces a timeout in the primary's DSN.
+// WithRequestTimeout bounds each request to the primary (0 leaves only
+// the context). It replaces a timeout in the primary's DSN; without
+// either, DefaultRequestTimeout applies.
 func WithRequestTimeout(d time.Duration) Option {
-	return func(o *options) { o.timeout = max(d, 0) }
+	return func(o *options) { o.timeout, o.timeoutSet = max(d, 0), true }
 }
 
 // WithLogger makes the Connector report its syncs to l: each sync that
