@@ -169,6 +169,7 @@ func transportOptions(cfg *Config, co *connectorOptions) (transport.Options, err
 		Fallback:     auto,
 		Compress:     wantCompression(cfg),
 		RoundTripper: co.roundTripper,
+		Sockets:      cfg.Sockets,
 	}, nil
 }
 

@@ -104,7 +104,19 @@ type Config struct {
 	// measurements), while over a real network a bound of n caps the
 	// connector at n writes per round trip.
 	MaxWriters int
+	// Sockets bounds how many WebSocket sockets the connections of one
+	// Connector share (DSN parameter sockets; WebSocket only): each
+	// connection's server stream lives on one of them. 0 means
+	// DefaultSockets.
+	Sockets int
 }
+
+// maxSockets bounds Config.Sockets.
+const maxSockets = 1024
+
+// DefaultSockets is the number of sockets the connections of a Connector
+// share over WebSocket when Config.Sockets is 0.
+const DefaultSockets = 2
 
 // DefaultBusyTimeout is NewConfig's BusyTimeout, as mattn/go-sqlite3's
 // default busy timeout.
@@ -142,6 +154,7 @@ func NewConfig() *Config {
 //	compression                    gzip, none or auto
 //	busyTimeout (alias _busy_timeout, in ms)
 //	maxWriters                     auto, or a whole number (0: no bound)
+//	sockets                        WebSocket only: sockets the connections share (0: DefaultSockets)
 //	_pragma                        name(value), repeatable
 //	namespace                      a database of a sqld that serves several
 //	readYourWrites                 1/0, true/false
@@ -258,6 +271,12 @@ func ParseDSN(dsn string) (*Config, error) {
 				return nil, &DSNError{Msg: "maxWriters: want auto or a whole number (0: no bound)"}
 			}
 			cfg.MaxWriters = n
+		case "sockets":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 || n > maxSockets {
+				return nil, &DSNError{Msg: fmt.Sprintf("sockets: want a whole number up to %d (0: the default, %d)", maxSockets, DefaultSockets)}
+			}
+			cfg.Sockets = n
 		default:
 			unknown = append(unknown, key)
 		}
@@ -381,6 +400,9 @@ func (c *Config) FormatDSN() string {
 	if c.MaxWriters != MaxWritersAuto {
 		q.Set("maxWriters", strconv.Itoa(c.MaxWriters))
 	}
+	if c.Sockets != 0 {
+		q.Set("sockets", strconv.Itoa(c.Sockets))
+	}
 	for _, p := range c.Pragmas {
 		q.Add("_pragma", p)
 	}
@@ -411,6 +433,9 @@ func (c *Config) validate() error {
 	}
 	if c.BusyTimeout < 0 {
 		return &DSNError{Msg: "Config.BusyTimeout must not be negative"}
+	}
+	if c.Sockets < 0 || c.Sockets > maxSockets {
+		return &DSNError{Msg: fmt.Sprintf("Config.Sockets must be 0 (the default) to %d", maxSockets)}
 	}
 	if c.MaxWriters < MaxWritersAuto {
 		return &DSNError{Msg: "Config.MaxWriters must be MaxWritersAuto, 0 (no bound) or positive"}
@@ -454,7 +479,7 @@ func (c Config) Format(f fmt.State, verb rune) {
 // dsnParams are the parameters ParseDSN knows, for suggestions.
 var dsnParams = []string{
 	"authToken", "auth_token", "codec", "transport", "tls", "timeout", "compression",
-	"busyTimeout", "_busy_timeout", "maxWriters", "_pragma", "namespace", "readYourWrites",
+	"busyTimeout", "_busy_timeout", "maxWriters", "sockets", "_pragma", "namespace", "readYourWrites",
 	"replicationWait", "deferredExec", "deferred_exec",
 }
 

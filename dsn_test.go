@@ -122,6 +122,8 @@ func TestMaxWritersAuto(t *testing.T) {
 func TestParseDSNErrors(t *testing.T) {
 	tests := []struct{ dsn, wantInErr string }{
 		{"http://h?foo=1&bar=2", `unknown parameter(s): "bar", "foo"`},
+		{"ws://h?sockets=-1", "sockets: want a whole number"},
+		{"ws://h?sockets=many", "sockets: want a whole number"},
 		// Misspelt names get the closest known one, never the value.
 		{"http://h?authtoken=SECRET", `unknown parameter(s): "authtoken" (did you mean "authToken"? names are case-sensitive)`},
 		{"http://h?AUTH_TOKEN=SECRET", `unknown parameter(s): "AUTH_TOKEN" (did you mean "auth_token"? names are case-sensitive)`},
@@ -228,6 +230,7 @@ func TestFormatDSNRoundTrip(t *testing.T) {
 		"http://h?maxWriters=auto",
 		"http://h?namespace=a-b&readYourWrites=0&replicationWait=1500ms",
 		"ws://127.0.0.1:8080",
+		"ws://127.0.0.1:8080?sockets=8",
 		"wss://h/p?authToken=t&codec=protobuf",
 		"libsql://h?transport=ws",
 		"libsql://h?transport=http&tls=0",
