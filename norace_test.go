@@ -1,0 +1,5 @@
+//go:build !race
+
+package libsql
+
+const raceEnabled = false
