@@ -77,6 +77,16 @@ type Options struct {
 	// before a socket that failed to connect is dialed again (WebSocket
 	// only).
 	MinBackoff, MaxBackoff time.Duration
+	// TraceFetch, if set, is told of each fetch of a cursor's entries, the
+	// one part of a request that the session layer cannot time: over
+	// WebSocket each fetch_cursor, from when it is asked for (ahead of the
+	// reader) until the cursor takes its answer; over HTTP the body of the
+	// cursor's response, from its first line to its last. It is called with
+	// the context the cursor was opened with, on the goroutine that reads
+	// the cursor, and the function it returns is called once, when the
+	// fetch is over: with the rows and the bytes it brought and the error
+	// that ended it (nil for a fetch the cursor no longer needed).
+	TraceFetch func(ctx context.Context) (done func(rows, bytes int, err error))
 }
 
 // Transport opens Streams to one server. It is safe for concurrent use.
@@ -149,6 +159,10 @@ type Response struct {
 	// Bodies are the buffers of answers read one message per request
 	// (WebSocket).
 	Bodies [][]byte
+	// BytesSent and BytesReceived are the sizes of the encoded request and
+	// of its answers (uncompressed), as far as the exchange got: what the
+	// transport itself added included (a close, open_stream, a hello).
+	BytesSent, BytesReceived int
 }
 
 // Error is an error the server reported or a failed exchange with it. Its

@@ -58,6 +58,7 @@ type client struct {
 	maxResp    int64
 	compress   bool
 	keepAlive  time.Duration
+	traceFetch func(context.Context) func(rows, bytes int, err error) // Options.TraceFetch
 	hc         *http.Client
 	own        *http1.Transport // nil when the caller supplied a RoundTripper
 
@@ -115,6 +116,7 @@ func newClient(o transport.Options) (*client, error) {
 		c.authHeader = "Bearer " + o.AuthToken
 	}
 	c.tokens = o.TokenSource
+	c.traceFetch = o.TraceFetch
 	rt := o.RoundTripper
 	if rt == nil {
 		// A database connection should not silently go through an HTTP

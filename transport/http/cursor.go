@@ -55,6 +55,11 @@ type cursor struct {
 	done    bool
 	err     error
 
+	// fetched ends the body's Options.TraceFetch; rows and bytes count
+	// what the body brought after its first line.
+	fetched     func(rows, bytes int, err error)
+	rows, bytes int
+
 	// The keep-alive goroutine owns s's baton from OpenCursor until Close,
 	// which waits for it to stop (stopped) before anyone else uses s.
 	stop     chan struct{}
@@ -177,6 +182,10 @@ func (s *stream) openCursor(ctx context.Context, batch *codec.Batch) (*cursor, e
 		cur.stopped = make(chan struct{})
 		go cur.keepAlive()
 	}
+	if c.traceFetch != nil {
+		cur.bytes = 0
+		cur.fetched = c.traceFetch(ctx)
+	}
 	return cur, nil
 }
 
@@ -207,6 +216,7 @@ func (cur *cursor) Next(e *codec.CursorEntry) error {
 				err = transport.ErrCursorTruncated
 			}
 			cur.err = readFailed(err)
+			cur.endFetch(cur.err)
 			return cur.err
 		}
 		if cur.w.codec.Format() == codec.FormatJSON && len(bytes.TrimSpace(msg)) == 0 || len(msg) == 0 {
@@ -216,13 +226,17 @@ func (cur *cursor) Next(e *codec.CursorEntry) error {
 		}
 		if err := cur.w.codec.DecodeCursorEntry(msg, e); err != nil {
 			cur.err = &transport.Error{Message: "decode failed", Err: err}
+			cur.endFetch(cur.err)
 			return cur.err
 		}
 		switch e.Type {
 		case codec.EntryUnknown:
 			continue
+		case codec.EntryRow:
+			cur.rows++
 		case codec.EntryReplicationIndex, codec.EntryError:
 			cur.done = true
+			cur.endFetch(nil)
 		}
 		return nil
 	}
@@ -257,6 +271,7 @@ func (cur *cursor) readDelimited() ([]byte, error) {
 		}
 		n |= uint64(b&0x7f) << (7 * i)
 		if b < 0x80 {
+			cur.bytes += i + 1
 			break
 		}
 	}
@@ -264,6 +279,7 @@ func (cur *cursor) readDelimited() ([]byte, error) {
 		return nil, fmt.Errorf("%w: a cursor message of %d bytes, over the limit of %d", transport.ErrResponseTooLarge, n, cur.s.c.maxResp)
 	}
 	size := int(n)
+	cur.bytes += size
 	if size > cap(cur.chunk)-len(cur.chunk) {
 		if size > lineChunkSize {
 			msg := make([]byte, size)
@@ -305,6 +321,7 @@ func (cur *cursor) readLine() ([]byte, error) {
 		}
 		return nil, err
 	}
+	cur.bytes += len(line)
 	line = line[:len(line)-1]
 	if len(line) > cap(cur.chunk)-len(cur.chunk) {
 		cur.chunk = make([]byte, 0, max(lineChunkSize, len(line)))
@@ -337,7 +354,16 @@ func (cur *cursor) readLongLine(first []byte) ([]byte, error) {
 		return nil, err
 	}
 	line := blocks.join()
+	cur.bytes += len(line)
 	return line[: len(line)-1 : len(line)-1], nil
+}
+
+// endFetch ends the body's Options.TraceFetch, if it has not ended yet.
+func (cur *cursor) endFetch(err error) {
+	if done := cur.fetched; done != nil {
+		cur.fetched = nil
+		done(cur.rows, cur.bytes, err)
+	}
 }
 
 // Done reports whether the final entry has been read.
@@ -357,6 +383,7 @@ func (cur *cursor) Close() error {
 		cur.body = nil
 	}
 	cur.cancel()
+	cur.endFetch(nil)
 	if cur.err == nil && !cur.done {
 		cur.err = errors.New("libsql: cursor closed")
 	}

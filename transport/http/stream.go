@@ -81,6 +81,7 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 
 func (s *stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *transport.Response) error {
 	c := s.c
+	res.BytesSent, res.BytesReceived = 0, 0
 	w, err := c.probe(ctx)
 	if err != nil {
 		return err
@@ -92,6 +93,7 @@ func (s *stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *
 		return err
 	}
 	endpoint := s.endpoint(w.pipeline)
+	res.BytesSent = len(s.reqBuf)
 	if answered, err := c.post(ctx, w, s.trace, endpoint, s.reqBuf, &res.Body); err != nil {
 		// sqld drops the stream on an HTTP error, except when it refused
 		// the request before touching the stream (429): then the stream,
@@ -102,6 +104,7 @@ func (s *stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *
 		}
 		return err
 	}
+	res.BytesReceived = len(res.Body)
 	resp := &res.Pipeline
 	if err := w.codec.DecodePipelineResponse(res.Body, resp); err != nil {
 		s.forget()

@@ -104,6 +104,9 @@ type client struct {
 	minBackoff   time.Duration
 	maxBackoff   time.Duration
 
+	// traceFetch is transport.Options.TraceFetch.
+	traceFetch func(context.Context) func(rows, bytes int, err error)
+
 	slots   []slot
 	next    atomic.Uint32 // round robin over slots
 	version atomic.Int32  // of the last socket that connected; 0 before
@@ -198,6 +201,7 @@ func newClient(o options) (*client, error) {
 	if o.cursorAhead > 0 {
 		c.cursorAhead = min(o.cursorAhead, 16)
 	}
+	c.traceFetch = o.TraceFetch
 	n := o.Sockets
 	if n <= 0 {
 		n = defaultSockets

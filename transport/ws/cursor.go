@@ -172,11 +172,13 @@ func (cur *cursor) fetch() error {
 	cur.bufs[0] = make([]byte, 0, size)
 	ex.reset(1, cur.bufs[:])
 	cur.reqs[0] = codec.SocketRequest{Type: codec.SocketFetchCursor, CursorID: cur.id, MaxCount: cur.s.c.cursorBatch}
+	cur.traceFetch(ex)
 	if _, err := cur.sk.send(ex, cur.reqs[:], ""); err != nil {
 		// The cursor's batch runs on the server whatever becomes of the
 		// fetch: its failure is never Safe.
 		e := *err
 		e.Safe, e.Resend = false, false
+		fetched(ex, nil, &e)
 		return &e
 	}
 	cur.ahead = append(cur.ahead, ex)
@@ -250,18 +252,23 @@ func (cur *cursor) receive() error {
 	if ex.err != nil {
 		e := *ex.err
 		e.Safe, e.Resend = false, false
+		fetched(ex, nil, &e)
 		return &e
 	}
 	m := ex.msgs[0]
 	if m.Type != codec.ServerResponseOK {
-		return &transport.Error{Code: m.Error.Code, Message: "fetch_cursor failed: " + m.Error.Message}
+		err := &transport.Error{Code: m.Error.Code, Message: "fetch_cursor failed: " + m.Error.Message}
+		fetched(ex, nil, err)
+		return err
 	}
+	fetched(ex, m.Response.Entries, nil)
 	cur.cur, cur.next = ex, 0
 	cur.size = len(ex.bufs[0])
 	cur.last = m.Response.Done
 	if cur.last {
 		// The fetches asked for after it are answered empty; nothing
 		// waits for them.
+		dropFetches(cur.ahead)
 		clear(cur.ahead)
 		cur.ahead = cur.ahead[:0]
 		return nil
@@ -310,6 +317,7 @@ func (cur *cursor) detach() {
 	if cur.s.cursor == cur {
 		cur.s.cursor = nil
 	}
+	dropFetches(cur.ahead)
 	clear(cur.ahead)
 	cur.ahead = cur.ahead[:0]
 	if cur.err == nil && !cur.done {

@@ -34,6 +34,11 @@ type exchange struct {
 
 	// open is the index of the exchange's open_stream request, or -1.
 	open int
+	// wrote is the size of the burst the requests went out in (socket.send
+	// sets it), for transport.Response.BytesSent.
+	wrote int
+	// traced ends the trace of a cursor's fetch (see cursor.traceFetch).
+	traced func(rows, bytes int, err error)
 }
 
 func newExchange() *exchange { return &exchange{done: make(chan struct{}, 1), open: -1} }
@@ -61,7 +66,7 @@ func (ex *exchange) reset(n int, bodies [][]byte) {
 		}
 	}
 	ex.left.Store(int32(n))
-	ex.err, ex.safe, ex.open = nil, false, -1
+	ex.err, ex.safe, ex.open, ex.wrote, ex.traced = nil, false, -1, 0, nil
 	select {
 	case <-ex.done: // an earlier signal nobody waited for
 	default:
@@ -73,6 +78,16 @@ func (ex *exchange) complete() {
 	if ex.left.Add(-1) == 0 {
 		ex.done <- struct{}{}
 	}
+}
+
+// received is the size of the answers in, for
+// transport.Response.BytesReceived.
+func (ex *exchange) received() int {
+	n := 0
+	for _, b := range ex.bufs {
+		n += len(b)
+	}
+	return n
 }
 
 // finished reports whether every answer is in, for an owner that stopped

@@ -307,6 +307,7 @@ func (sk *socket) send(ex *exchange, reqs []codec.SocketRequest, token string) (
 		}
 		sk.hello = token
 	}
+	ex.wrote = len(sk.wbuf)
 	sk.mu.Lock()
 	if sk.err != nil {
 		defer sk.mu.Unlock()

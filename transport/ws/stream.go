@@ -85,6 +85,7 @@ func (s *stream) Version(ctx context.Context) (int, error) {
 // way the server stream is gone, and a request on a stream whose socket
 // died earlier fails Safe and Resend (see Lost).
 func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool, res *transport.Response) error {
+	res.BytesSent, res.BytesReceived = 0, 0
 	if err := s.usable(); err != nil {
 		return err
 	}
@@ -153,6 +154,7 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 		return err
 	}
 	s.sent(interrupted)
+	res.BytesSent = ex.wrote
 	if err := s.wait(ctx, ex); err != nil {
 		s.ex, s.abandoned = nil, ex
 		s.added = s.added[:0]
@@ -165,6 +167,7 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 		return &transport.Error{Message: "request failed", Err: err}
 	}
 	clear(s.reqs) // drop references to the caller's statements
+	res.BytesReceived = ex.received()
 	if err := s.answered(ex); err != nil {
 		ex.recycle()
 		return err
