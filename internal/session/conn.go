@@ -30,6 +30,8 @@ type Conn struct {
 	repl      *Replication // nil: no replication indexes sent or kept
 	wait      waiter
 	linger    bool // see Linger
+	tr        Tracer
+	treq      Request // the request being traced
 }
 
 // MaxSetup bounds the settings a Conn replays on every new stream.
@@ -126,7 +128,7 @@ func (c *Conn) send(ctx context.Context, idx uint64) (*Result, error) {
 	res, err := c.sendOn(ctx, c.s, c.setupFor(c.s), !c.held, idx)
 	if lingering && hasCode(err, codeStreamExpired) {
 		c.s.Reset()
-		res, err = c.sendOn(ctx, c.s, c.setupFor(c.s), true, idx)
+		res, err = c.resend(ctx, idx, err)
 	}
 	return res, err
 }
@@ -143,6 +145,14 @@ func hasCode(err error, code string) bool {
 // sendOn sends setup and then c.reqs, which carry replication index idx,
 // on s, in one request.
 func (c *Conn) sendOn(ctx context.Context, s transport.Stream, setup []codec.StreamRequest, end bool, idx uint64) (*Result, error) {
+	if c.tr != nil {
+		return c.traced(ctx, s, setup, end, idx)
+	}
+	return c.exchange(ctx, s, setup, end, idx)
+}
+
+// exchange is sendOn, untraced.
+func (c *Conn) exchange(ctx context.Context, s transport.Stream, setup []codec.StreamRequest, end bool, idx uint64) (*Result, error) {
 	reqs := c.reqs
 	if len(setup) > 0 {
 		c.all = append(append(c.all[:0], setup...), c.reqs...)
@@ -151,6 +161,9 @@ func (c *Conn) sendOn(ctx context.Context, s transport.Stream, setup []codec.Str
 	res := NewResult()
 	sctx := c.bound(ctx, idx)
 	err := s.Send(sctx, reqs, end, res.Response())
+	if c.tr != nil {
+		c.treq.BytesSent, c.treq.BytesReceived = res.resp.BytesSent, res.resp.BytesReceived
+	}
 	expired := c.unbound(ctx, sctx)
 	clear(c.all) // drop references to the caller's statements
 	if err != nil {
@@ -401,7 +414,13 @@ func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (transpo
 	// found the result too large, or the transaction's earlier statements).
 	idx := c.index(ctx)
 	batch := codec.Batch{Steps: steps, ReplicationIndex: idx}
-	cur, err := c.s.OpenCursor(ctx, &batch, !c.held, c.setupFor(c.s))
+	var cur transport.Cursor
+	var err error
+	if c.tr != nil {
+		cur, err = c.openTraced(ctx, &batch, c.setupFor(c.s))
+	} else {
+		cur, err = c.s.OpenCursor(ctx, &batch, !c.held, c.setupFor(c.s))
+	}
 	if err != nil {
 		return nil, c.failed(err)
 	}

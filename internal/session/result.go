@@ -37,6 +37,7 @@ func (r *Result) Release() {
 		}
 	}
 	r.resp.Pipeline.Reset()
+	r.resp.BytesSent, r.resp.BytesReceived = 0, 0
 	r.first, r.step = 0, 0
 	resultPool.Put(r)
 }
