@@ -18,6 +18,7 @@ type autocommit struct {
 	busyTimeout time.Duration // Config.BusyTimeout
 	writers     *writers      // the connector's bound on writes in flight; nil: none
 	sqlTx       sqlTx
+	tr          *connTrace // nil: not traced
 }
 
 // Backoff between retries of a statement that failed with SQLITE_BUSY.
@@ -48,7 +49,7 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 	if w != nil && readOnlySQL(st.SQL) {
 		w = nil
 	}
-	if err := w.acquire(ctx); err != nil {
+	if err := a.tr.acquire(ctx, w); err != nil {
 		return nil, err
 	}
 	res, err := a.once(ctx, st, begin)
@@ -58,29 +59,43 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 	}
 	deadline := time.Now().Add(a.busyTimeout)
 	wait := busyFirstWait
-	for {
+	for attempt := 2; ; attempt++ {
 		// Jitter keeps retrying writers from colliding again in step.
 		d := wait/2 + rand.N(wait/2+1)
 		if time.Until(deadline) < d {
 			return nil, err
 		}
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, err
-		case <-t.C:
+		res, sent, rerr := a.retry(ctx, st, begin, w, d, attempt, err)
+		if !sent {
+			return nil, err // ctx ended first: the last SQLITE_BUSY stands
 		}
-		if w.acquire(ctx) != nil {
-			return nil, err // ctx ended while waiting for a slot
-		}
-		res, err = a.once(ctx, st, begin)
-		w.release()
-		if err == nil || !hasCode(err, codeSQLiteBusy) {
+		if err = rerr; err == nil || !hasCode(err, codeSQLiteBusy) {
 			return res, err
 		}
 		wait = min(2*wait, busyMaxWait)
 	}
+}
+
+// retry sends the statement again after waiting d and taking a write slot
+// of w: attempt number attempt, after the SQLITE_BUSY error cause. sent
+// reports false if ctx ended before it could.
+func (a *autocommit) retry(ctx context.Context, st *codec.Stmt, begin bool, w *writers, d time.Duration, attempt int, cause error) (res *session.Result, sent bool, err error) {
+	var ev *TraceEvent
+	if a.tr != nil {
+		ctx, ev = a.tr.startRetry(ctx, RetryBusy, attempt, cause)
+	}
+	if !a.tr.sleep(ctx, d) || a.tr.acquire(ctx, w) != nil {
+		if ev != nil {
+			a.tr.end(ctx, ev, ctx.Err())
+		}
+		return nil, false, nil
+	}
+	res, err = a.once(ctx, st, begin)
+	w.release()
+	if ev != nil {
+		a.tr.end(ctx, ev, err)
+	}
+	return res, true, err
 }
 
 // once sends the statement once: watched if it may begin a transaction.
@@ -98,7 +113,7 @@ func (a *autocommit) sequence(ctx context.Context, script string) error {
 	if a.sqlTx.open {
 		return a.sqlTx.sequence(ctx, a.s, script)
 	}
-	if err := a.writers.acquire(ctx); err != nil {
+	if err := a.tr.acquire(ctx, a.writers); err != nil {
 		return err
 	}
 	defer a.writers.release()

@@ -193,6 +193,14 @@ func (c *conn) batch(ctx context.Context, stmts []Statement, mode BatchMode) ([]
 	if len(stmts) == 0 {
 		return nil, nil
 	}
+	if c.tr != nil {
+		return c.tracedBatch(ctx, stmts, mode)
+	}
+	return c.runBatch(ctx, stmts, mode)
+}
+
+// runBatch is batch, untraced.
+func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) ([]BatchResult, error) {
 	st := make([]codec.Stmt, len(stmts))
 	for i := range stmts {
 		if err := c.bindStatement(&st[i], &stmts[i]); err != nil {
@@ -222,7 +230,7 @@ func (c *conn) batch(ctx context.Context, stmts []Statement, mode BatchMode) ([]
 		}
 	}
 	p := plan(st, mode, false, false, guard)
-	if err := c.auto.writers.acquire(ctx); err != nil {
+	if err := c.tr.acquire(ctx, c.auto.writers); err != nil {
 		return nil, err
 	}
 	res, err := c.s.Batch(ctx, p.steps)
@@ -254,6 +262,7 @@ func (t *tx) batch(ctx context.Context, st []codec.Stmt, guard bool) ([]BatchRes
 	pending := t.state == txPending
 	if pending {
 		t.freshIfLost()
+		t.tr.begun()
 	}
 	p := plan(st, 0, true, pending, guard)
 	res, err := t.s.Batch(ctx, p.steps)

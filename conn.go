@@ -38,6 +38,7 @@ type conn struct {
 	// infinities: the codec carries ±Inf floats (Protobuf), so arguments
 	// may be infinite.
 	infinities bool
+	tr         *connTrace // nil: not traced
 }
 
 // Statements run in autocommit mode (autocommit) or inside the open
@@ -57,19 +58,23 @@ type describer interface {
 }
 
 // newConn returns a conn on stream s for the connector's cfg, replication
-// indexes and write bound; infinities says whether its codec carries ±Inf.
-func newConn(s transport.Stream, cfg *Config, repl *session.Replication, w *writers, infinities bool) *conn {
+// indexes and write bound; infinities says whether its codec carries ±Inf;
+// ct, if not nil, traces it.
+func newConn(s transport.Stream, cfg *Config, repl *session.Replication, w *writers, infinities bool, ct *connTrace) *conn {
 	sc := sessionConn{session.NewConn(s)}
 	if repl != nil {
 		sc.SetReplication(repl)
+	}
+	if ct != nil {
+		sc.SetTracer(ct)
 	}
 	for _, p := range cfg.Pragmas {
 		sql, _ := pragmaSQL(p) // checked by Config.validate
 		key, _, _ := sqlscan.Pragma(sql)
 		sc.Persist(key, codec.Stmt{SQL: sql})
 	}
-	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout, writers: w},
-		deferExec: cfg.DeferredExec, repl: repl, infinities: infinities}
+	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout, writers: w, tr: ct},
+		deferExec: cfg.DeferredExec, repl: repl, infinities: infinities, tr: ct}
 }
 
 // remember makes a connection setting that sql just made outlive the
@@ -159,6 +164,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	// gains nothing from deferring them.
 	deferExec := !opts.ReadOnly && deferredFrom(ctx, c.deferExec)
 	c.tx = newTx(ctx, c.s, &c.readOnly, opts.ReadOnly, deferExec)
+	c.tx.tr = c.tr
 	return c.tx, nil
 }
 
@@ -199,6 +205,10 @@ func (c *conn) ResetSession(context.Context) error {
 	return nil
 }
 
+// inTx reports whether a transaction is open on the connection: BeginTx's
+// or one begun with SQL.
+func (c *conn) inTx() bool { return c.openTx() != nil || c.auto.sqlTx.open }
+
 // IsValid reports whether the connection may go back to the pool: not with
 // a transaction open (BeginTx's, or one begun with SQL, which closing the
 // connection rolls back at once, releasing SQLite's write lock), nor with
@@ -221,6 +231,14 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 }
 
 func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Result, error) {
+	if c.tr != nil {
+		return c.tracedExec(ctx, query, params, args)
+	}
+	return c.runExec(ctx, query, params, args)
+}
+
+// runExec is exec, untraced.
+func (c *conn) runExec(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Result, error) {
 	// Exec discards rows: not asking for them keeps the answer small.
 	st := codec.Stmt{SQL: query}
 	if err := bindArgs(&st, params, args); err != nil {
@@ -256,6 +274,14 @@ func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []
 // number with bounded memory. A statement that writes is never run twice:
 // its RESPONSE_TOO_LARGE error is returned.
 func (c *conn) query(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Rows, error) {
+	if c.tr != nil {
+		return c.tracedQuery(ctx, query, params, args)
+	}
+	return c.runQuery(ctx, query, params, args)
+}
+
+// runQuery is query, untraced.
+func (c *conn) runQuery(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Rows, error) {
 	st := codec.Stmt{SQL: query, WantRows: true}
 	if err := bindArgs(&st, params, args); err != nil {
 		return nil, err

@@ -49,7 +49,7 @@ func TestConnStreamStateAndThePool(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := &stateStream{busy: tt.busy, lost: tt.lost}
-			c := newConn(s, NewConfig(), nil, nil, false)
+			c := newConn(s, NewConfig(), nil, nil, false, nil)
 			if got := c.IsValid(); got != tt.valid {
 				t.Errorf("IsValid %t, want %t", got, tt.valid)
 			}

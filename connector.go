@@ -35,6 +35,7 @@ type Connector struct {
 	writers *writers // Config.MaxWriters, shared by the connections
 	// infinities: the codec carries ±Inf (see checkFloat).
 	infinities bool
+	tracer     *tracer // WithTracer's; nil: none
 }
 
 // ConnectorOption adjusts a Connector beyond its Config: with what keeps
@@ -46,6 +47,7 @@ type connectorOptions struct {
 	headers      http.Header
 	roundTripper http.RoundTripper
 	tokens       func(context.Context) (string, error)
+	tracer       Tracer
 }
 
 // WithAuthTokenProvider makes the connector ask tokens for its JWT instead
@@ -121,6 +123,10 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 	if err != nil {
 		return nil, err
 	}
+	trc := newTracer(co.tracer, cfg)
+	if trc != nil {
+		to.TraceFetch = trc.fetch
+	}
 	newTransport := httptransport.New
 	if cfg.Transport == TransportWS {
 		if co.roundTripper != nil {
@@ -139,6 +145,7 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 		transport:  tr,
 		writers:    newWriters(maxWriters(cfg)),
 		infinities: to.Codec.Format() == codec.FormatProtobuf && !to.Fallback,
+		tracer:     trc,
 	}, nil
 }
 
@@ -179,7 +186,7 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return newConn(c.transport.NewStream(), c.cfg, c.repl, c.writers, c.infinities), nil
+	return newConn(c.transport.NewStream(), c.cfg, c.repl, c.writers, c.infinities, c.tracer.forConn()), nil
 }
 
 // Driver returns the libsql Driver.

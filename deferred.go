@@ -186,6 +186,14 @@ func (t *tx) flush(ctx context.Context) error {
 	if len(t.queue) == 0 {
 		return nil
 	}
+	if t.tr != nil {
+		return t.tr.sendQueue(ctx, t, false, t.sendQueue)
+	}
+	return t.sendQueue(ctx)
+}
+
+// sendQueue is flush of a queue that is not empty, untraced.
+func (t *tx) sendQueue(ctx context.Context) error {
 	if err := t.usable(); err != nil {
 		t.dropQueue(err)
 		return err
@@ -291,11 +299,19 @@ func (t *tx) dropQueue(err error) {
 
 // commitQueued commits a pending or active transaction whose queue is not
 // empty: BEGIN (if needed), the queue, COMMIT and close, in one request
-// (the stream's hold has ended).
-func (t *tx) commitQueued() error {
+// (the stream's hold has ended). ctx is BeginTx's, or carries its trace.
+func (t *tx) commitQueued(ctx context.Context) error {
+	if t.tr != nil {
+		return t.tr.sendQueue(ctx, t, true, t.sendCommit)
+	}
+	return t.sendCommit(ctx)
+}
+
+// sendCommit is commitQueued, untraced.
+func (t *tx) sendCommit(ctx context.Context) error {
 	withBegin := t.batchSteps("COMMIT")
 	t.state = txDone
-	res, err := t.s.Batch(t.ctx, t.steps)
+	res, err := t.s.Batch(ctx, t.steps)
 	if err != nil {
 		if withBegin && isSafe(err) {
 			// Nothing reached the server: no transaction was ever open.

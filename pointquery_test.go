@@ -108,13 +108,30 @@ func TestPointQueryAllocs(t *testing.T) {
 }
 
 // BenchmarkPointQuery is one point query through database/sql, answered
-// in process.
+// in process: untraced, and with a Tracer that does nothing (the driver's
+// own cost of tracing: the events and the Tracer's calls).
 func BenchmarkPointQuery(b *testing.B) {
-	ctx := context.Background()
-	db := pointDB(b)
-	pointQuery(b, ctx, db)
-	b.ReportAllocs()
-	for b.Loop() {
-		pointQuery(b, ctx, db)
+	for _, bc := range []struct {
+		name string
+		opts []ConnectorOption
+	}{
+		{"untraced", nil},
+		{"traced", []ConnectorOption{WithTracer(nopTracer{})}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			db := pointDB(b, bc.opts...)
+			pointQuery(b, ctx, db)
+			b.ReportAllocs()
+			for b.Loop() {
+				pointQuery(b, ctx, db)
+			}
+		})
 	}
 }
+
+// nopTracer is a Tracer that does nothing.
+type nopTracer struct{}
+
+func (nopTracer) Start(ctx context.Context, _ *TraceEvent) context.Context { return ctx }
+func (nopTracer) End(context.Context, *TraceEvent)                         {}

@@ -57,6 +57,8 @@ type tx struct {
 	queueBytes int
 	deferredN  int
 	conds      []codec.BatchCond
+
+	tr *connTrace // the connection's; nil: not traced
 }
 
 var _ describer = (*tx)(nil)
@@ -121,6 +123,7 @@ func (t *tx) freshIfLost() {
 // pointed at it).
 func (t *tx) beginWith(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
 	t.freshIfLost()
+	t.tr.begun()
 	t.cond = codec.BatchCond{Type: codec.CondOK, Step: 0}
 	t.steps = append(t.steps[:0],
 		codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}},
@@ -271,13 +274,22 @@ func (t *tx) lose(cause error) {
 }
 
 // Commit commits the transaction: COMMIT and close in one request.
-func (t *tx) Commit() error { return t.finish(endCommit) }
+func (t *tx) Commit() error { return t.end(endCommit) }
 
 // Rollback rolls the transaction back: ROLLBACK and close in one request.
 // Rolling back a lost transaction succeeds; the server already did it.
-func (t *tx) Rollback() error { return t.finish(endRollback) }
+func (t *tx) Rollback() error { return t.end(endRollback) }
 
-func (t *tx) finish(end txEnd) error {
+// end ends the transaction, within BeginTx's context.
+func (t *tx) end(end txEnd) error {
+	if t.tr != nil {
+		return t.tracedEnd(end)
+	}
+	return t.finish(t.ctx, end)
+}
+
+// finish ends the transaction; ctx is BeginTx's, or carries its trace.
+func (t *tx) finish(ctx context.Context, end txEnd) error {
 	if t.state == txDone {
 		return ErrTxDone
 	}
@@ -286,7 +298,7 @@ func (t *tx) finish(end txEnd) error {
 	t.s.Release()
 	if len(t.queue) > 0 {
 		if end == endCommit && (t.state == txPending || t.state == txActive) {
-			return t.commitQueued()
+			return t.commitQueued(ctx)
 		}
 		t.dropQueue(errNotSent)
 	}
@@ -308,11 +320,10 @@ func (t *tx) finish(end txEnd) error {
 	t.state = txDone
 	// COMMIT is bounded by BeginTx's context, as database/sql documents.
 	// ROLLBACK must still go out when that context is what ended the
-	// transaction, so it gets a fresh one.
-	ctx := t.ctx
+	// transaction, so it gets one without its end (and a bound of its own).
 	if end == endRollback {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(context.Background(), cleanupTimeout)
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		defer cancel()
 	}
 	res, err := t.s.Execute(ctx, &codec.Stmt{SQL: end.sql()})

@@ -28,14 +28,24 @@ func newWriters(n int) *writers {
 // matches ctx's error and is safe to retry: nothing was sent. A nil bound
 // has a slot for everyone.
 func (w *writers) acquire(ctx context.Context) error {
-	if w == nil {
+	if w == nil || w.tryAcquire() {
 		return nil
 	}
+	return w.wait(ctx)
+}
+
+// tryAcquire takes a slot if one is free at once.
+func (w *writers) tryAcquire() bool {
 	select {
 	case w.slots <- struct{}{}:
-		return nil
+		return true
 	default:
+		return false
 	}
+}
+
+// wait takes a slot, waiting for one until ctx ends (see acquire).
+func (w *writers) wait(ctx context.Context) error {
 	select {
 	case w.slots <- struct{}{}:
 		return nil

@@ -1,0 +1,232 @@
+package libsql
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gohrana/libsql/internal/session"
+	"github.com/gohrana/libsql/internal/sqlscan"
+)
+
+// How the layers report to a Tracer. The root package owns statements,
+// batches, retries of SQLITE_BUSY and the waits in the client; the session
+// layer owns requests and the resend of a request whose lingering stream
+// expired (session.Tracer, which connTrace turns into TraceEvents); the
+// transports tell a cursor's fetches (transport.Options.TraceFetch, which
+// tracer.fetch turns into TraceEvents). Every hook is nil without a
+// Tracer, and each call site checks for nil before it builds anything, so
+// that tracing costs nothing when it is off (TestPointQueryAllocs).
+
+// tracer is a connector's Tracer, with what every event of it carries.
+type tracer struct {
+	t    Tracer
+	base TraceEvent // the connector's fields
+}
+
+// newTracer returns the tracer of a connector for cfg, or nil without t.
+func newTracer(t Tracer, cfg *Config) *tracer {
+	if t == nil {
+		return nil
+	}
+	tr := &tracer{t: t}
+	tr.base.Transport = cfg.Transport
+	if tr.base.Transport == "" {
+		tr.base.Transport = TransportHTTP
+	}
+	tr.base.ServerAddress, tr.base.ServerPort = serverAddress(cfg.URL)
+	tr.base.Namespace = cfg.Namespace
+	return tr
+}
+
+// serverAddress returns the host and port of a base URL, the port being
+// the scheme's default when the URL has none.
+func serverAddress(rawURL string) (string, int) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", 0
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		port = 80
+		if u.Scheme == "https" || u.Scheme == "wss" {
+			port = 443
+		}
+	}
+	return u.Hostname(), port
+}
+
+// event returns a new event of kind k with the connector's fields.
+func (tr *tracer) event(k TraceKind) *TraceEvent {
+	ev := new(TraceEvent)
+	*ev = tr.base
+	ev.Kind = k
+	return ev
+}
+
+// end tells the Tracer that ev ended with err.
+func (tr *tracer) end(ctx context.Context, ev *TraceEvent, err error) {
+	ev.Err = err
+	tr.t.End(ctx, ev)
+}
+
+// fetch is transport.Options.TraceFetch: a TraceFetch.
+func (tr *tracer) fetch(ctx context.Context) func(rows, bytes int, err error) {
+	ev := tr.event(TraceFetch)
+	ctx = tr.t.Start(ctx, ev)
+	return func(rows, bytes int, err error) {
+		ev.Rows, ev.BytesReceived = rows, bytes
+		tr.end(ctx, ev, fromSession(err))
+	}
+}
+
+// connTrace is one connection's tracing: a session.Tracer for its session,
+// and the events it has open. A nil *connTrace traces nothing; its
+// methods may be called all the same.
+type connTrace struct {
+	*tracer
+	stmt   *TraceEvent // the statement or batch being run, for Begin
+	req    *TraceEvent // the request in flight
+	resend *TraceEvent // the resend in flight
+}
+
+var _ session.Tracer = (*connTrace)(nil)
+
+// forConn returns a connection's tracing; nil for a nil tracer.
+func (tr *tracer) forConn() *connTrace {
+	if tr == nil {
+		return nil
+	}
+	return &connTrace{tracer: tr}
+}
+
+// StartRequest starts a TraceRequest.
+func (ct *connTrace) StartRequest(ctx context.Context, r *session.Request) context.Context {
+	ev := ct.event(TraceRequest)
+	ev.Request = r.Type.String()
+	if r.Cursor {
+		ev.Request = "cursor"
+	}
+	ev.Requests, ev.ReplicationIndex = r.Requests, r.ReplicationIndex
+	ct.req = ev
+	return ct.t.Start(ctx, ev)
+}
+
+// EndRequest ends the TraceRequest in flight.
+func (ct *connTrace) EndRequest(ctx context.Context, r *session.Request) {
+	ev := ct.req
+	ct.req = nil
+	ev.BytesSent, ev.BytesReceived, ev.ServerTime = r.BytesSent, r.BytesReceived, r.ServerTime
+	ct.end(ctx, ev, fromSession(r.Err))
+}
+
+// StartResend starts a TraceRetry of a request whose lingering stream
+// expired.
+func (ct *connTrace) StartResend(ctx context.Context, cause error) context.Context {
+	ctx, ct.resend = ct.startRetry(ctx, RetryStreamExpired, 2, fromSession(cause))
+	return ctx
+}
+
+// EndResend ends the resend in flight.
+func (ct *connTrace) EndResend(ctx context.Context, err error) {
+	ev := ct.resend
+	ct.resend = nil
+	ct.end(ctx, ev, fromSession(err))
+}
+
+// startStatement starts a TraceStatement of sql (or, with a batch of
+// statements, a TraceBatch), which becomes the one BEGIN is told to.
+func (ct *connTrace) startStatement(ctx context.Context, k TraceKind, call TraceCall, sql string, inTx bool) (context.Context, *TraceEvent) {
+	ev := ct.event(k)
+	ev.Call, ev.SQL, ev.InTx = call, sql, inTx
+	if k == TraceStatement {
+		ev.Keyword = sqlscan.FirstKeyword(sql)
+	}
+	ct.stmt = ev
+	return ct.t.Start(ctx, ev), ev
+}
+
+// endStatement ends a TraceStatement or TraceBatch started by
+// startStatement.
+func (ct *connTrace) endStatement(ctx context.Context, ev *TraceEvent, err error) {
+	ct.ran(ev)
+	ct.end(ctx, ev, err)
+}
+
+// ran records that the call of ev has returned (a Query's event lives on
+// with its rows).
+func (ct *connTrace) ran(ev *TraceEvent) {
+	if ct.stmt == ev {
+		ct.stmt = nil
+	}
+}
+
+// begun records that the transaction's BEGIN went out with the statement
+// being run.
+func (ct *connTrace) begun() {
+	if ct != nil && ct.stmt != nil {
+		ct.stmt.Begin = true
+	}
+}
+
+// startRetry starts a TraceRetry.
+func (ct *connTrace) startRetry(ctx context.Context, why RetryReason, attempt int, cause error) (context.Context, *TraceEvent) {
+	ev := ct.event(TraceRetry)
+	ev.Retry, ev.Attempt, ev.Cause = why, attempt, cause
+	return ct.t.Start(ctx, ev), ev
+}
+
+// acquire takes a write slot of w (see writers.acquire), telling a wait
+// for one that was not free at once.
+func (ct *connTrace) acquire(ctx context.Context, w *writers) error {
+	if w == nil || w.tryAcquire() {
+		return nil
+	}
+	if ct == nil {
+		return w.wait(ctx)
+	}
+	ev := ct.event(TraceWait)
+	ev.Wait = WaitWriteSlot
+	ctx = ct.t.Start(ctx, ev)
+	err := w.wait(ctx)
+	ct.end(ctx, ev, err)
+	return err
+}
+
+// sleep waits d, or until ctx ends, which it reports as false: a
+// WaitBusyBackoff.
+func (ct *connTrace) sleep(ctx context.Context, d time.Duration) bool {
+	var ev *TraceEvent
+	if ct != nil {
+		ev = ct.event(TraceWait)
+		ev.Wait = WaitBusyBackoff
+		ctx = ct.t.Start(ctx, ev)
+	}
+	t := time.NewTimer(d)
+	var err error
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		err = ctx.Err()
+	case <-t.C:
+	}
+	if ev != nil {
+		ct.end(ctx, ev, err)
+	}
+	return err == nil
+}
+
+// batchSQL is the text of a Batch for its TraceBatch: the statements'
+// texts joined by "; ".
+func batchSQL(stmts []Statement) string {
+	var b strings.Builder
+	for i := range stmts {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(stmts[i].SQL)
+	}
+	return b.String()
+}
