@@ -104,7 +104,8 @@ type client struct {
 	minBackoff   time.Duration
 	maxBackoff   time.Duration
 
-	slots   []slot
+	slots   []slot        // shared by the streams outside a transaction
+	own     ownSockets    // one per stream in a transaction (see own.go)
 	next    atomic.Uint32 // round robin over slots
 	version atomic.Int32  // of the last socket that connected; 0 before
 	closed  atomic.Bool
@@ -227,6 +228,7 @@ func (c *client) CloseIdle() {
 			go sk.close(true)
 		}
 	}
+	c.own.closeIdle()
 }
 
 // Close closes every socket (sending the close frame, within a bounded
@@ -235,14 +237,20 @@ func (c *client) CloseIdle() {
 func (c *client) Close() error {
 	c.closed.Store(true)
 	var wg sync.WaitGroup
+	closeSocket := func(sk *socket) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sk.close(false)
+		}()
+	}
 	for i := range c.slots {
 		if sk := c.slots[i].live(); sk != nil {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sk.close(false)
-			}()
+			closeSocket(sk)
 		}
+	}
+	for _, sk := range c.own.sockets() {
+		closeSocket(sk)
 	}
 	wg.Wait()
 	return nil
@@ -404,7 +412,8 @@ func (c *client) failure() error {
 // A slot holds at most one socket and dials it when needed, one dial at a
 // time.
 type slot struct {
-	c *client
+	c   *client
+	own bool // dialed for one stream (see acquireOwn)
 
 	mu      sync.Mutex
 	sock    *socket       // live, or nil
@@ -469,6 +478,9 @@ func (sl *slot) run(done chan struct{}) {
 
 // died forgets sk, which has died.
 func (sl *slot) died(sk *socket) {
+	if sl.own {
+		sl.c.own.died(sk)
+	}
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.sock == sk {
