@@ -166,7 +166,9 @@ FUZZ_TARGETS := \
 	./internal/sqlscan:FuzzScanClassify \
 	./itest/sqlscandiff:FuzzSQLScanDifferential \
 	./transport/ws:FuzzServerMessage \
-	.:FuzzDSN
+	.:FuzzDSN \
+	.:FuzzVectorBlob \
+	.:FuzzVectorText
 
 .PHONY: fuzz
 fuzz:
