@@ -187,7 +187,7 @@ func TestVectorScanText(t *testing.T) {
 		want []float64
 	}{
 		{"[0.5,-1,2,1e+10]", []float64{0.5, -1, 2, 1e10}}, // vector_extract(vector64('[0.5,-1,2,1e10]'))
-		{"[Inf,-Inf,1.5]", []float64{inf, -inf, 1.5}},      // vector_extract(vector32('[1e39,-1e39,1.5]'))
+		{"[Inf,-Inf,1.5]", []float64{inf, -inf, 1.5}},     // vector_extract(vector32('[1e39,-1e39,1.5]'))
 		{"[NaN]", []float64{nan}},
 		{"[]", []float64{}},
 		{" \t[ ]\r\n", []float64{}},
