@@ -29,16 +29,17 @@ import (
 //
 // Scan reads a blob of any libSQL vector type but FLOAT64, whose elements
 // would have to be rounded: FLOAT32 (with or without its type byte) bit for
-// bit; FLOAT16 and FLOATB16 exactly, since float32 holds all their values;
-// FLOAT8 dequantized and FLOAT1BIT as ±1, as libSQL converts them (the
-// values vector_extract prints). It also reads text in libSQL's form,
-// "[1,2.5,-3e-2]" (vector_extract's result, or text stored in a vector
-// column), each element parsed as a float64 and rounded to float32 as
-// vector32() does, with vector_extract's spellings Inf, -Inf and NaN
-// accepted as well. NULL scans as a nil Vector32. Scan reuses the
-// receiver's array when it is large enough; it returns a *VectorError for a
-// value that is not a vector it can hold, and then leaves the receiver as
-// it was.
+// bit, and the others as vector32() converts them: FLOAT16 and FLOATB16
+// exactly, since float32 holds all their values (but a FLOAT16 NaN becomes
+// the quiet NaN of its sign), FLOAT8 dequantized and FLOAT1BIT as ±1. It
+// also reads text in libSQL's form, "[1,2.5,-3e-2]" (vector_extract's
+// result, or text stored in a vector column), each element parsed as a
+// float64 and rounded to float32 as vector32() does, with vector_extract's
+// spellings Inf, -Inf and NaN accepted as well; vector_extract prints six
+// significant digits, so scan the blob itself for exact elements. NULL
+// scans as a nil Vector32. Scan reuses the receiver's array when it is
+// large enough; it returns a *VectorError for a value that is not a vector
+// it can hold, and then leaves the receiver as it was.
 //
 //	_, err := db.ExecContext(ctx, "INSERT INTO docs (embedding) VALUES (?)", libsql.Vector32(embedding))
 //	var v libsql.Vector32
@@ -121,8 +122,10 @@ func (t VectorType) String() string {
 // unknown, text that is not a vector, or a value that is neither a blob,
 // text nor NULL.
 type VectorError struct {
-	// Type is the type the blob declares: its last byte if its length is
-	// odd, else VectorFloat32. It is 0 for a value that is not a blob.
+	// Type is the type code the blob declares: its last byte if its length
+	// is odd, else VectorFloat32. It may be none of the VectorType
+	// constants, and is 0 (which libSQL leaves unused) for a value that is
+	// not a blob.
 	Type VectorType
 	msg  string
 }
