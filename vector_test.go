@@ -291,10 +291,7 @@ func TestVectorScanErrors(t *testing.T) {
 				if verr.Type != tt.typ {
 					t.Errorf("Vector%d: Type %d, want %d", bits, verr.Type, tt.typ)
 				}
-				message := tt.message
-				if strings.Contains(message, "%d") {
-					message = strings.Replace(message, "%d", strconv.Itoa(bits), 1)
-				}
+				message := strings.Replace(tt.message, "%d", strconv.Itoa(bits), 1)
 				if !strings.HasPrefix(err.Error(), "libsql: ") || !strings.Contains(err.Error(), message) {
 					t.Errorf("Vector%d: error %q, want it to contain %q", bits, err, message)
 				}
