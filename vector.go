@@ -81,7 +81,7 @@ const (
 	// VectorFloat64: IEEE 754 float64 elements; F64_BLOB(n) and FLOAT64(n),
 	// vector64().
 	VectorFloat64 VectorType = 2
-	// VectorFloat1Bit: one bit per element, set for a positive one and read
+	// VectorFloat1Bit: one bit per element, set for a positive element, read
 	// as +1 or -1; F1BIT_BLOB(n) and FLOAT1BIT(n), vector1bit().
 	VectorFloat1Bit VectorType = 3
 	// VectorFloat8: a byte q per element, which stands for alpha*q+shift
@@ -130,6 +130,8 @@ type VectorError struct {
 	msg  string
 }
 
+// Error says what was scanned into which Go type, and for a blob its
+// length and type code.
 func (e *VectorError) Error() string { return e.msg }
 
 // Value returns v as a FLOAT32 vector blob, or nil (NULL) for a nil v.
