@@ -1,9 +1,10 @@
 # make test   everything CI runs (.ci/run), from a fresh machine: formatting,
 #             build + vet + staticcheck of every module, a build + vet of the
 #             root module with the oldest Go it supports (compat), unit tests,
-#             the examples per tool against a throwaway sqld (examples), then
-#             the integration tests against a real sqld in a container
-#             (installs and starts Docker if needed).
+#             the examples per tool against a throwaway sqld (examples), the
+#             embedded replica's tests against sqld processes of their own
+#             (embedded), then the integration tests against a real sqld in
+#             a container (installs and starts Docker if needed).
 # make demo   runs examples/quickstart against a throwaway local sqld.
 
 SHELL := bash
@@ -17,13 +18,13 @@ ITEST_TIMEOUT ?= 30m
 ITEST_ENV := LIBSQL_ITEST_IMAGE=$(IMAGE) LIBSQL_ITEST_NETWORK=host \
 	TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
 
-.PHONY: test fmt-check size-check build vet lint compat unit itest docker image demo
+.PHONY: test fmt-check size-check build vet lint compat unit itest docker image demo embedded
 
-test: fmt-check size-check build vet lint compat unit examples itest
+test: fmt-check size-check build vet lint compat unit examples embedded itest
 
 # Every module of the repository: the driver (root) and the ones with their
 # own go.mod, which the root's ./... does not reach.
-MODULES := . itest itest/cmd/capture-ws bench bench/e2e codec/protobuf/prototest
+MODULES := . itest itest/cmd/capture-ws bench bench/e2e codec/protobuf/prototest embedded
 
 fmt-check:
 	@files=$$(gofmt -l .); \
@@ -103,6 +104,16 @@ UNIT_MODULES := . codec/protobuf/prototest bench bench/e2e itest/sqlscandiff
 unit:
 	@for m in $(UNIT_MODULES); do echo "== go test ($$m)"; (cd $$m && go test -race -timeout 10m ./...); done
 
+# make embedded   the embedded replica's module (embedded/, modernc.org/sqlite):
+#                 unit tests and the integration tests, which start sqld
+#                 processes of their own from the binary of scripts/sqld.sh
+#                 (no Docker). EMBEDDED_FLAGS passes more go test flags.
+EMBEDDED_FLAGS ?=
+
+embedded:
+	@sqld=$$(scripts/sqld.sh); \
+	cd embedded && LIBSQL_EMBEDDED_SQLD=$$sqld go test -race -count=1 -timeout 10m $(EMBEDDED_FLAGS) ./...
+
 docker:
 	scripts/docker.sh
 
@@ -166,6 +177,9 @@ FUZZ_TARGETS := \
 	./internal/sqlscan:FuzzScanClassify \
 	./itest/sqlscandiff:FuzzSQLScanDifferential \
 	./transport/ws:FuzzServerMessage \
+	./embedded/internal/replog:FuzzDecoders \
+	./embedded/internal/replog:FuzzStream \
+	./embedded/internal/replica:FuzzSyncGarbage \
 	.:FuzzDSN \
 	.:FuzzVectorBlob \
 	.:FuzzVectorText

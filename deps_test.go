@@ -23,3 +23,23 @@ func TestDriverLinksNoBaselineCodec(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverLinksNoSQLite: a program that imports only the driver links
+// no SQLite engine; the embedded replica (module embedded) brings
+// modernc.org/sqlite only to programs that import it.
+func TestDriverLinksNoSQLite(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		for _, engine := range []string{"modernc.org/sqlite", "modernc.org/libc", "github.com/mattn/go-sqlite3"} {
+			if p == engine || strings.HasPrefix(p, engine+"/") {
+				t.Errorf("the driver package depends on %s", p)
+			}
+		}
+	}
+}

@@ -2,10 +2,14 @@ module github.com/gohrana/libsql/examples/readme
 
 go 1.26.0
 
-replace github.com/gohrana/libsql => ../..
+replace (
+	github.com/gohrana/libsql => ../..
+	github.com/gohrana/libsql/embedded => ../../embedded
+)
 
 require (
 	github.com/gohrana/libsql v0.0.0-00010101000000-000000000000
+	github.com/gohrana/libsql/embedded v0.0.0-00010101000000-000000000000
 	github.com/golang-migrate/migrate/v4 v4.20.1
 	github.com/jmoiron/sqlx v1.4.0
 	github.com/pressly/goose/v3 v3.30.0

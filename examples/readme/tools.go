@@ -10,6 +10,7 @@ package readme
 import (
 	_ "github.com/gohrana/libsql"
 	_ "github.com/gohrana/libsql/codec/gojson"
+	_ "github.com/gohrana/libsql/embedded"
 	_ "github.com/golang-migrate/migrate/v4"
 	_ "github.com/golang-migrate/migrate/v4/database/sqlite"
 	_ "github.com/golang-migrate/migrate/v4/source/iofs"

@@ -1,0 +1,279 @@
+// Command embedded-perf measures an embedded replica against one running
+// sqld, in one run: local point SELECTs against the same over ws:// and
+// HTTP, a 20,000-row scan, the bootstrap of 1M rows (throughput, and the
+// peak RSS of a process that does only that), the read-your-writes wait
+// after a write, and the requests an idle replica sends per minute.
+//
+//	sqld -d /tmp/perf --http-listen-addr 127.0.0.1:8089 --no-welcome &
+//	go run ./cmd/embedded-perf -url http://127.0.0.1:8089
+//
+// It creates tables perf_* on the server (a new server is best). docs/PERF.md
+// has the numbers of a run.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	_ "github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/embedded"
+)
+
+func main() {
+	base := flag.String("url", "", "base URL of a running sqld (http://127.0.0.1:8089)")
+	rows := flag.Int("rows", 1_000_000, "rows of the bootstrap table")
+	point := flag.Int("point", 20000, "local point SELECTs (a tenth of it over the network)")
+	idle := flag.Duration("idle", 20*time.Second, "how long to count an idle replica's requests")
+	bootstrapOnly := flag.String("bootstrap-only", "", "internal: bootstrap a replica at this path and exit")
+	flag.Parse()
+	if *base == "" {
+		log.Fatal("embedded-perf: give -url")
+	}
+	if *bootstrapOnly != "" {
+		if err := bootstrap(*base, *bootstrapOnly); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	if err := run(*base, *rows, *point, *idle); err != nil {
+		log.Fatal("embedded-perf: ", err)
+	}
+}
+
+func run(base string, rows, point int, idle time.Duration) error {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "embedded-perf-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	prim, err := sql.Open("libsql", base)
+	if err != nil {
+		return err
+	}
+	defer prim.Close()
+	fmt.Printf("embedded-perf against %s\n\n", base)
+
+	// Point SELECTs and scans on a 20,000-row table.
+	if err := fill(ctx, prim, "perf_t", 20000); err != nil {
+		return err
+	}
+	c, err := embedded.NewConnector(filepath.Join(dir, "replica.db"), base, embedded.WithSyncInterval(0))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	local := sql.OpenDB(c)
+	defer local.Close()
+	if _, err := c.Sync(ctx); err != nil {
+		return err
+	}
+	ws, err := sql.Open("libsql", "ws"+strings.TrimPrefix(base, "http"))
+	if err != nil {
+		return err
+	}
+	defer ws.Close()
+	fmt.Println("| what | local | ws:// | HTTP |")
+	fmt.Println("| --- | --- | --- | --- |")
+	lp, err := pointSelects(ctx, local, point)
+	if err != nil {
+		return err
+	}
+	wp, err := pointSelects(ctx, ws, point/10)
+	if err != nil {
+		return err
+	}
+	hp, err := pointSelects(ctx, prim, point/10)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("| point SELECT p50 | %v | %v | %v |\n", lp[0], wp[0], hp[0])
+	fmt.Printf("| point SELECT p99 | %v | %v | %v |\n", lp[1], wp[1], hp[1])
+	fmt.Printf("| local / ws:// p50 | %.3fx | | |\n", float64(lp[0])/float64(wp[0]))
+	var scans [3]float64
+	for i, db := range []*sql.DB{local, ws, prim} {
+		if scans[i], err = scanRate(ctx, db); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("| 20k-row scan | %.0f rows/s | %.0f rows/s | %.0f rows/s |\n\n", scans[0], scans[1], scans[2])
+
+	// Read-your-writes: the wait of the first local read after a write.
+	waits, err := catchUp(ctx, local, 200)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("read-your-writes wait of the read after a write (200 rounds, no background sync): p50 %v, p99 %v\n\n", waits[0], waits[1])
+
+	// Bootstrap of rows rows, in a process of its own for its peak RSS.
+	if err := fill(ctx, prim, "perf_big", rows); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, "bootstrap.db")
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "-url", base, "-bootstrap-only", path)
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
+	}
+	took := time.Since(start)
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
+	fmt.Printf("bootstrap of %d rows (a %.1f MB file, the process's whole life): %v, %.1f MB/s, peak RSS %.1f MB\n\n",
+		rows, float64(st.Size())/1e6, took.Round(time.Millisecond), float64(st.Size())/1e6/took.Seconds(), float64(rss)/1024)
+
+	// The requests of an idle replica at the default interval, counted by
+	// a proxy in front of the server.
+	n, err := idleRequests(base, dir, idle)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("idle replica at the default interval (%v): %.0f requests per minute (counted over %v)\n",
+		embedded.DefaultSyncInterval, n/idle.Minutes(), idle)
+	return nil
+}
+
+func fill(ctx context.Context, db *sql.DB, name string, rows int) error {
+	if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+name); err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, "CREATE TABLE "+name+" (id INTEGER PRIMARY KEY, name TEXT, email TEXT, n INTEGER, score REAL, note TEXT)"); err != nil {
+		return err
+	}
+	const chunk = 50000
+	for from := 0; from < rows; from += chunk {
+		n := min(chunk, rows-from)
+		_, err := db.ExecContext(ctx, `INSERT INTO `+name+`
+			WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?)
+			SELECT ? + x, 'name-' || x, 'user' || x || '@example.com', x * 7, x / 3.0, 'n' FROM g`, n, from)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// pointSelects returns the p50 and p99 of n SELECTs by primary key.
+func pointSelects(ctx context.Context, db *sql.DB, n int) ([2]time.Duration, error) {
+	lat := make([]time.Duration, 0, n)
+	var name string
+	for i := range n {
+		start := time.Now()
+		if err := db.QueryRowContext(ctx, "SELECT name FROM perf_t WHERE id = ?", i%20000+1).Scan(&name); err != nil {
+			return [2]time.Duration{}, err
+		}
+		lat = append(lat, time.Since(start))
+	}
+	return quantiles(lat), nil
+}
+
+func quantiles(lat []time.Duration) [2]time.Duration {
+	slices.Sort(lat)
+	return [2]time.Duration{lat[len(lat)/2].Round(time.Microsecond / 10), lat[len(lat)*99/100].Round(time.Microsecond / 10)}
+}
+
+// scanRate reads the whole table five times and returns rows per second.
+func scanRate(ctx context.Context, db *sql.DB) (float64, error) {
+	start := time.Now()
+	total := 0
+	for range 5 {
+		rows, err := db.QueryContext(ctx, "SELECT id, name, email, n, score, note FROM perf_t")
+		if err != nil {
+			return 0, err
+		}
+		var (
+			id, n             int64
+			name, email, note string
+			score             float64
+		)
+		for rows.Next() {
+			if err := rows.Scan(&id, &name, &email, &n, &score, &note); err != nil {
+				rows.Close()
+				return 0, err
+			}
+			total++
+		}
+		if err := rows.Close(); err != nil {
+			return 0, err
+		}
+	}
+	return float64(total) / time.Since(start).Seconds(), nil
+}
+
+// catchUp returns the p50 and p99 of the first local read after a write.
+func catchUp(ctx context.Context, db *sql.DB, rounds int) ([2]time.Duration, error) {
+	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS perf_rw (id INTEGER PRIMARY KEY, v INTEGER)"); err != nil {
+		return [2]time.Duration{}, err
+	}
+	lat := make([]time.Duration, 0, rounds)
+	for i := range rounds {
+		if _, err := db.ExecContext(ctx, "INSERT OR REPLACE INTO perf_rw VALUES (?, ?)", i, i); err != nil {
+			return [2]time.Duration{}, err
+		}
+		start := time.Now()
+		var v int
+		if err := db.QueryRowContext(ctx, "SELECT v FROM perf_rw WHERE id = ?", i).Scan(&v); err != nil {
+			return [2]time.Duration{}, err
+		}
+		lat = append(lat, time.Since(start))
+	}
+	return quantiles(lat), nil
+}
+
+func bootstrap(base, path string) error {
+	c, err := embedded.NewConnector(path, base, embedded.WithSyncInterval(0))
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = c.Sync(context.Background())
+	return err
+}
+
+func idleRequests(base, dir string, d time.Duration) (float64, error) {
+	target, err := url.Parse(base)
+	if err != nil {
+		return 0, err
+	}
+	var n atomic.Int64
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.FlushInterval = -1
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		proxy.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	c, err := embedded.NewConnector(filepath.Join(dir, "idle.db"), srv.URL)
+	if err != nil {
+		return 0, err
+	}
+	defer c.Close()
+	if _, err := c.Sync(context.Background()); err != nil {
+		return 0, err
+	}
+	n.Store(0)
+	time.Sleep(d)
+	return float64(n.Load()), nil
+}

@@ -1,0 +1,267 @@
+package embedded
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+
+	"github.com/gohrana/libsql/internal/sqlscan"
+)
+
+// conn is one connection of a Connector: its statements run on the local
+// file or on its connection to the primary, one statement at a time, as
+// classify says, and every statement of a transaction on the primary.
+type conn struct {
+	c       *Connector
+	primary driver.Conn // the driver's connection; sends nothing until used
+	tx      *tx         // the transaction BeginTx opened, if any
+}
+
+var (
+	_ driver.Conn               = (*conn)(nil)
+	_ driver.ConnBeginTx        = (*conn)(nil)
+	_ driver.ConnPrepareContext = (*conn)(nil)
+	_ driver.ExecerContext      = (*conn)(nil)
+	_ driver.QueryerContext     = (*conn)(nil)
+	_ driver.NamedValueChecker  = (*conn)(nil)
+	_ driver.SessionResetter    = (*conn)(nil)
+	_ driver.Validator          = (*conn)(nil)
+	_ driver.Pinger             = (*conn)(nil)
+)
+
+// inTx reports whether a transaction is open on the primary: one of
+// BeginTx, or one begun with SQL (BEGIN, SAVEPOINT), which the driver's
+// connection follows from the server's answers (it is then not valid for
+// reuse).
+func (c *conn) inTx() bool {
+	if c.tx != nil {
+		return true
+	}
+	v, ok := c.primary.(driver.Validator)
+	return ok && !v.IsValid()
+}
+
+// where returns the route of a statement on this connection.
+func (c *conn) where(query string) route {
+	if c.inTx() {
+		return routePrimary
+	}
+	return classify(query)
+}
+
+func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	switch c.where(query) {
+	case routeRefuse:
+		return nil, refused(query)
+	case routeLocal:
+		res, err := c.localExec(ctx, query, args)
+		if !localFallback(err) {
+			return res, err
+		}
+	}
+	return c.primaryExec(ctx, query, args)
+}
+
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	switch c.where(query) {
+	case routeRefuse:
+		return nil, refused(query)
+	case routeLocal:
+		rows, err := c.localQuery(ctx, query, args)
+		if !localFallback(err) {
+			return rows, err
+		}
+	}
+	return c.primaryQuery(ctx, query, args)
+}
+
+func refused(query string) error {
+	const max = 60
+	if len(query) > max {
+		query = query[:max] + "..."
+	}
+	return fmt.Errorf("%w: %q", ErrPragma, query)
+}
+
+// mayHaveWritten makes the next local read wait for a sync if a statement
+// on the primary may have written: it is not certainly a read, and it ran
+// or may have run (an SQL error or a refusal ran nothing).
+func (c *conn) mayHaveWritten(query string, err error) {
+	if sqlscan.ReadOnly(query) {
+		return
+	}
+	var pe *PrimaryError
+	if err == nil || (errors.As(err, &pe) && pe.MayHaveRun) {
+		c.c.wroteNow()
+	}
+}
+
+func (c *conn) primaryExec(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	res, err := c.primary.(driver.ExecerContext).ExecContext(ctx, query, args)
+	err = primaryErr(err)
+	c.mayHaveWritten(query, err)
+	return res, err
+}
+
+func (c *conn) primaryQuery(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	rows, err := c.primary.(driver.QueryerContext).QueryContext(ctx, query, args)
+	err = primaryErr(err)
+	c.mayHaveWritten(query, err)
+	return rows, err
+}
+
+func (c *conn) localQuery(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	if err := c.c.readYourWrites(ctx); err != nil {
+		return nil, err
+	}
+	db, release, err := c.c.local.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, query, localArgs(args)...)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return newLocalRows(rows, release)
+}
+
+func (c *conn) localExec(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	if err := c.c.readYourWrites(ctx); err != nil {
+		return nil, err
+	}
+	db, release, err := c.c.local.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return db.ExecContext(ctx, query, localArgs(args)...)
+}
+
+// localArgs turns a statement's arguments into database/sql's for the
+// local pool.
+func localArgs(args []driver.NamedValue) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		if a.Name != "" {
+			out[i] = sql.Named(a.Name, a.Value)
+		} else {
+			out[i] = a.Value
+		}
+	}
+	return out
+}
+
+// CheckNamedValue converts arguments as the driver does for the primary,
+// so that a statement takes the same arguments wherever it runs.
+func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
+	if ch, ok := c.primary.(driver.NamedValueChecker); ok {
+		return ch.CheckNamedValue(nv)
+	}
+	return driver.ErrSkip
+}
+
+func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if c.tx != nil {
+		return nil, errors.New("embedded: a transaction is already open on this connection")
+	}
+	inner, err := c.primary.(driver.ConnBeginTx).BeginTx(ctx, opts)
+	if err != nil {
+		return nil, primaryErr(err)
+	}
+	c.tx = &tx{c: c, inner: inner}
+	return c.tx, nil
+}
+
+func (c *conn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+func (c *conn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+// PrepareContext returns a statement that is routed when it runs, as the
+// connection routes its text.
+func (c *conn) PrepareContext(_ context.Context, query string) (driver.Stmt, error) {
+	return &stmt{c: c, query: query}, nil
+}
+
+func (c *conn) Ping(ctx context.Context) error {
+	if p, ok := c.primary.(driver.Pinger); ok {
+		return primaryErr(p.Ping(ctx))
+	}
+	return nil
+}
+
+func (c *conn) ResetSession(ctx context.Context) error {
+	if r, ok := c.primary.(driver.SessionResetter); ok {
+		return r.ResetSession(ctx)
+	}
+	return nil
+}
+
+func (c *conn) IsValid() bool {
+	if c.tx != nil {
+		return false
+	}
+	if v, ok := c.primary.(driver.Validator); ok {
+		return v.IsValid()
+	}
+	return true
+}
+
+func (c *conn) Close() error { return c.primary.Close() }
+
+// tx is a transaction on the primary.
+type tx struct {
+	c     *conn
+	inner driver.Tx
+}
+
+func (t *tx) Commit() error {
+	t.c.tx = nil
+	err := primaryErr(t.inner.Commit())
+	t.c.mayHaveWritten("COMMIT", err)
+	return err
+}
+
+func (t *tx) Rollback() error {
+	t.c.tx = nil
+	return primaryErr(t.inner.Rollback())
+}
+
+// stmt is a prepared statement: its text, routed each time it runs.
+type stmt struct {
+	c     *conn
+	query string
+}
+
+func (s *stmt) Close() error  { return nil }
+func (s *stmt) NumInput() int { return -1 }
+
+func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	return s.c.ExecContext(ctx, s.query, args)
+}
+
+func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	return s.c.QueryContext(ctx, s.query, args)
+}
+
+func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.ExecContext(context.Background(), named(args))
+}
+
+func (s *stmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.QueryContext(context.Background(), named(args))
+}
+
+func named(args []driver.Value) []driver.NamedValue {
+	out := make([]driver.NamedValue, len(args))
+	for i, v := range args {
+		out[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+	}
+	return out
+}

@@ -1,0 +1,141 @@
+package embedded_test
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/gohrana/libsql/embedded"
+)
+
+// The crash helper: the test binary started again with these variables
+// opens a replica and syncs it, reporting on stdout, until killed.
+const (
+	crashPathEnv = "EMBEDDED_CRASH_PATH"
+	crashURLEnv  = "EMBEDDED_CRASH_URL"
+)
+
+func TestMain(m *testing.M) {
+	if path := os.Getenv(crashPathEnv); path != "" {
+		os.Exit(crashHelper(path, os.Getenv(crashURLEnv)))
+	}
+	os.Exit(m.Run())
+}
+
+func crashHelper(path, url string) int {
+	c, err := embedded.NewConnector(path, url, embedded.WithSyncInterval(0))
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	fmt.Println("open")
+	res, err := c.Sync(context.Background())
+	if err != nil {
+		fmt.Println("error", err)
+		return 1
+	}
+	fmt.Println("synced", res.FramesSynced, res.FrameNo)
+	c.Close()
+	return 0
+}
+
+// TestCrashDuringSync: a replica process SIGKILLed at several points of a
+// large sync leaves a file that opens with integrity_check ok, holding a
+// state the primary had (whole transactions only), and a new process
+// resumes from there, without downloading again what was applied.
+func TestCrashDuringSync(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a large sync")
+	}
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	const txRows, txs = 10000, 16
+	mustExec(t, prim, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT, n INTEGER)")
+	for i := range txs {
+		mustExec(t, prim, `INSERT INTO t (id, v, n)
+			WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?)
+			SELECT ? + x, printf('%.*c', 80, 'v'), x FROM g`, txRows, i*txRows)
+	}
+	path := t.TempDir() + "/replica.db"
+	lastCount, applied, frameNo := 0, 0, 0
+	// Each run but the last is killed: the first before anything was
+	// applied, the others once the file has moved past the last run's
+	// rows (right after a local commit, during the next batch).
+	for run := range 5 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), crashPathEnv+"="+path, crashURLEnv+"="+p.URL())
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(out)
+		if !lines.Scan() || lines.Text() != "open" {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("helper: %q", lines.Text())
+		}
+		switch run {
+		case 0:
+			cmd.Process.Kill()
+		case 4:
+			if !lines.Scan() || !strings.HasPrefix(lines.Text(), "synced ") {
+				t.Fatalf("helper: %q", lines.Text())
+			}
+			fmt.Sscan(strings.TrimPrefix(lines.Text(), "synced "), &applied, &frameNo)
+		default:
+			waitRows(t, path, lastCount+1)
+			cmd.Process.Kill()
+		}
+		cmd.Wait()
+
+		// The file as the crash left it.
+		db := localFile(t, path)
+		var count int
+		if err := db.QueryRow("SELECT count(*) FROM t").Scan(&count); err != nil && !strings.Contains(err.Error(), "no such table") {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if got := one[string](t, db, "PRAGMA integrity_check"); got != "ok" {
+			t.Fatalf("run %d: integrity_check %q", run, got)
+		}
+		if count%txRows != 0 || count < lastCount {
+			t.Fatalf("run %d: %d rows (after %d): not a state of the primary", run, count, lastCount)
+		}
+		db.Close()
+		t.Logf("run %d ended with %d rows", run, count)
+		lastCount = count
+	}
+	if lastCount != txRows*txs {
+		t.Fatalf("caught up with %d rows, want %d", lastCount, txRows*txs)
+	}
+	// The killed runs' commits were not downloaded again.
+	if applied >= frameNo {
+		t.Errorf("the last run applied %d frames of the log's %d", applied, frameNo+1)
+	}
+	t.Logf("the last run applied %d frames of the log's %d", applied, frameNo+1)
+}
+
+// waitRows waits until the replica file at path has at least n rows in t.
+func waitRows(t *testing.T, path string, n int) {
+	t.Helper()
+	db := localFile(t, path)
+	defer db.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		var count int
+		if err := db.QueryRow("SELECT count(*) FROM t").Scan(&count); err == nil && count >= n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("the replica never had %d rows", n)
+}

@@ -1,0 +1,141 @@
+package embedded_test
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/embedded"
+)
+
+// testCtx returns a context that ends with the test, bounded.
+func testCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// primaryDB opens the primary directly through the driver.
+func primaryDB(t testing.TB, dsn string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open(libsql.DriverName, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// replica is an embedded Connector and its *sql.DB.
+type replica struct {
+	c    *embedded.Connector
+	db   *sql.DB
+	path string
+}
+
+// openReplica opens a replica at path (a new one in a temporary
+// directory if path is "") of the primary at dsn.
+func openReplica(t testing.TB, path, dsn string, opts ...embedded.Option) *replica {
+	t.Helper()
+	if path == "" {
+		path = filepath.Join(t.TempDir(), "replica.db")
+	}
+	c, err := embedded.NewConnector(path, dsn, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	r := &replica{c: c, db: db, path: path}
+	t.Cleanup(r.close)
+	return r
+}
+
+func (r *replica) close() {
+	r.db.Close()
+	r.c.Close()
+}
+
+func (r *replica) sync(t testing.TB) embedded.Replicated {
+	t.Helper()
+	res, err := r.c.Sync(testCtx(t))
+	if err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	return res
+}
+
+func mustExec(t testing.TB, db *sql.DB, q string, args ...any) sql.Result {
+	t.Helper()
+	res, err := db.ExecContext(testCtx(t), q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return res
+}
+
+// one returns the single value of a query.
+func one[T any](t testing.TB, db *sql.DB, q string, args ...any) T {
+	t.Helper()
+	var v T
+	if err := db.QueryRowContext(testCtx(t), q, args...).Scan(&v); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return v
+}
+
+// fill inserts n rows into a new table name (id, v) on the primary, in
+// one statement.
+func fill(t testing.TB, db *sql.DB, name string, n int) {
+	t.Helper()
+	mustExec(t, db, "CREATE TABLE "+name+" (id INTEGER PRIMARY KEY, v TEXT, n INTEGER)")
+	mustExec(t, db, `INSERT INTO `+name+` (id, v, n)
+		WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?)
+		SELECT x, printf('row-%08d', x), x * 3 FROM g`, n)
+}
+
+// localFile opens the replica's file directly with modernc.org/sqlite,
+// read-only.
+func localFile(t testing.TB, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// logRecorder is a slog.Handler that keeps the messages logged.
+type logRecorder struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.msgs = append(l.msgs, r.Message)
+	return nil
+}
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
+
+// count returns how many messages contain s.
+func (l *logRecorder) count(s string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, m := range l.msgs {
+		if strings.Contains(m, s) {
+			n++
+		}
+	}
+	return n
+}

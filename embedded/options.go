@@ -1,0 +1,98 @@
+package embedded
+
+import (
+	"crypto/tls"
+	"log/slog"
+	"time"
+)
+
+// Defaults.
+const (
+	// DefaultSyncInterval is how often the Connector syncs in the
+	// background unless WithSyncInterval says otherwise.
+	DefaultSyncInterval = time.Second
+	// DefaultReadYourWritesWait bounds how long a local read waits for
+	// the local file to apply a write made through the Connector (within
+	// the read's context), unless WithReadYourWritesWait says otherwise.
+	DefaultReadYourWritesWait = 5 * time.Second
+	// DefaultRequestTimeout bounds each request to the primary (a
+	// statement, a hello, a batch of frames) unless WithRequestTimeout
+	// says otherwise. Snapshots are bounded by their context only.
+	DefaultRequestTimeout = 30 * time.Second
+)
+
+// An Option adjusts a Connector.
+type Option func(*options)
+
+type options struct {
+	authToken    *string
+	syncInterval time.Duration
+	ryw          bool
+	rywWait      time.Duration
+	timeout      time.Duration
+	timeoutSet   bool
+	logger       *slog.Logger
+	tls          *tls.Config
+}
+
+func defaultOptions() options {
+	return options{
+		syncInterval: DefaultSyncInterval,
+		ryw:          true,
+		rywWait:      DefaultReadYourWritesWait,
+		timeout:      DefaultRequestTimeout,
+	}
+}
+
+// WithAuthToken sets the JWT sent to the primary, for statements and for
+// replication; it replaces an authToken in the primary's DSN.
+func WithAuthToken(token string) Option {
+	return func(o *options) { o.authToken = &token }
+}
+
+// WithSyncInterval sets how often the Connector syncs in the background
+// (DefaultSyncInterval if not given). 0 turns the background syncs off:
+// the file then moves only on Sync and on the waits of read-your-writes.
+func WithSyncInterval(d time.Duration) Option {
+	return func(o *options) { o.syncInterval = max(d, 0) }
+}
+
+// WithReadYourWrites turns read-your-writes on (the default) or off. On,
+// a local read after a write made through the Connector waits until the
+// local file has applied it. Off, a read may miss a write just made until
+// the next sync.
+func WithReadYourWrites(on bool) Option {
+	return func(o *options) { o.ryw = on }
+}
+
+// WithReadYourWritesWait bounds how long a local read waits for a write
+// to be applied (DefaultReadYourWritesWait if not given or not positive);
+// past it the read fails with ErrNotReplicated.
+func WithReadYourWritesWait(d time.Duration) Option {
+	return func(o *options) {
+		if d > 0 {
+			o.rywWait = d
+		}
+	}
+}
+
+// WithRequestTimeout bounds each request to the primary (0 leaves only
+// the context). It replaces a timeout in the primary's DSN; without
+// either, DefaultRequestTimeout applies.
+func WithRequestTimeout(d time.Duration) Option {
+	return func(o *options) { o.timeout, o.timeoutSet = max(d, 0), true }
+}
+
+// WithLogger makes the Connector report its syncs to l: each sync that
+// applied frames at Info, each batch at Debug, failures at Warn, a
+// snapshot, a reset log and a file swap at Info or Warn. By default it
+// logs nothing.
+func WithLogger(l *slog.Logger) Option {
+	return func(o *options) { o.logger = l }
+}
+
+// WithTLSConfig sets the TLS configuration for an https or wss primary
+// (a private CA, for example), for statements and replication alike.
+func WithTLSConfig(c *tls.Config) Option {
+	return func(o *options) { o.tls = c }
+}

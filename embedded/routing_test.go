@@ -1,0 +1,282 @@
+package embedded_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gohrana/libsql/embedded"
+)
+
+// TestReadYourWrites: 200 rounds of a write then a read, on any of the
+// pool's connections, with no background sync: every read sees its write,
+// because it waits until the local file has applied the write's index.
+// With read-your-writes off the misses are only reported.
+func TestReadYourWrites(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE rw (id INTEGER PRIMARY KEY, v INTEGER)")
+	for _, on := range []bool{true, false} {
+		name := map[bool]string{true: "on", false: "off"}[on]
+		t.Run(name, func(t *testing.T) {
+			r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(time.Hour), embedded.WithReadYourWrites(on))
+			r.db.SetMaxOpenConns(4)
+			r.sync(t)
+			misses := 0
+			for i := range 200 {
+				id := i + 1
+				if !on {
+					id += 1000
+				}
+				mustExec(t, r.db, "INSERT INTO rw (id, v) VALUES (?, ?)", id, i)
+				var v int
+				err := r.db.QueryRowContext(testCtx(t), "SELECT v FROM rw WHERE id = ?", id).Scan(&v)
+				if errors.Is(err, sql.ErrNoRows) {
+					misses++
+					continue
+				}
+				if err != nil || v != i {
+					t.Fatalf("round %d: %v, %d", i, err, v)
+				}
+			}
+			if on && misses != 0 {
+				t.Errorf("%d of 200 reads missed their write", misses)
+			}
+			t.Logf("read-your-writes %s: %d of 200 reads missed their write", name, misses)
+		})
+	}
+}
+
+// TestTransactions: every statement of a transaction runs on the primary
+// and sees the transaction's writes; a commit is seen locally after, a
+// rollback never; a read-only transaction refuses writes; a transaction
+// begun with SQL on a *sql.Conn is followed to its COMMIT.
+func TestTransactions(t *testing.T) {
+	p := startSqld(t)
+	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
+	ctx := testCtx(t)
+	mustExec(t, r.db, "CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER)")
+	mustExec(t, r.db, "INSERT INTO acct VALUES (1, 100), (2, 100)")
+
+	tx, err := r.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE acct SET bal = bal - 10 WHERE id = 1"); err != nil {
+		t.Fatal(err)
+	}
+	var bal int
+	if err := tx.QueryRowContext(ctx, "SELECT bal FROM acct WHERE id = 1").Scan(&bal); err != nil || bal != 90 {
+		t.Fatalf("inside the transaction: %d, %v", bal, err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := one[int](t, r.db, "SELECT bal FROM acct WHERE id = 1"); got != 90 {
+		t.Errorf("after commit: %d", got)
+	}
+
+	tx, err = r.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "DELETE FROM acct"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	r.sync(t)
+	if got := one[int](t, r.db, "SELECT count(*) FROM acct"); got != 2 {
+		t.Errorf("after rollback: %d rows", got)
+	}
+
+	ro, err := r.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ro.QueryRowContext(ctx, "SELECT sum(bal) FROM acct").Scan(&bal); err != nil || bal != 190 {
+		t.Errorf("read-only transaction: %d, %v", bal, err)
+	}
+	if _, err := ro.ExecContext(ctx, "UPDATE acct SET bal = 0"); err == nil {
+		t.Error("a write in a read-only transaction ran")
+	}
+	ro.Rollback()
+
+	c, err := r.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, q := range []string{"BEGIN IMMEDIATE", "INSERT INTO acct VALUES (3, 5)"} {
+		if _, err := c.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var n int
+	if err := c.QueryRowContext(ctx, "SELECT count(*) FROM acct").Scan(&n); err != nil || n != 3 {
+		t.Fatalf("inside BEGIN: %d rows, %v (want its own insert)", n, err)
+	}
+	if _, err := c.ExecContext(ctx, "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	if got := one[int](t, r.db, "SELECT count(*) FROM acct"); got != 3 {
+		t.Errorf("after COMMIT: %d rows", got)
+	}
+}
+
+// TestPragmas: PRAGMAs that read run locally; those that would change the
+// local file or a local connection are refused.
+func TestPragmas(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE t (a INTEGER, b TEXT)")
+	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
+	r.sync(t)
+	if got := one[string](t, r.db, "PRAGMA journal_mode"); got != "wal" {
+		t.Errorf("journal_mode %q (read locally)", got)
+	}
+	if got := one[string](t, r.db, "SELECT group_concat(name) FROM pragma_table_info('t')"); got != "a,b" {
+		t.Errorf("table_info: %q", got)
+	}
+	rows, err := r.db.Query("PRAGMA table_info(t)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	for _, q := range []string{"PRAGMA journal_mode = DELETE", "PRAGMA foreign_keys = ON", "PRAGMA wal_checkpoint(TRUNCATE)", "PRAGMA optimize"} {
+		if _, err := r.db.Exec(q); !errors.Is(err, embedded.ErrPragma) {
+			t.Errorf("%s: %v, want ErrPragma", q, err)
+		}
+	}
+}
+
+// TestVectorOnPrimary: with a libsql_vector_idx index on the primary, the
+// replicated file still serves the other tables (and the table's rows),
+// but SQLite cannot check it (integrity_check: unknown function); vector
+// SQL and the integrity check through the Connector run on the primary.
+func TestVectorOnPrimary(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(3))")
+	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
+	mustExec(t, prim, "INSERT INTO items VALUES (1, vector32('[1,0,0]')), (2, vector32('[0,1,0]')), (3, vector32('[0,0,1]'))")
+	fill(t, prim, "plain", 100)
+	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
+	r.sync(t)
+
+	if got := one[int](t, r.db, "SELECT count(*) FROM plain"); got != 100 {
+		t.Errorf("plain: %d rows", got)
+	}
+	if got := one[int](t, r.db, "SELECT count(*) FROM items"); got != 3 {
+		t.Errorf("items: %d rows", got)
+	}
+	var res string
+	err := localFile(t, r.path).QueryRow("PRAGMA integrity_check").Scan(&res)
+	if err == nil || !strings.Contains(err.Error(), "libsql_vector_idx") {
+		t.Errorf("local integrity_check: %q, %v (want unknown function: libsql_vector_idx)", res, err)
+	}
+	if got := one[string](t, r.db, "PRAGMA integrity_check"); got != "ok" {
+		t.Errorf("integrity_check through the Connector (on the primary): %q", got)
+	}
+	if got := one[int](t, r.db, "SELECT id FROM vector_top_k('items_idx', vector32('[0,1,0.1]'), 1)"); got != 2 {
+		t.Errorf("vector_top_k: id %d", got)
+	}
+	if got := one[float64](t, r.db, "SELECT vector_distance_cos(e, vector32('[1,0,0]')) FROM items WHERE id = 1"); got > 1e-6 {
+		t.Errorf("vector_distance_cos: %v", got)
+	}
+}
+
+// TestWebSocketPrimary: statements go to a ws:// primary; replication
+// takes the same server's HTTP port.
+func TestWebSocketPrimary(t *testing.T) {
+	p := startSqld(t)
+	r := openReplica(t, "", p.WS(), embedded.WithSyncInterval(0))
+	mustExec(t, r.db, "CREATE TABLE w (v TEXT)")
+	mustExec(t, r.db, "INSERT INTO w VALUES ('over ws')")
+	if got := one[string](t, r.db, "SELECT v FROM w"); got != "over ws" {
+		t.Errorf("read after a write over ws: %q", got)
+	}
+}
+
+// TestOfflinePrimary: with the primary down, local reads go on and writes
+// fail within their context with a PrimaryError that says they did not
+// run; once the primary is back, writes and syncs work again.
+func TestOfflinePrimary(t *testing.T) {
+	p := startSqld(t)
+	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(50*time.Millisecond))
+	mustExec(t, r.db, "CREATE TABLE o (v INTEGER)")
+	mustExec(t, r.db, "INSERT INTO o VALUES (1)")
+	if got := one[int](t, r.db, "SELECT count(*) FROM o"); got != 1 {
+		t.Fatalf("%d rows", got)
+	}
+	p.kill()
+
+	for range 20 { // readers carry on while syncs fail
+		if got := one[int](t, r.db, "SELECT count(*) FROM o"); got != 1 {
+			t.Fatalf("offline read: %d rows", got)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := r.db.ExecContext(ctx, "INSERT INTO o VALUES (2)")
+	var pe *embedded.PrimaryError
+	if !errors.As(err, &pe) || pe.MayHaveRun {
+		t.Fatalf("offline write: %v, want a PrimaryError that did not run", err)
+	}
+	if !strings.Contains(err.Error(), "unreachable") || time.Since(start) > 3*time.Second {
+		t.Errorf("offline write: %v after %v", err, time.Since(start))
+	}
+	if _, err := r.c.Sync(ctx); err == nil {
+		t.Error("Sync with the primary down succeeded")
+	}
+
+	p.restart()
+	mustExec(t, r.db, "INSERT INTO o VALUES (3)")
+	if got := one[int](t, r.db, "SELECT count(*) FROM o"); got != 2 {
+		t.Errorf("after the primary came back: %d rows", got)
+	}
+}
+
+// TestReadYourWritesBound: a read after a write waits for a sync only as
+// long as the read's context and WithReadYourWritesWait allow, then fails
+// with ErrNotReplicated; reads without a write before them do not wait.
+func TestReadYourWritesBound(t *testing.T) {
+	p := startSqld(t)
+	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0), embedded.WithReadYourWritesWait(300*time.Millisecond))
+	mustExec(t, r.db, "CREATE TABLE b (v INTEGER)")
+	if got := one[int](t, r.db, "SELECT count(*) FROM b"); got != 0 {
+		t.Fatalf("%d rows", got)
+	}
+	mustExec(t, r.db, "INSERT INTO b VALUES (1)")
+	p.kill() // the write ran; no sync can fetch it now
+
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		max     time.Duration
+	}{
+		{"the bound", time.Minute, 2 * time.Second},
+		{"the context", 100 * time.Millisecond, 250 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
+		start := time.Now()
+		var n int
+		err := r.db.QueryRowContext(ctx, "SELECT count(*) FROM b").Scan(&n)
+		took := time.Since(start)
+		cancel()
+		var nr *embedded.NotReplicatedError
+		if !errors.Is(err, embedded.ErrNotReplicated) || !errors.As(err, &nr) || nr.Want == 0 {
+			t.Errorf("%s: %v, want ErrNotReplicated", tt.name, err)
+		}
+		if took > tt.max {
+			t.Errorf("%s: the read waited %v", tt.name, took)
+		}
+	}
+}
