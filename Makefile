@@ -131,7 +131,7 @@ demo:
 	scripts/demo.sh
 
 # make examples   vets and tests every example module (examples/*/go.mod:
-#                 GORM, sqlx, goose, golang-migrate, bun, and the check that
+#                 GORM, sqlx, goose, golang-migrate, bun, vectors, and the check that
 #                 the Go snippets of README.md, examples/README.md and
 #                 docs/*.md compile) against one throwaway
 #                 local sqld, two modules at a time (EXAMPLES_JOBS). Each
@@ -180,7 +180,9 @@ FUZZ_TARGETS := \
 	./embedded/internal/replog:FuzzDecoders \
 	./embedded/internal/replog:FuzzStream \
 	./embedded/internal/replica:FuzzSyncGarbage \
-	.:FuzzDSN
+	.:FuzzDSN \
+	.:FuzzVectorBlob \
+	.:FuzzVectorText
 
 .PHONY: fuzz
 fuzz:

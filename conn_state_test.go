@@ -24,6 +24,7 @@ func (s *stateStream) OpenCursor(context.Context, *codec.Batch, bool, []codec.St
 	return nil, errors.New("not used")
 }
 func (s *stateStream) Isolated() transport.Stream           { return s }
+func (s *stateStream) Shared() bool                         { return false }
 func (s *stateStream) Open() bool                           { return !s.lost }
 func (s *stateStream) Busy() bool                           { return s.busy }
 func (s *stateStream) Lost() bool                           { return s.lost }

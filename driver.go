@@ -25,7 +25,9 @@
 // Values: INTEGER scans as int64, REAL as float64, TEXT as string, BLOB as
 // []byte, NULL as nil. TEXT in a column declared DATE, DATETIME or TIMESTAMP
 // that parses as a time becomes a time.Time in UTC; time.Time arguments are
-// stored as TimeFormat text.
+// stored as TimeFormat text. libSQL's vectors (F32_BLOB(n) columns,
+// vector32(), vector_top_k) are Vector32 and Vector64 values, arguments and
+// scan targets both.
 //
 // Errors from the server are *Error values carrying the Hrana code; use
 // errors.Is with ErrConstraint, ErrBusy, ErrAuth and the other classes.

@@ -121,6 +121,13 @@ type Stream interface {
 	Isolated() Stream
 	// Open reports whether the server holds a stream for this one.
 	Open() bool
+	// Shared reports whether the server stream is open on a network
+	// connection that other streams use too, so that a request of theirs
+	// the server answers by closing the connection would end it
+	// (WebSocket, outside a transaction). A transport opens a stream for a
+	// request sent without end on a connection of its own: a transaction
+	// is begun on a stream that is not Shared, after a Reset if need be.
+	Shared() bool
 	// Busy reports whether the stream still awaits answers to requests
 	// whose caller gave up (its context ended): until they arrive it
 	// refuses requests, Safe and Resend.

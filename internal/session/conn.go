@@ -45,8 +45,17 @@ func NewConn(s transport.Stream) *Conn { return &Conn{s: s} }
 // shared by all the Conns of a pool.
 func (c *Conn) SetReplication(r *Replication) { c.repl = r }
 
-// Hold keeps the server stream open across operations until Release.
-func (c *Conn) Hold() { c.held, c.linger = true, false }
+// Hold keeps the server stream open across operations until Release. A
+// stream open on a network connection other streams share (see
+// transport.Stream.Shared) is reset first, so that the transaction the
+// hold is for begins on one of its own, where no other stream's failure
+// can end it; the settings of Persist are replayed on the new stream.
+func (c *Conn) Hold() {
+	if !c.held && c.s.Shared() {
+		c.s.Reset()
+	}
+	c.held, c.linger = true, false
+}
 
 // Release ends Hold: the next operation is the last on the stream (over
 // HTTP it carries the stream's close).

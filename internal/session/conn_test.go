@@ -19,6 +19,7 @@ type fakeStream struct {
 	ends    []bool
 	version int
 	open    bool
+	shared  bool // Shared while open
 	resets  int
 }
 
@@ -36,6 +37,7 @@ func (f *fakeStream) OpenCursor(context.Context, *codec.Batch, bool, []codec.Str
 	return nil, &transport.Error{Message: "request failed", Safe: true, Resend: true}
 }
 func (f *fakeStream) Isolated() transport.Stream           { return f }
+func (f *fakeStream) Shared() bool                         { return f.open && f.shared }
 func (f *fakeStream) Open() bool                           { return f.open }
 func (f *fakeStream) Busy() bool                           { return false }
 func (f *fakeStream) Lost() bool                           { return false }
@@ -65,6 +67,36 @@ func fail(err error) func([]codec.StreamRequest, *transport.Response) error {
 func newConn(t *testing.T, answers ...func([]codec.StreamRequest, *transport.Response) error) (*session.Conn, *fakeStream) {
 	f := &fakeStream{t: t, answers: answers, version: 3}
 	return session.NewConn(f), f
+}
+
+// TestHoldMovesSharedStream: Hold resets a stream open on a shared
+// connection, so that the transaction begins on a new one, with the
+// settings replayed; a stream of its own, or none, is kept.
+func TestHoldMovesSharedStream(t *testing.T) {
+	var sent []codec.StreamRequest
+	record := func(reqs []codec.StreamRequest, res *transport.Response) error {
+		sent = append(sent[:0], reqs...)
+		return ok(nil)(reqs, res)
+	}
+	c, f := newConn(t, record)
+	c.Persist("fk", codec.Stmt{SQL: "PRAGMA foreign_keys = ON"})
+	f.open, f.shared = true, true
+	c.Hold()
+	if f.resets != 1 {
+		t.Fatalf("%d resets of the shared stream at Hold, want 1", f.resets)
+	}
+	if _, err := c.Execute(context.Background(), &codec.Stmt{SQL: "BEGIN"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(sent) != 2 || sent[0].Stmt.SQL != "PRAGMA foreign_keys = ON" || f.ends[0] {
+		t.Fatalf("sent %+v with end %v, want the setting replayed before BEGIN, without end", sent, f.ends)
+	}
+	c.Release()
+	f.open, f.shared = true, false
+	c.Hold()
+	if f.resets != 1 {
+		t.Fatal("Hold reset a stream that is not shared")
+	}
 }
 
 func TestExecute(t *testing.T) {

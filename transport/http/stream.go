@@ -35,6 +35,10 @@ func (s *stream) Isolated() transport.Stream { return s.c.newStream() }
 // Open reports whether the server holds a stream for s (it has a baton).
 func (s *stream) Open() bool { return s.baton != "" }
 
+// Shared reports false: each request is an exchange of its own, whose
+// failure ends no other stream.
+func (s *stream) Shared() bool { return false }
+
 // Busy reports false: an HTTP request ends with its exchange, answered or
 // not.
 func (s *stream) Busy() bool { return false }

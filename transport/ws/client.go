@@ -107,7 +107,8 @@ type client struct {
 	// traceFetch is transport.Options.TraceFetch.
 	traceFetch func(context.Context) func(rows, bytes int, err error)
 
-	slots   []slot
+	slots   []slot        // shared by the streams outside a transaction
+	own     ownSockets    // one per stream in a transaction (see own.go)
 	next    atomic.Uint32 // round robin over slots
 	version atomic.Int32  // of the last socket that connected; 0 before
 	closed  atomic.Bool
@@ -231,6 +232,7 @@ func (c *client) CloseIdle() {
 			go sk.close(true)
 		}
 	}
+	c.own.closeIdle()
 }
 
 // Close closes every socket (sending the close frame, within a bounded
@@ -239,14 +241,20 @@ func (c *client) CloseIdle() {
 func (c *client) Close() error {
 	c.closed.Store(true)
 	var wg sync.WaitGroup
+	closeSocket := func(sk *socket) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sk.close(false)
+		}()
+	}
 	for i := range c.slots {
 		if sk := c.slots[i].live(); sk != nil {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				sk.close(false)
-			}()
+			closeSocket(sk)
 		}
+	}
+	for _, sk := range c.own.sockets() {
+		closeSocket(sk)
 	}
 	wg.Wait()
 	return nil
@@ -408,7 +416,8 @@ func (c *client) failure() error {
 // A slot holds at most one socket and dials it when needed, one dial at a
 // time.
 type slot struct {
-	c *client
+	c   *client
+	own bool // dialed for one stream (see acquireOwn)
 
 	mu      sync.Mutex
 	sock    *socket       // live, or nil
@@ -473,6 +482,9 @@ func (sl *slot) run(done chan struct{}) {
 
 // died forgets sk, which has died.
 func (sl *slot) died(sk *socket) {
+	if sl.own {
+		sl.c.own.died(sk)
+	}
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.sock == sk {

@@ -49,15 +49,16 @@ type cursor struct {
 // OpenCursor runs the batch through a cursor on the stream: open_stream if
 // needed, setup and open_cursor go in one burst, and it returns once they
 // are answered (within transport.Options.Timeout, if set), with the first fetch
-// asked for. end is ignored: the stream stays open when the cursor closes.
-func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, _ bool, setup []codec.StreamRequest) (transport.Cursor, error) {
+// asked for. The stream stays open when the cursor closes; without end, a
+// stream not open yet opens on a socket of its own (see bind).
+func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool, setup []codec.StreamRequest) (transport.Cursor, error) {
 	if err := s.usable(); err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, &transport.Error{Message: "cursor failed", Safe: true, Err: err}
 	}
-	sk, opening, err := s.bind(ctx)
+	sk, opening, err := s.bind(ctx, end)
 	if err != nil {
 		return nil, err
 	}

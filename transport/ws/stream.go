@@ -39,6 +39,9 @@ type stream struct {
 	steps []codec.BatchStep // batch steps with their SQL ids translated
 	added []int32           // SQL ids stored by the current Send
 	timer *time.Timer       // transport.Options.Timeout's, reused
+	// oneShot: the stream is closed with its first request with end (see
+	// Isolated).
+	oneShot bool
 }
 
 // Errors of a stream that cannot take a request.
@@ -62,9 +65,31 @@ func (s *stream) Lost() bool { return s.sock != nil && !s.sock.alive() }
 // since the state they leave on it is unknown.
 func (s *stream) Busy() bool { return s.abandoned != nil && !s.abandoned.finished() }
 
-// Isolated returns s itself: WebSocket streams do not expire, so a request
-// apart from the stream's state needs no stream of its own.
-func (s *stream) Isolated() transport.Stream { return s }
+// Shared reports whether the server stream is open on a socket other
+// streams use too: one that holds no transaction yet. A request sent
+// without end on a stream not open gets a socket of its own.
+func (s *stream) Shared() bool { return s.sock != nil && s.sock.alive() && !s.sock.slot.own }
+
+// Isolated returns, for an open stream, the stream itself (WebSocket
+// streams do not expire, and a failed request does not end them), whose
+// Sends leave it as it is, whatever their end; for one not open, a stream
+// of its own on a shared socket, closed in the same burst as its request.
+// Either way the request neither opens the stream on a shared socket
+// before a transaction nor gives back the socket of one.
+func (s *stream) Isolated() transport.Stream {
+	if s.Open() {
+		return apart{s}
+	}
+	return &stream{c: s.c, oneShot: true}
+}
+
+// apart is an open stream whose Sends keep it open: a request apart from
+// its state (see Isolated).
+type apart struct{ *stream }
+
+func (a apart) Send(ctx context.Context, reqs []codec.StreamRequest, _ bool, res *transport.Response) error {
+	return a.stream.Send(ctx, reqs, false, res)
+}
 
 // Version is the Hrana version of the stream's socket, or the client's.
 func (s *stream) Version(ctx context.Context) (int, error) {
@@ -97,7 +122,7 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 			return errCloseNotLast
 		}
 	}
-	sk, opening, err := s.bind(ctx)
+	sk, opening, err := s.bind(ctx, end)
 	if err != nil {
 		return err
 	}
@@ -119,14 +144,22 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 		// Something must make the round trip (a Ping).
 		s.reqs = append(s.reqs, s.probe(sk))
 	}
-	if end && sk.version >= v3 && mayLeaveTx(reqs) {
+	closing := len(reqs) > 0 && reqs[len(reqs)-1].Type == codec.RequestClose
+	// A socket of its own goes back with the end of the unit of work,
+	// the server stream closed in the same burst (which also ends a
+	// transaction left open); so does a oneShot stream.
+	giveBack := end && (sk.slot.own || s.oneShot) && !closing
+	if end && !giveBack && sk.version >= v3 && mayLeaveTx(reqs) {
 		s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketBatch, StreamID: s.id, Batch: rollbackInTx})
 	}
-	closing := len(reqs) > 0 && reqs[len(reqs)-1].Type == codec.RequestClose
-	if closing {
+	if closing || giveBack {
 		for _, id := range s.sqls {
 			s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketCloseSQL, SQLID: id})
 		}
+	}
+	if giveBack {
+		s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketCloseStream, StreamID: s.id})
+		closing = true
 	}
 	token, terr := s.c.helloToken(ctx)
 	if terr != nil {
@@ -268,10 +301,11 @@ func (s *stream) usable() error {
 }
 
 // bind returns the socket of the stream, and whether the stream must be
-// opened on it (it has an id, but open_stream has yet to be sent). A
-// stream whose socket died fails with the socket's error, Safe and
-// Resend, and is forgotten.
-func (s *stream) bind(ctx context.Context) (*socket, bool, error) {
+// opened on it (it has an id, but open_stream has yet to be sent): one of
+// the shared sockets, or, for a request without end (the stream is to hold
+// a transaction), a socket of its own (see own.go). A stream whose socket
+// died fails with the socket's error, Safe and Resend, and is forgotten.
+func (s *stream) bind(ctx context.Context, end bool) (*socket, bool, error) {
 	if sk := s.sock; sk != nil {
 		if sk.alive() {
 			return sk, false, nil
@@ -282,7 +316,11 @@ func (s *stream) bind(ctx context.Context) (*socket, bool, error) {
 	}
 	var err error
 	for range 2 { // a socket may die between acquire and openStream
-		sk, aerr := s.c.acquire(ctx)
+		acquire := s.c.acquire
+		if !end {
+			acquire = s.c.acquireOwn
+		}
+		sk, aerr := acquire(ctx)
 		if aerr != nil {
 			return nil, false, aerr
 		}
@@ -336,7 +374,8 @@ func (s *stream) forget() {
 	s.added = s.added[:0]
 }
 
-// closed forgets the stream after a close that the caller sent.
+// closed forgets the stream after a close that the caller sent, and gives
+// back its socket if it was its own.
 func (s *stream) closed(sk *socket) {
 	ids := make([]int32, 0, len(s.sqls))
 	for _, id := range s.sqls {
@@ -348,6 +387,9 @@ func (s *stream) closed(sk *socket) {
 	}
 	sk.release(&sk.streams, s.id)
 	s.forget()
+	if sk.slot.own {
+		s.c.putOwn(sk)
+	}
 }
 
 // Reset closes the server stream if it is open (which rolls back a
@@ -392,6 +434,9 @@ func (s *stream) answered(ex *exchange) error {
 		// The requests were written: only a refused hello tells that
 		// they had no effect.
 		e.Safe, e.Resend = ex.safe, false
+		if !e.Safe {
+			e.Message += inFlight
+		}
 		return &e
 	}
 	if ex.open >= 0 {
@@ -404,6 +449,10 @@ func (s *stream) answered(ex *exchange) error {
 	}
 	return nil
 }
+
+// inFlight ends the message of a failure that met requests already
+// written: the user must know that they may have run.
+const inFlight = " while the request was in flight: it may have run"
 
 // request converts a stream request into the socket request for s,
 // refusing what the server would take for a protocol violation (which

@@ -520,7 +520,9 @@ func TestStoredSQL(t *testing.T) {
 			{Type: codec.RequestExecute, Stmt: codec.Stmt{SQLID: 1, HasSQLID: true, WantRows: true}},
 		}
 		res := new(transport.Response)
-		if err := s.Send(context.Background(), reqs, false, res); err != nil {
+		// With end, on the shared socket (without, each would get one of
+		// its own).
+		if err := s.Send(context.Background(), reqs, true, res); err != nil {
 			t.Fatal(err)
 		}
 		return string(res.Pipeline.Results[1].Response.Result.Values[0].Bytes)
