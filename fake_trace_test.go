@@ -30,6 +30,7 @@ type recorder struct {
 }
 
 type recorded struct {
+	start  libsql.TraceEvent // at Start
 	ev     libsql.TraceEvent // at End
 	at     *libsql.TraceEvent
 	parent int // index in events; -1 for none
@@ -45,7 +46,7 @@ func (r *recorder) Start(ctx context.Context, ev *libsql.TraceEvent) context.Con
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.events = append(r.events, &recorded{ev: *ev, at: ev, parent: parent})
+	r.events = append(r.events, &recorded{start: *ev, ev: *ev, at: ev, parent: parent})
 	return context.WithValue(ctx, recordedKey{}, len(r.events)-1)
 }
 
@@ -324,8 +325,8 @@ func TestFakeTraceBatch(t *testing.T) {
 	wantTree(t, rec, `batch n=2
   request batch n=1
 `)
-	if b := rec.find(libsql.TraceBatch)[0]; b.SQL != "INSERT INTO t (v) VALUES (?); SELECT v FROM t" {
-		t.Errorf("the batch's SQL: %q", b.SQL)
+	if b := rec.events[0].start; b.SQL != "INSERT INTO t (v) VALUES (?); SELECT v FROM t" || b.BatchSize != 2 {
+		t.Errorf("the batch's start: SQL %q, BatchSize %d", b.SQL, b.BatchSize)
 	}
 }
 

@@ -12,7 +12,8 @@ import (
 
 // tracedExec is exec as a TraceStatement.
 func (c *conn) tracedExec(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Result, error) {
-	ctx, ev := c.tr.startStatement(ctx, TraceStatement, CallExec, query, c.inTx())
+	ev := c.tr.statement(TraceStatement, CallExec, query, c.inTx())
+	ctx = c.tr.startStatement(ctx, ev)
 	res, err := c.runExec(ctx, query, params, args)
 	switch r := res.(type) {
 	case result:
@@ -27,7 +28,8 @@ func (c *conn) tracedExec(ctx context.Context, query string, params sqlParams, a
 // tracedQuery is query as a TraceStatement, which the rows end when they
 // close.
 func (c *conn) tracedQuery(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Rows, error) {
-	ctx, ev := c.tr.startStatement(ctx, TraceStatement, CallQuery, query, c.inTx())
+	ev := c.tr.statement(TraceStatement, CallQuery, query, c.inTx())
+	ctx = c.tr.startStatement(ctx, ev)
 	rows, err := c.runQuery(ctx, query, params, args)
 	if err != nil {
 		c.tr.endStatement(ctx, ev, err)
@@ -39,8 +41,9 @@ func (c *conn) tracedQuery(ctx context.Context, query string, params sqlParams, 
 
 // tracedBatch is batch as a TraceBatch.
 func (c *conn) tracedBatch(ctx context.Context, stmts []Statement, mode BatchMode) ([]BatchResult, error) {
-	ctx, ev := c.tr.startStatement(ctx, TraceBatch, 0, batchSQL(stmts), c.inTx())
+	ev := c.tr.statement(TraceBatch, 0, batchSQL(stmts), c.inTx())
 	ev.BatchSize = len(stmts)
+	ctx = c.tr.startStatement(ctx, ev)
 	out, err := c.runBatch(ctx, stmts, mode)
 	c.tr.endStatement(ctx, ev, err)
 	return out, err
@@ -52,7 +55,8 @@ func (t *tx) tracedEnd(end txEnd) error {
 	if end == endRollback {
 		call = CallRollback
 	}
-	ctx, ev := t.tr.startStatement(t.ctx, TraceStatement, call, end.sql(), true)
+	ev := t.tr.statement(TraceStatement, call, end.sql(), true)
+	ctx := t.tr.startStatement(t.ctx, ev)
 	err := t.finish(ctx, end)
 	t.tr.endStatement(ctx, ev, err)
 	return err

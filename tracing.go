@@ -136,16 +136,22 @@ func (ct *connTrace) EndResend(ctx context.Context, err error) {
 	ct.end(ctx, ev, fromSession(err))
 }
 
-// startStatement starts a TraceStatement of sql (or, with a batch of
-// statements, a TraceBatch), which becomes the one BEGIN is told to.
-func (ct *connTrace) startStatement(ctx context.Context, k TraceKind, call TraceCall, sql string, inTx bool) (context.Context, *TraceEvent) {
+// statement returns a new TraceStatement of sql (or, with a batch of
+// statements, a TraceBatch).
+func (ct *connTrace) statement(k TraceKind, call TraceCall, sql string, inTx bool) *TraceEvent {
 	ev := ct.event(k)
 	ev.Call, ev.SQL, ev.InTx = call, sql, inTx
 	if k == TraceStatement {
 		ev.Keyword = sqlscan.FirstKeyword(sql)
 	}
+	return ev
+}
+
+// startStatement starts ev, a TraceStatement or TraceBatch from statement,
+// which becomes the one BEGIN is told to.
+func (ct *connTrace) startStatement(ctx context.Context, ev *TraceEvent) context.Context {
 	ct.stmt = ev
-	return ct.t.Start(ctx, ev), ev
+	return ct.t.Start(ctx, ev)
 }
 
 // endStatement ends a TraceStatement or TraceBatch started by
