@@ -42,7 +42,9 @@ type TraceKind uint8
 const (
 	// TraceStatement is a database/sql call that runs SQL: Exec, Query,
 	// Commit or Rollback (Call says which). A Query ends when its rows are
-	// closed, so that a cursor's fetches fall inside it. An Exec queued by
+	// closed, so that a cursor's fetches fall inside it. Commit and
+	// Rollback, which database/sql calls without a context, start with
+	// the context BeginTx was given. An Exec queued by
 	// deferred execution ends at once, having sent nothing (Deferred); the
 	// TraceBatch that sends it later is a child of whatever sent it.
 	TraceStatement TraceKind = iota + 1
