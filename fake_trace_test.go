@@ -426,8 +426,8 @@ func TestFakeTraceWriteSlot(t *testing.T) {
 	t.Parallel()
 	const ins = "INSERT INTO t VALUES (1)"
 	srv := fs.New(t, fs.Probe(), auto(fs.SQL(ins), fs.Inserted(1, 1)),
-		slowAuto(fs.SQL(ins), fs.Inserted(1, 1), 100*time.Millisecond),
-		slowAuto(fs.SQL(ins), fs.Inserted(1, 1), 100*time.Millisecond))
+		slowAuto(fs.SQL(ins), fs.Inserted(1, 1), 300*time.Millisecond),
+		slowAuto(fs.SQL(ins), fs.Inserted(1, 1), 300*time.Millisecond))
 	db, rec := openTraced(t, srv, func(c *libsql.Config) { c.MaxWriters = 1 })
 	mustExec(t, db, ins) // the version probe, alone
 	if err := runConcurrently(2, func() error { _, err := db.ExecContext(bg, ins); return err }); err != nil {
@@ -442,5 +442,24 @@ func TestFakeTraceWriteSlot(t *testing.T) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("events:\n%s", rec.tree())
+	}
+}
+
+// A request that carries a replication index says which: a replica runs
+// it only once it has applied that frame.
+func TestFakeTraceReplicationIndex(t *testing.T) {
+	t.Parallel()
+	const ins, sel = "INSERT INTO t VALUES (1)", "SELECT a FROM t"
+	srv := fs.New(t, fs.Probe(),
+		auto(fs.SQL(ins), withIndex(fs.Inserted(1, 1), 5)),
+		fs.Pipeline("", fs.Execute(fs.SQL(sel)).Index(5), fs.Close()).Respond("", fs.ExecuteOK(withIndex(fs.Query(fs.Cols("a")), 5)), fs.CloseOK()))
+	db, rec := openTraced(t, srv, nil)
+	mustExec(t, db, ins)
+	if _, err := db.QueryContext(bg, sel); err != nil {
+		t.Fatal(err)
+	}
+	reqs := rec.find(libsql.TraceRequest)
+	if len(reqs) != 2 || reqs[0].ReplicationIndex != 0 || reqs[1].ReplicationIndex != 5 {
+		t.Errorf("requests %+v, want the second to carry index 5", reqs)
 	}
 }
