@@ -2,9 +2,10 @@
 #             build + vet + staticcheck of every module, a build + vet of the
 #             root module with the oldest Go it supports (compat), unit tests,
 #             the examples per tool against a throwaway sqld (examples), the
-#             embedded replica's tests against sqld processes of their own
-#             (embedded), then the integration tests against a real sqld in
-#             a container (installs and starts Docker if needed).
+#             embedded replica's and the OpenTelemetry adapter's tests
+#             against sqld processes of their own (embedded, otel), then the
+#             integration tests against a real sqld in a container (installs
+#             and starts Docker if needed).
 # make demo   runs examples/quickstart against a throwaway local sqld.
 
 SHELL := bash
@@ -18,13 +19,13 @@ ITEST_TIMEOUT ?= 30m
 ITEST_ENV := LIBSQL_ITEST_IMAGE=$(IMAGE) LIBSQL_ITEST_NETWORK=host \
 	TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
 
-.PHONY: test fmt-check size-check build vet lint compat unit itest docker image demo embedded
+.PHONY: test fmt-check size-check build vet lint compat unit itest docker image demo embedded otel
 
-test: fmt-check size-check build vet lint compat unit examples embedded itest
+test: fmt-check size-check build vet lint compat unit examples embedded otel itest
 
 # Every module of the repository: the driver (root) and the ones with their
 # own go.mod, which the root's ./... does not reach.
-MODULES := . itest itest/cmd/capture-ws bench bench/e2e codec/protobuf/prototest embedded
+MODULES := . itest itest/cmd/capture-ws bench bench/e2e codec/protobuf/prototest embedded otel
 
 fmt-check:
 	@files=$$(gofmt -l .); \
@@ -113,6 +114,17 @@ EMBEDDED_FLAGS ?=
 embedded:
 	@sqld=$$(scripts/sqld.sh); \
 	cd embedded && LIBSQL_EMBEDDED_SQLD=$$sqld go test -race -count=1 -timeout 10m $(EMBEDDED_FLAGS) ./...
+
+# make otel   the OpenTelemetry adapter's module (otel/): its tests against
+#             the scripted fake, through XSAM/otelsql, and against a sqld
+#             process of their own from the binary of scripts/sqld.sh, over
+#             HTTP and WebSocket (a few seconds). OTEL_FLAGS passes more go
+#             test flags.
+OTEL_FLAGS ?=
+
+otel:
+	@sqld=$$(scripts/sqld.sh); \
+	cd otel && LIBSQL_OTEL_SQLD=$$sqld go test -race -count=1 -timeout 5m $(OTEL_FLAGS) ./...
 
 docker:
 	scripts/docker.sh

@@ -11,6 +11,7 @@ import (
 	_ "github.com/gohrana/libsql"
 	_ "github.com/gohrana/libsql/codec/gojson"
 	_ "github.com/gohrana/libsql/embedded"
+	_ "github.com/gohrana/libsql/otel"
 	_ "github.com/golang-migrate/migrate/v4"
 	_ "github.com/golang-migrate/migrate/v4/database/sqlite"
 	_ "github.com/golang-migrate/migrate/v4/source/iofs"
@@ -18,6 +19,7 @@ import (
 	_ "github.com/pressly/goose/v3"
 	_ "github.com/uptrace/bun"
 	_ "github.com/uptrace/bun/dialect/sqlitedialect"
+	_ "go.opentelemetry.io/otel/trace"
 	_ "gorm.io/driver/sqlite"
 	_ "gorm.io/gorm"
 )
