@@ -14,11 +14,15 @@
 // # Sockets and streams
 //
 // A client holds a few sockets (transport.Options.Sockets), dialed when
-// first needed; the streams of all its sessions share them, each request
-// named by an id and answered in any order. A stream owns one server stream, on one socket,
-// for its whole life: WebSocket streams do not expire, so the connection
-// state on it (PRAGMA settings, last_insert_rowid(), changes(), a
-// transaction) lasts from one statement to the next, and Reset closes it.
+// first needed; the streams outside a transaction share them, each request
+// named by an id and answered in any order. A stream owns one server
+// stream, on one socket: WebSocket streams do not expire, so the
+// connection state on it (PRAGMA settings, last_insert_rowid(), changes())
+// lasts from one statement to the next, and Reset closes it. A stream
+// opened by a request sent without end, one that keeps a transaction open,
+// gets a socket of its own instead, since sqld closes a whole socket on
+// some failures of one request (own.go), and gives it back, its server
+// stream closed, with the request that ends the unit of work.
 // A Send writes all its requests in one burst (with open_stream first when
 // the stream is new, and the hello first on a new socket: nothing waits for
 // hello_ok) and then waits for every answer. sqld queues at most eight
