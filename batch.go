@@ -67,7 +67,10 @@ func WithBatchMode(m BatchMode) BatchOption { return func(o *batchOptions) { o.m
 //
 // conn may be a connection of this driver or of a wrapper around it that
 // gives the underlying driver.Conn with a Raw() driver.Conn method, as
-// github.com/XSAM/otelsql's does.
+// github.com/XSAM/otelsql's does. A wrapper that also has an
+// ObserveWrite() method (the embedded replica's connection, whose local
+// reads wait for writes made on the primary) has it called after a batch
+// not in BatchRead mode that ran, or may have run.
 func Batch(ctx context.Context, conn *sql.Conn, stmts []Statement, opts ...BatchOption) ([]BatchResult, error) {
 	var o batchOptions
 	for _, opt := range opts {
@@ -75,30 +78,63 @@ func Batch(ctx context.Context, conn *sql.Conn, stmts []Statement, opts ...Batch
 	}
 	var out []BatchResult
 	err := conn.Raw(func(dc any) error {
-		c, err := unwrapConn(dc)
+		c, observers, err := unwrapConn(dc)
 		if err != nil {
 			return err
 		}
 		out, err = c.batch(ctx, stmts, o.mode)
+		if o.mode != BatchRead && len(stmts) > 0 && mayHaveRun(err) {
+			for _, w := range observers {
+				w.ObserveWrite()
+			}
+		}
 		return err
 	})
 	return out, err
 }
 
+// writeObserver is a wrapper of this driver's connection that learns of the
+// writes made through it by a function given its *sql.Conn (see Batch).
+type writeObserver interface{ ObserveWrite() }
+
+// mayHaveRun reports whether a batch that returned err ran, or may have.
+func mayHaveRun(err error) bool {
+	if err == nil {
+		return true
+	}
+	var unsent unsentError
+	if errors.As(err, &unsent) {
+		return false
+	}
+	var e *Error
+	return !errors.As(err, &e) || !e.safe
+}
+
+// unsentError is the error of a batch refused before anything was sent
+// (an argument it cannot send).
+type unsentError struct{ err error }
+
+func (e unsentError) Error() string { return e.err.Error() }
+func (e unsentError) Unwrap() error { return e.err }
+
 // unwrapConn finds this driver's connection under dc, following Raw()
-// driver.Conn through wrappers.
-func unwrapConn(dc any) (*conn, error) {
+// driver.Conn through wrappers, and the wrappers that observe writes.
+func unwrapConn(dc any) (*conn, []writeObserver, error) {
+	var observers []writeObserver
 	for range 8 {
+		if w, ok := dc.(writeObserver); ok {
+			observers = append(observers, w)
+		}
 		switch c := dc.(type) {
 		case *conn:
-			return c, nil
+			return c, observers, nil
 		case interface{ Raw() driver.Conn }:
 			dc = c.Raw()
 		default:
-			return nil, fmt.Errorf("libsql: Batch needs a connection of this driver, not a %T", dc)
+			return nil, nil, fmt.Errorf("libsql: Batch needs a connection of this driver, not a %T", dc)
 		}
 	}
-	return nil, errors.New("libsql: Batch: too many wrappers around the connection")
+	return nil, nil, errors.New("libsql: Batch: too many wrappers around the connection")
 }
 
 // batchSavepoint is the savepoint a Batch inside a transaction runs in.
@@ -204,7 +240,7 @@ func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) 
 	st := make([]codec.Stmt, len(stmts))
 	for i := range stmts {
 		if err := c.bindStatement(&st[i], &stmts[i]); err != nil {
-			return nil, fmt.Errorf("libsql: batch statement #%d: %w", i+1, err)
+			return nil, unsentError{fmt.Errorf("libsql: batch statement #%d: %w", i+1, err)}
 		}
 	}
 	v, err := c.s.Version(ctx)

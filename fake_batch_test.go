@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"sync/atomic"
 	"testing"
 
 	"github.com/gohrana/libsql"
@@ -127,17 +128,26 @@ func TestFakeBatchRead(t *testing.T) {
 
 // wrappedDriver wraps the driver's connections as instrumentation does
 // (github.com/XSAM/otelsql's connections have Raw() driver.Conn).
-type wrappedDriver struct{ inner driver.Connector }
+// Its connections count the writes Batch tells them of (ObserveWrite), as
+// the embedded replica's do.
+type wrappedDriver struct {
+	inner  driver.Connector
+	writes *atomic.Int32
+}
 
 func (w wrappedDriver) Connect(ctx context.Context) (driver.Conn, error) {
 	c, err := w.inner.Connect(ctx)
-	return wrappedConn{c}, err
+	return wrappedConn{c, w.writes}, err
 }
 func (w wrappedDriver) Driver() driver.Driver { return w.inner.Driver() }
 
-type wrappedConn struct{ driver.Conn }
+type wrappedConn struct {
+	driver.Conn
+	writes *atomic.Int32
+}
 
 func (w wrappedConn) Raw() driver.Conn { return w.Conn }
+func (w wrappedConn) ObserveWrite()    { w.writes.Add(1) }
 
 func TestFakeBatchThroughWrapper(t *testing.T) {
 	t.Parallel()
@@ -151,12 +161,21 @@ func TestFakeBatchThroughWrapper(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := sql.OpenDB(wrappedDriver{connector})
+	var writes atomic.Int32
+	db := sql.OpenDB(wrappedDriver{connector, &writes})
 	defer db.Close()
 	c := pinned(t, db)
 	defer c.Close()
 	out, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "DELETE FROM t"}})
 	if err != nil || out[0].RowsAffected != 2 {
 		t.Fatalf("%+v, %v", out, err)
+	}
+	if n := writes.Load(); n != 1 {
+		t.Fatalf("the wrapper was told of %d writes, want 1", n)
+	}
+	// A read batch refused before it was sent wrote nothing.
+	_, err = libsql.Batch(bg, c, []libsql.Statement{{SQL: "DELETE FROM t", Args: []any{make(chan int)}}})
+	if err == nil || writes.Load() != 1 {
+		t.Fatalf("a batch whose argument was refused: %v, %d writes told", err, writes.Load())
 	}
 }

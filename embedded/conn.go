@@ -215,6 +215,15 @@ func (c *conn) IsValid() bool {
 
 func (c *conn) Close() error { return c.primary.Close() }
 
+// Raw returns the connection to the primary, for the driver's functions
+// that take a *sql.Conn (libsql.Batch): what they run goes to the primary.
+func (c *conn) Raw() driver.Conn { return c.primary }
+
+// ObserveWrite is told by such a function (libsql.Batch) that it wrote, or
+// may have, through Raw: the next local read waits for a sync, as after a
+// write statement.
+func (c *conn) ObserveWrite() { c.c.wroteNow() }
+
 // tx is a transaction on the primary.
 type tx struct {
 	c     *conn

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/embedded"
 )
 
@@ -278,5 +279,67 @@ func TestReadYourWritesBound(t *testing.T) {
 		if took > tt.max {
 			t.Errorf("%s: the read waited %v", tt.name, took)
 		}
+	}
+}
+
+// TestBatch: libsql.Batch on a replica's connection runs on the primary,
+// all or nothing, inside a transaction too; the next local read, on
+// another connection, sees what it wrote (read-your-writes), and a batch
+// that failed wrote nothing.
+func TestBatch(t *testing.T) {
+	p := startSqld(t)
+	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(time.Hour))
+	ctx := testCtx(t)
+	mustExec(t, r.db, "CREATE TABLE b (id INTEGER PRIMARY KEY, v TEXT)")
+	c, err := r.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for round := range 20 {
+		id := round * 2
+		out, err := libsql.Batch(ctx, c, []libsql.Statement{
+			{SQL: "INSERT INTO b VALUES (?, 'x')", Args: []any{id + 1}},
+			{SQL: "INSERT INTO b VALUES (?, 'y')", Args: []any{id + 2}},
+			{SQL: "SELECT count(*) FROM b"},
+		}, libsql.WithBatchMode(libsql.BatchWrite))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out[2].Rows[0][0]; got != int64(id+2) {
+			t.Fatalf("round %d: the batch's own count %v, want %d", round, got, id+2)
+		}
+		// Another connection of the pool reads locally.
+		if got := one[int](t, r.db, "SELECT count(*) FROM b"); got != id+2 {
+			t.Fatalf("round %d: the local read after the batch: %d rows, want %d", round, got, id+2)
+		}
+	}
+	_, err = libsql.Batch(ctx, c, []libsql.Statement{
+		{SQL: "INSERT INTO b VALUES (100, 'z')"},
+		{SQL: "INSERT INTO b VALUES (1, 'duplicate')"},
+	})
+	if !errors.Is(err, libsql.ErrConstraint) {
+		t.Fatalf("a failing batch: %v", err)
+	}
+	r.sync(t)
+	if got := one[int](t, r.db, "SELECT count(*) FROM b WHERE id = 100"); got != 0 {
+		t.Fatal("a failed batch's first statement is on the replica")
+	}
+
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO b VALUES (200, 'tx')"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := libsql.Batch(ctx, c, []libsql.Statement{{SQL: "INSERT INTO b VALUES (201, 'tx batch')"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := one[int](t, r.db, "SELECT count(*) FROM b WHERE id >= 200"); got != 2 {
+		t.Fatalf("after the transaction's commit: %d rows, want 2", got)
 	}
 }
