@@ -85,7 +85,7 @@ func NewConnector(dbPath, primaryURL string, opts ...Option) (*Connector, error)
 		cfg.TLSConfig = o.tls
 	}
 	cfg.DisableReadYourWrites = false // the Connector needs the index
-	primary, err := libsql.NewConnector(cfg)
+	primary, err := libsql.NewConnector(cfg, o.primary...)
 	if err != nil {
 		return nil, err
 	}

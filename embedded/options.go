@@ -4,6 +4,8 @@ import (
 	"crypto/tls"
 	"log/slog"
 	"time"
+
+	"github.com/gohrana/libsql"
 )
 
 // Defaults.
@@ -33,6 +35,7 @@ type options struct {
 	timeoutSet   bool
 	logger       *slog.Logger
 	tls          *tls.Config
+	primary      []libsql.ConnectorOption
 }
 
 func defaultOptions() options {
@@ -95,4 +98,13 @@ func WithLogger(l *slog.Logger) Option {
 // (a private CA, for example), for statements and replication alike.
 func WithTLSConfig(c *tls.Config) Option {
 	return func(o *options) { o.tls = c }
+}
+
+// WithPrimaryOptions passes options to the driver's Connector of the
+// primary (libsql.NewConnector): libsql.WithTracer to trace the statements
+// and requests that go to the primary, libsql.WithAuthTokenProvider for
+// tokens that expire (used for statements; replication uses the DSN's or
+// WithAuthToken's token). Local reads are not traced.
+func WithPrimaryOptions(opts ...libsql.ConnectorOption) Option {
+	return func(o *options) { o.primary = append(o.primary, opts...) }
 }

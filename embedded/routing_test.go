@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -341,5 +343,40 @@ func TestBatch(t *testing.T) {
 	}
 	if got := one[int](t, r.db, "SELECT count(*) FROM b WHERE id >= 200"); got != 2 {
 		t.Fatalf("after the transaction's commit: %d rows, want 2", got)
+	}
+}
+
+// kindsTracer records the kind and SQL of every event that ends.
+type kindsTracer struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (k *kindsTracer) Start(ctx context.Context, _ *libsql.TraceEvent) context.Context { return ctx }
+func (k *kindsTracer) End(_ context.Context, ev *libsql.TraceEvent) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if ev.Kind == libsql.TraceStatement {
+		k.seen = append(k.seen, ev.SQL)
+	}
+}
+
+// TestPrimaryOptions: WithPrimaryOptions reaches the primary's Connector:
+// its tracer sees the statements that went to the primary, and none of
+// the local reads.
+func TestPrimaryOptions(t *testing.T) {
+	p := startSqld(t)
+	tr := &kindsTracer{}
+	r := openReplica(t, "", p.URL(), embedded.WithPrimaryOptions(libsql.WithTracer(tr)))
+	mustExec(t, r.db, "CREATE TABLE po (v INTEGER)")
+	mustExec(t, r.db, "INSERT INTO po VALUES (1)")
+	if got := one[int](t, r.db, "SELECT count(*) FROM po"); got != 1 {
+		t.Fatalf("%d rows", got)
+	}
+	tr.mu.Lock()
+	defer tr.mu.Unlock()
+	want := []string{"CREATE TABLE po (v INTEGER)", "INSERT INTO po VALUES (1)"}
+	if !slices.Equal(tr.seen, want) {
+		t.Fatalf("the primary's tracer saw %q, want %q", tr.seen, want)
 	}
 }
