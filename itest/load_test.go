@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -72,7 +71,8 @@ type loadStats struct {
 	expected  map[string]int64        // "op: error" -> count: contention the server may cause
 	casualty  map[string]int64        // "op: error" -> count: failures during a server deadlock/restart
 	unknownOK int64                   // writes of unknown outcome that turned out applied
-	unexpect  []error
+	unexpect  []error                 // failures that are the driver's whatever the server did
+	failed    []loadFailure           // the driver's unless they overlapped a deadlock
 }
 
 func (s *loadStats) note(m *map[string]int64, op int, err error) {
@@ -103,14 +103,36 @@ func (s *loadStats) add(o *loadStats) {
 		}
 	}
 	s.unexpect = append(s.unexpect, o.unexpect...)
+	s.failed = append(s.failed, o.failed...)
 }
 
-// serverWatch tells workers whether an operation overlapped a server
-// deadlock and restart: epoch changes when one is detected and again when
-// the server is back.
+// serverWatch records the windows in which sqld was deadlocked or being
+// restarted. A window opens when the last probe before a hung one ended
+// (the deadlock began after that) and closes when the restarted server
+// answers, so an operation that overlapped it is known only afterwards:
+// failures are classified once the run is over.
 type serverWatch struct {
-	epoch  atomic.Int64
-	stalls []string
+	windows [][2]time.Time // written by the watchdog only, read after it ended
+	stalls  []string
+}
+
+// overlaps reports whether [from, to] meets a deadlock window.
+func (w *serverWatch) overlaps(from, to time.Time) bool {
+	for _, win := range w.windows {
+		if !to.Before(win[0]) && !from.After(win[1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// loadFailure is a failed operation that is neither expected contention
+// nor certainly the driver's fault until the deadlock windows are known.
+type loadFailure struct {
+	op        int
+	err       error
+	from, to  time.Time
+	described error
 }
 
 // TestLoadMixed runs the load on a sqld of its own. Each worker picks, at
@@ -173,6 +195,7 @@ func TestLoadMixed(t *testing.T) {
 	var restartErr error
 	go func() {
 		defer close(watchDone)
+		lastOK := start
 		for {
 			select {
 			case <-stopWatch:
@@ -184,17 +207,19 @@ func TestLoadMixed(t *testing.T) {
 			_, err := probe.ExecContext(pctx, "INSERT INTO load_probe (at) VALUES (?)", began.Format(time.RFC3339Nano))
 			cancel()
 			if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+				lastOK = time.Now()
 				continue
 			}
-			watch.epoch.Add(1)
 			msg := fmt.Sprintf("at %v: a write hung for %v (%v); restarting sqld", began.Sub(start).Round(time.Second), loadStall, err)
 			watch.stalls = append(watch.stalls, msg)
 			t.Logf("SQLD WRITE DEADLOCK %s", msg)
 			srv.stop(syscall.SIGKILL)
-			if restartErr = srv.launch(); restartErr != nil {
+			restartErr = srv.launch()
+			watch.windows = append(watch.windows, [2]time.Time{lastOK, time.Now()})
+			if restartErr != nil {
 				return
 			}
-			watch.epoch.Add(1)
+			lastOK = time.Now()
 		}
 	}()
 
@@ -204,7 +229,7 @@ func TestLoadMixed(t *testing.T) {
 		db, ins := dbs[variant], stmts[variant]
 		rng := rand.New(rand.NewPCG(uint64(w), 0x5eed))
 		seq := 0
-		for time.Now().Before(deadline) && len(st.unexpect) < 5 {
+		for time.Now().Before(deadline) && len(st.unexpect) < 5 && len(st.failed) < 20 {
 			var op int
 			switch p := rng.IntN(100); {
 			case p < 25:
@@ -220,7 +245,6 @@ func TestLoadMixed(t *testing.T) {
 			default:
 				op = opTxRollback
 			}
-			epoch := watch.epoch.Load()
 			opCtx, cancel := context.WithTimeout(ctx, 2*loadStall)
 			began := time.Now()
 			var err error
@@ -252,16 +276,14 @@ func TestLoadMixed(t *testing.T) {
 				}
 				continue
 			}
-			overlapped := watch.epoch.Load() != epoch || epoch%2 == 1
 			var le *libsql.Error
 			switch {
 			case errors.Is(err, libsql.ErrBusy),
 				errors.Is(err, libsql.ErrTxLost) && errors.As(err, &le) && le.Code == "TRANSACTION_TIMEOUT":
 				st.note(&st.expected, op, err)
-			case overlapped:
-				st.note(&st.casualty, op, err)
 			default:
-				st.unexpect = append(st.unexpect, fmt.Errorf("worker %d (%s), %s: %w", w, variant, opNames[op], err))
+				st.failed = append(st.failed, loadFailure{op: op, err: err, from: began, to: time.Now(),
+					described: fmt.Errorf("worker %d (%s), %s: %w", w, variant, opNames[op], err)})
 			}
 			if op == opInsert || op == opTx {
 				// Did it take effect? The row says (a transaction's row and
@@ -289,6 +311,13 @@ func TestLoadMixed(t *testing.T) {
 	var total loadStats
 	for i := range stats {
 		total.add(&stats[i])
+	}
+	for _, f := range total.failed {
+		if watch.overlaps(f.from, f.to) {
+			total.note(&total.casualty, f.op, f.err)
+		} else {
+			total.unexpect = append(total.unexpect, f.described)
+		}
 	}
 	var all int64
 	for op := range numOps {

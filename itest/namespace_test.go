@@ -15,7 +15,7 @@ import (
 // createNamespace creates ns through sqld's admin API.
 func createNamespace(t *testing.T, admin, ns string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+admin+"/v1/namespaces/"+ns+"/create", bytes.NewReader([]byte("{}")))
 	require.NoError(t, err)
@@ -54,9 +54,12 @@ func TestNamespaces(t *testing.T) {
 			err := missing.QueryRow("SELECT 1").Scan(&n)
 			if c.WS() {
 				// sqld 0.24.32 upgrades the socket and then closes it with
-				// 1011 "Internal server error": nothing says why.
-				require.Error(t, err)
-				require.Contains(t, err.Error(), "Internal server error")
+				// 1011 "Internal server error": nothing says why. Under
+				// load its close frame may not arrive (it logs "Could not
+				// send close frame"): the error is then the closed
+				// connection without a code.
+				require.ErrorContains(t, err, "the server closed the connection")
+				require.NotContains(t, err.Error(), "StatusInternalError", "the websocket library's names")
 				return
 			}
 			require.ErrorIs(t, err, libsql.ErrNotFound)

@@ -676,11 +676,25 @@ func (sk *socket) readFailed(err error) *transport.Error {
 	case errors.Is(err, websocket.ErrMessageTooBig):
 		e.Message, e.Err = fmt.Sprintf("connection lost: a message over the read limit of %d bytes", sk.c.readLimit), nil
 	case errors.As(err, &ce):
-		e.Message, e.Err = "the server closed the connection", sk.c.hdr.Scrub(ce)
+		e.Message, e.Err = "the server closed the connection", sk.c.hdr.Scrub(closeFrame{ce.Code, ce.Reason})
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		e.Message, e.Err = "the server closed the connection", nil
 	}
 	return e
+}
+
+// closeFrame is the status and reason of the server's close frame, told in
+// the protocol's terms (RFC 6455 codes) rather than the library's names.
+type closeFrame struct {
+	code   websocket.StatusCode
+	reason string
+}
+
+func (c closeFrame) Error() string {
+	if c.reason == "" {
+		return fmt.Sprintf("close code %d", int(c.code))
+	}
+	return fmt.Sprintf("close code %d, %q", int(c.code), c.reason)
 }
 
 // helloFailed is the error of a refused hello: an authentication failure
