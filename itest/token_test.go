@@ -41,7 +41,6 @@ func TestAuthTokenProvider(t *testing.T) {
 	url := authStartServer(t, pub)
 	for _, variant := range variants {
 		t.Run(variant.Name, func(t *testing.T) {
-			t.Parallel() // each waits out a token's expiry; tables and pools of its own
 			ctx := t.Context()
 			setup := authOpen(t, url, variant, authSign(t, priv, authClaims{"a": "rw"}))
 			table := privateTable(t, setup, "tokens_"+variant.Name, "(v TEXT)")
