@@ -19,9 +19,17 @@ ITEST_TIMEOUT ?= 30m
 ITEST_ENV := LIBSQL_ITEST_IMAGE=$(IMAGE) LIBSQL_ITEST_NETWORK=host \
 	TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
 
-.PHONY: test fmt-check size-check build vet lint compat unit itest docker image demo embedded otel
+.PHONY: test docker-early fmt-check size-check build vet lint compat unit itest docker image demo embedded otel
 
-test: fmt-check size-check build vet lint compat unit examples embedded otel itest
+test: docker-early fmt-check size-check build vet lint compat unit examples embedded otel itest
+
+# docker-early starts the Docker engine in the background (installing it if
+# need be; log in .cache/docker-early.log) while the checks before itest
+# run, so that it is up when itest needs it. scripts/docker.sh takes a
+# lock, so make docker waits for this start rather than racing it, and
+# reports its failure if it failed.
+docker-early:
+	@mkdir -p .cache; scripts/docker.sh > .cache/docker-early.log 2>&1 </dev/null &
 
 # Every module of the repository: the driver (root) and the ones with their
 # own go.mod, which the root's ./... does not reach.

@@ -8,6 +8,12 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 timeout_s=${DOCKER_START_TIMEOUT:-60}
 
+# One start at a time: make test starts the engine early in the background,
+# and make itest's own call then waits for that one instead of racing it.
+mkdir -p "$root/.cache"
+exec 9>"$root/.cache/docker.lock"
+flock 9
+
 die() { echo "docker.sh: $*" >&2; exit 1; }
 engine_up() { command -v docker >/dev/null && timeout 10 docker info >/dev/null 2>&1; }
 
@@ -29,11 +35,10 @@ if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
   echo "docker.sh: dockerd is running but not answering yet; waiting" >&2
 else
   [ "$(id -u)" = 0 ] || die "no Docker engine running and not root: cannot start dockerd"
-  mkdir -p "$root/.cache"
   log=$root/.cache/dockerd.log
   echo "docker.sh: starting dockerd (log: $log)" >&2
   # setsid + nohup: dockerd outlives this script and the make that ran it.
-  setsid nohup dockerd >>"$log" 2>&1 </dev/null &
+  setsid nohup dockerd >>"$log" 2>&1 </dev/null 9>&- &
 fi
 
 deadline=$((SECONDS + timeout_s))
