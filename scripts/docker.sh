@@ -11,8 +11,10 @@ timeout_s=${DOCKER_START_TIMEOUT:-60}
 # One start at a time: make test starts the engine early in the background,
 # and make itest's own call then waits for that one instead of racing it.
 mkdir -p "$root/.cache"
+# Children get the lock's descriptor closed (9>&-): a daemon started under it
+# (dockerd, or one the package's postinstall starts) must not hold it.
 exec 9>"$root/.cache/docker.lock"
-flock 9
+flock -w 300 9 || die "another scripts/docker.sh held $root/.cache/docker.lock for 300 s"
 
 die() { echo "docker.sh: $*" >&2; exit 1; }
 engine_up() { command -v docker >/dev/null && timeout 10 docker info >/dev/null 2>&1; }
@@ -23,7 +25,7 @@ engine_up && exit 0
 # so look for dockerd itself.
 if ! command -v dockerd >/dev/null || ! command -v docker >/dev/null; then
   echo "docker.sh: installing docker.io with apt-get" >&2
-  "$root/scripts/apt-install.sh" docker.io || die "cannot install docker.io"
+  "$root/scripts/apt-install.sh" docker.io 9>&- || die "cannot install docker.io"
   command -v dockerd >/dev/null || die "docker.io installed but dockerd is not on PATH"
 fi
 
