@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/gohrana/libsql/embedded/internal/localdb"
 	"github.com/gohrana/libsql/internal/sqlscan"
 )
 
@@ -52,12 +53,16 @@ func (c *conn) where(query string) route {
 }
 
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	switch c.where(query) {
+	r := c.where(query)
+	if r == routeTables || r == routeIndexes {
+		r = c.schemaRoute(ctx, r)
+	}
+	switch r {
 	case routeRefuse:
 		return nil, refused(query)
-	case routeLocal:
+	case routeLocal, routeCheck:
 		res, err := c.localExec(ctx, query, args)
-		if !localFallback(err) {
+		if !c.fallBack(ctx, err) {
 			return res, err
 		}
 	}
@@ -65,16 +70,89 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 }
 
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	switch c.where(query) {
+	r := c.where(query)
+	if r == routeTables || r == routeIndexes {
+		r = c.schemaRoute(ctx, r)
+	}
+	switch r {
 	case routeRefuse:
 		return nil, refused(query)
+	case routeCheck:
+		return c.localCheck(ctx, query)
 	case routeLocal:
 		rows, err := c.localQuery(ctx, query, args)
-		if !localFallback(err) {
+		if !c.fallBack(ctx, err) {
 			return rows, err
 		}
 	}
 	return c.primaryQuery(ctx, query, args)
+}
+
+// fallBack reports whether a local read that failed with err should go
+// to the primary: it wanted libSQL's own SQL, or an object that the local
+// schema may lack only because the local SQLite could not load it.
+func (c *conn) fallBack(ctx context.Context, err error) bool {
+	return localFallback(err) || (missingObject(err) && !c.localSchemaHas(ctx, routeIndexes))
+}
+
+// schemaRoute is where a read of the schema's description (routeTables
+// or routeIndexes) runs: on the local file while its SQLite loaded every
+// object of the kinds the read describes, on the primary otherwise.
+func (c *conn) schemaRoute(ctx context.Context, r route) route {
+	if c.localSchemaHas(ctx, r) {
+		return routeLocal
+	}
+	return routePrimary
+}
+
+// localSchemaHas reports whether the local SQLite loaded every table and
+// view of the local file's schema, and for routeIndexes every index too
+// (false if that cannot be told).
+func (c *conn) localSchemaHas(ctx context.Context, r route) bool {
+	if err := c.c.readYourWrites(ctx); err != nil {
+		return false
+	}
+	db, release, err := c.c.local.acquire(ctx)
+	if err != nil {
+		return false
+	}
+	defer release()
+	unloaded, err := localdb.Unloaded(ctx, db)
+	if err != nil {
+		return false
+	}
+	for _, o := range unloaded {
+		if o.Type != "index" || r == routeIndexes {
+			return false
+		}
+	}
+	return true
+}
+
+// localCheck answers PRAGMA integrity_check or quick_check of the whole
+// local file as the primary would of its own: see localdb.IntegrityCheck.
+func (c *conn) localCheck(ctx context.Context, query string) (driver.Rows, error) {
+	if err := c.c.readYourWrites(ctx); err != nil {
+		return nil, err
+	}
+	limit, err := checkLimit(query)
+	if err != nil {
+		return nil, err
+	}
+	name := pragmaName(query)
+	if _, n, ok := sqlscan.Pragma(query); ok {
+		name = n
+	}
+	db, release, err := c.c.local.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	msgs, err := localdb.IntegrityCheck(ctx, db, name == "quick_check", limit)
+	if err != nil {
+		return nil, err
+	}
+	return &listRows{col: name, vals: msgs}, nil
 }
 
 func refused(query string) error {

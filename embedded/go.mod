@@ -4,7 +4,10 @@ go 1.26.0
 
 replace github.com/gohrana/libsql => ../
 
-require github.com/gohrana/libsql v0.0.0-00010101000000-000000000000
+require (
+	github.com/gohrana/libsql v0.0.0-00010101000000-000000000000
+	modernc.org/sqlite v1.62.0
+)
 
 require (
 	github.com/coder/websocket v1.8.15 // indirect
@@ -17,5 +20,4 @@ require (
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.62.0 // indirect
 )

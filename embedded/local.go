@@ -27,13 +27,7 @@ type local struct {
 }
 
 func (l *local) open() (*sql.DB, error) {
-	db, err := sql.Open("sqlite", localdb.DSN(l.path, "query_only(1)", "busy_timeout(5000)"))
-	if err != nil {
-		return nil, err
-	}
-	db.SetMaxOpenConns(maxLocalReaders)
-	db.SetMaxIdleConns(maxLocalReaders)
-	return db, nil
+	return localdb.OpenReaders(l.path, maxLocalReaders)
 }
 
 // acquire returns the pool for one read and the func that ends the read.

@@ -1,6 +1,8 @@
 package embedded
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/gohrana/libsql/internal/sqlscan"
@@ -13,6 +15,9 @@ const (
 	routePrimary route = iota // writes, DDL, libSQL-only SQL, anything in doubt
 	routeLocal                // reads the local file can answer
 	routeRefuse               // a PRAGMA that would change the local file
+	routeCheck                // an integrity check of the whole local file
+	routeTables               // a description of tables: local while every table and view loaded
+	routeIndexes              // a description of indexes: local while every object loaded
 )
 
 // classify says where a statement runs when no transaction is open.
@@ -22,10 +27,10 @@ func classify(query string) route {
 	if strings.EqualFold(sqlscan.FirstKeyword(query), "PRAGMA") {
 		return classifyPragma(query)
 	}
-	if !sqlscan.ReadOnly(query) || needsLibSQL(query) {
+	if !sqlscan.ReadOnly(query) {
 		return routePrimary
 	}
-	return routeLocal
+	return names(query)
 }
 
 // readPragmas take an argument yet only read: the schema, the checks.
@@ -34,6 +39,19 @@ var readPragmas = map[string]bool{
 	"index_info": true, "index_xinfo": true, "foreign_key_list": true, "foreign_key_check": true,
 	"integrity_check": true, "quick_check": true,
 }
+
+// schemaPragmas describe the schema's objects, as PRAGMAs or as the
+// table-valued functions pragma_<name>: a local schema that lacks an
+// object the primary's has (localdb.Unloaded) would describe it wrongly.
+// Each maps to the route that says which objects it needs.
+var schemaPragmas = map[string]route{
+	"table_info": routeTables, "table_xinfo": routeTables, "table_list": routeTables,
+	"foreign_key_list": routeTables, "foreign_key_check": routeTables,
+	"index_list": routeIndexes, "index_info": routeIndexes, "index_xinfo": routeIndexes,
+}
+
+// checkPragmas check the whole file without a table argument.
+var checkPragmas = map[string]bool{"integrity_check": true, "quick_check": true}
 
 // actionPragmas act even without an argument.
 var actionPragmas = map[string]bool{
@@ -49,7 +67,15 @@ func classifyPragma(query string) route {
 		return routePrimary
 	}
 	if _, name, ok := sqlscan.Pragma(query); ok {
-		if readPragmas[name] {
+		switch {
+		case checkPragmas[name]:
+			if _, err := checkLimit(query); err == nil {
+				return routeCheck
+			}
+			return routeLocal // a table's check: the table and its indexes
+		case schemaPragmas[name] != 0:
+			return schemaPragmas[name]
+		case readPragmas[name]:
 			return routeLocal
 		}
 		return routeRefuse
@@ -60,8 +86,32 @@ func classifyPragma(query string) route {
 		return routePrimary
 	case actionPragmas[name]:
 		return routeRefuse
+	case checkPragmas[name]:
+		return routeCheck
+	case schemaPragmas[name] != 0:
+		return schemaPragmas[name]
 	}
 	return routeLocal
+}
+
+// checkLimit returns the limit of an integrity_check or quick_check
+// PRAGMA: 0 without an argument, the number given, or an error if the
+// argument is not a number (a table's name).
+func checkLimit(query string) (int, error) {
+	s := sqlscan.NewScanner(query)
+	open := false
+	for t := s.Next(); t.Kind != sqlscan.EOF; t = s.Next() {
+		text := query[t.Start:t.End]
+		switch {
+		case t.Kind == sqlscan.Punct && (text == "(" || text == "="):
+			open = true
+		case open && t.Kind == sqlscan.Number:
+			return strconv.Atoi(text)
+		case open && t.Kind != sqlscan.Space && t.Kind != sqlscan.Comment:
+			return 0, fmt.Errorf("embedded: %q is not a limit", text)
+		}
+	}
+	return 0, nil
 }
 
 // pragmaName returns the name of a PRAGMA without a value, in lower case:
@@ -89,10 +139,14 @@ func pragmaName(query string) string {
 	return words[len(words)-1]
 }
 
-// needsLibSQL reports whether a statement names a libSQL-only function or
-// table (vector, vector32, vector_distance_cos, vector_top_k,
-// libsql_vector_idx, ...), which the local SQLite lacks.
-func needsLibSQL(query string) bool {
+// names returns the route of a read by the names it uses: the primary
+// for a libSQL-only function or table (vector, vector32,
+// vector_distance_cos, vector_top_k, libsql_vector_idx, ...), which the
+// local SQLite lacks; routeTables or routeIndexes for a table-valued
+// function that describes the schema (pragma_index_list); else the local
+// file.
+func names(query string) route {
+	found := routeLocal
 	s := sqlscan.NewScanner(query)
 	for t := s.Next(); t.Kind != sqlscan.EOF; t = s.Next() {
 		if t.Kind != sqlscan.Word && t.Kind != sqlscan.Quoted {
@@ -102,11 +156,16 @@ func needsLibSQL(query string) bool {
 		if t.Kind == sqlscan.Quoted && len(w) >= 2 {
 			w = w[1 : len(w)-1]
 		}
-		if hasPrefixFold(w, "vector") || hasPrefixFold(w, "libsql_") {
-			return true
+		switch {
+		case hasPrefixFold(w, "vector") || hasPrefixFold(w, "libsql_"):
+			return routePrimary
+		case hasPrefixFold(w, "pragma_"):
+			if r := schemaPragmas[strings.ToLower(w[len("pragma_"):])]; r > found {
+				found = r
+			}
 		}
 	}
-	return false
+	return found
 }
 
 func hasPrefixFold(s, prefix string) bool {
@@ -114,8 +173,8 @@ func hasPrefixFold(s, prefix string) bool {
 }
 
 // localFallback reports whether a local read failed for want of
-// libSQL's own SQL (a function or table the local SQLite lacks, such as a
-// vector index's), so the primary should answer it instead.
+// libSQL's own SQL (a function or table the local SQLite lacks), so the
+// primary should answer it instead.
 func localFallback(err error) bool {
 	if err == nil {
 		return false
@@ -123,4 +182,15 @@ func localFallback(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "no such function:") || strings.Contains(msg, "unknown function:") ||
 		strings.Contains(msg, "no such module:")
+}
+
+// missingObject reports whether a local read failed for want of a table,
+// view or index: the primary should answer it if the local schema lacks
+// objects the primary has (localdb.Unloaded).
+func missingObject(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "no such table:") || strings.Contains(msg, "no such index:")
 }

@@ -85,3 +85,22 @@ func (r *localRows) ColumnTypeScanType(i int) reflect.Type {
 	}
 	return reflect.TypeFor[any]()
 }
+
+// listRows is a one-column result made locally: the messages of an
+// integrity check.
+type listRows struct {
+	col  string
+	vals []string
+}
+
+func (r *listRows) Columns() []string { return []string{r.col} }
+func (r *listRows) Close() error      { r.vals = nil; return nil }
+
+func (r *listRows) Next(dest []driver.Value) error {
+	if len(r.vals) == 0 {
+		return io.EOF
+	}
+	dest[0] = r.vals[0]
+	r.vals = r.vals[1:]
+	return nil
+}

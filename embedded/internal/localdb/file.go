@@ -14,8 +14,6 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
-
-	_ "modernc.org/sqlite" // the "sqlite" driver
 )
 
 // PageSize is the only page size a replica handles: libSQL's.
@@ -44,7 +42,7 @@ type File struct {
 // its position. A file with pages but no position was not made by a
 // replica and is refused.
 func Open(ctx context.Context, path string) (*File, error) {
-	db, err := sql.Open("sqlite", DSN(path, "busy_timeout(10000)", "synchronous(FULL)", "journal_mode(WAL)"))
+	db, err := openDB(path, "busy_timeout(10000)", "synchronous(FULL)", "journal_mode(WAL)")
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,61 @@
+package localdb
+
+import (
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+
+	"modernc.org/sqlite"
+)
+
+// DriverName is the database/sql driver of every connection to a local
+// replica file: modernc.org/sqlite, registered under a name of its own so
+// that what it registers reaches the replica's connections and no other
+// connection of the program.
+const DriverName = "libsql-embedded-sqlite"
+
+// errVectorIndex is what the stand-in for libsql_vector_idx returns if it
+// is ever called: the replica sends SQL naming it to the primary.
+var errVectorIndex = errors.New("libsql_vector_idx: libSQL's vector index is not maintained by the local file")
+
+func init() {
+	d := &sqlite.Driver{}
+	// A libSQL vector index is, to vanilla SQLite, an index on the
+	// expression libsql_vector_idx(col); libSQL keeps that b-tree empty
+	// (the index lives in shadow tables), so any plan that used it would
+	// see no rows: SELECT count(*) would answer 0. SQLite refuses
+	// non-deterministic functions in index expressions, so with this
+	// stand-in registered as non-deterministic the index fails to load
+	// and no plan can pick it (the schema loads without it: see
+	// schemaPragmas). SQL that names the function goes to the primary.
+	d.MustRegisterScalarFunction("libsql_vector_idx", -1, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
+		return nil, errVectorIndex
+	})
+	sql.Register(DriverName, d)
+}
+
+// schemaPragmas are set on every connection to a local file.
+// writable_schema lets SQLite load the rest of a schema in which an
+// object fails to load (libSQL's RANDOM ROWID table option, a vector
+// index) instead of failing every statement with "malformed database
+// schema"; the connections never write the schema (readers are
+// query_only, the writer writes pages through sqlite_dbpage only).
+var schemaPragmas = []string{"writable_schema(1)"}
+
+// openDB opens path with the replica's driver, the schema pragmas and
+// pragmas, each "name(value)".
+func openDB(path string, pragmas ...string) (*sql.DB, error) {
+	return sql.Open(DriverName, DSN(path, append(append([]string(nil), schemaPragmas...), pragmas...)...))
+}
+
+// OpenReaders opens the read-only pool of connections that serve local
+// reads of the file at path, at most max at once.
+func OpenReaders(path string, max int) (*sql.DB, error) {
+	db, err := openDB(path, "query_only(1)", "busy_timeout(5000)")
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(max)
+	db.SetMaxIdleConns(max)
+	return db, nil
+}
