@@ -107,7 +107,7 @@ compat:
 # The unit tests of the driver module and of the modules whose tests need
 # no server: the Protobuf reference (prototest) and the benchmark harnesses
 # (their report and fixture tests); and of itest's one package that needs
-# none, sqlscandiff (internal/sqlscan against SQLite's C API).
+# none, sqlscandiff (sqlscan against SQLite's C API).
 UNIT_MODULES := . codec/protobuf/prototest bench bench/e2e itest/sqlscandiff
 
 unit:
@@ -193,8 +193,8 @@ FUZZ_TARGETS := \
 	./codec/protobuf/prototest:FuzzDifferential \
 	./codec/protobuf/prototest:FuzzEncodeRoundTrip \
 	./internal/http1:FuzzReadResponse \
-	./internal/sqlscan:FuzzScan \
-	./internal/sqlscan:FuzzScanClassify \
+	./sqlscan:FuzzScan \
+	./sqlscan:FuzzScanClassify \
 	./itest/sqlscandiff:FuzzSQLScanDifferential \
 	./transport/ws:FuzzServerMessage \
 	./embedded/internal/replog:FuzzDecoders \

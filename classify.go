@@ -1,6 +1,6 @@
 package libsql
 
-import "github.com/gohrana/libsql/internal/sqlscan"
+import "github.com/gohrana/libsql/sqlscan"
 
 // The statement classifier of the write bound (writers.go): a statement
 // that certainly only reads takes no write slot.

@@ -3,7 +3,7 @@ package libsql
 import (
 	"testing"
 
-	"github.com/gohrana/libsql/internal/sqlscan"
+	"github.com/gohrana/libsql/sqlscan"
 )
 
 func TestReadOnlySQL(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/internal/session"
-	"github.com/gohrana/libsql/internal/sqlscan"
+	"github.com/gohrana/libsql/sqlscan"
 	"github.com/gohrana/libsql/transport"
 )
 

@@ -1,6 +1,6 @@
 package libsql
 
-import "github.com/gohrana/libsql/internal/sqlscan"
+import "github.com/gohrana/libsql/sqlscan"
 
 // sqlParams describes the parameters of one SQL text, as SQLite numbers
 // and names them (see sqlscan.Params): what bindArgs needs, and whether

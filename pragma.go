@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/gohrana/libsql/internal/sqlscan"
+	"github.com/gohrana/libsql/sqlscan"
 )
 
 // Connection settings. Over HTTP every autocommit statement runs on a

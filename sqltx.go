@@ -5,7 +5,7 @@ import (
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/internal/session"
-	"github.com/gohrana/libsql/internal/sqlscan"
+	"github.com/gohrana/libsql/sqlscan"
 )
 
 // Transactions begun with SQL. database/sql cannot express SQLite's BEGIN

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/internal/session"
-	"github.com/gohrana/libsql/internal/sqlscan"
+	"github.com/gohrana/libsql/sqlscan"
 )
 
 // How the layers report to a Tracer. The root package owns statements,

@@ -8,7 +8,7 @@ import (
 	"fmt"
 
 	"github.com/gohrana/libsql/embedded/internal/localdb"
-	"github.com/gohrana/libsql/internal/sqlscan"
+	"github.com/gohrana/libsql/sqlscan"
 )
 
 // conn is one connection of a Connector: its statements run on the local

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gohrana/libsql/internal/sqlscan"
+	"github.com/gohrana/libsql/sqlscan"
 )
 
 // A route is where a statement outside a transaction runs.

@@ -1,4 +1,4 @@
-// Package sqlscandiff checks internal/sqlscan against SQLite itself
+// Package sqlscandiff checks sqlscan against SQLite itself
 // (modernc.org/sqlite's C API): parameters against a prepared statement's
 // sqlite3_bind_parameter_count and _name, statement boundaries against
 // sqlite3_prepare_v2's tail and sqlite3_complete, ReadOnly against
@@ -17,7 +17,7 @@ import (
 	"modernc.org/libc"
 	sqlite3 "modernc.org/sqlite/lib"
 
-	"github.com/gohrana/libsql/internal/sqlscan"
+	"github.com/gohrana/libsql/sqlscan"
 )
 
 const schema = `CREATE TABLE t (a, b, c);

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/internal/sqlscan"
+	"github.com/gohrana/libsql/sqlscan"
 	"github.com/gohrana/libsql/transport"
 )
 

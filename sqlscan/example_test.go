@@ -3,7 +3,7 @@ package sqlscan_test
 import (
 	"fmt"
 
-	"github.com/gohrana/libsql/internal/sqlscan"
+	"github.com/gohrana/libsql/sqlscan"
 )
 
 func ExampleScanner() {

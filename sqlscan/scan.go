@@ -4,6 +4,11 @@
 // holds several statements, whether it certainly only reads, whether it
 // controls a transaction, whether it sets a pragma. It does not parse SQL.
 //
+// It is the one home of the driver's rules about SQL text, exported so
+// that the modules built on the driver (github.com/gohrana/libsql/embedded
+// routes statements with it) read SQL by the same rules without reaching
+// into the driver's internal packages.
+//
 //	s := sqlscan.NewScanner(sql)
 //	for t := s.Next(); t.Kind != sqlscan.EOF; t = s.Next() {
 //		fmt.Println(t.Kind, sql[t.Start:t.End])
