@@ -5,7 +5,7 @@ go 1.26.0
 replace github.com/gohrana/libsql => ../
 
 require (
-	github.com/gohrana/libsql v0.0.0-00010101000000-000000000000
+	github.com/gohrana/libsql v0.1.0
 	modernc.org/sqlite v1.62.0
 )
 

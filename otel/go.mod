@@ -6,7 +6,7 @@ replace github.com/gohrana/libsql => ../
 
 require (
 	github.com/XSAM/otelsql v0.44.0
-	github.com/gohrana/libsql v0.0.0-00010101000000-000000000000
+	github.com/gohrana/libsql v0.1.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/sdk v1.47.0
 	go.opentelemetry.io/otel/trace v1.47.0
