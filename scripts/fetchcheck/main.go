@@ -120,6 +120,10 @@ func run(repo, rev, sqld string, keep bool) error {
 		}
 	}
 
+	if err := noInternals(app, env); err != nil {
+		return err
+	}
+
 	url, stop, err := startSqld(sqld, filepath.Join(tmp, "sqld"))
 	if err != nil {
 		return err
@@ -134,6 +138,36 @@ func run(repo, rev, sqld string, keep bool) error {
 		return fmt.Errorf("the program printed %q, want %q", out, want)
 	}
 	log.Printf("ok: a module outside the repository built and ran against %s@%s, %s and %s", rootPath, rootVersion, requires[0], requires[1])
+	return nil
+}
+
+// noInternals checks that no package of a published module that the
+// program links imports the root module's internal packages: those tie
+// the module's releases to the root's internals, which may change in any
+// release.
+func noInternals(app string, env []string) error {
+	out, err := command(app, env, "go", "list", "-deps", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, ".")
+	if err != nil {
+		return fmt.Errorf("go list: %w\n%s", err, out)
+	}
+	var bad []string
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		for _, dir := range published {
+			mod := rootPath + "/" + dir
+			if pkg != mod && !strings.HasPrefix(pkg, mod+"/") {
+				continue
+			}
+			for _, imp := range strings.Fields(imports) {
+				if strings.HasPrefix(imp, rootPath+"/internal/") {
+					bad = append(bad, pkg+" imports "+imp)
+				}
+			}
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("published modules import the root module's internal packages:\n%s", strings.Join(bad, "\n"))
+	}
 	return nil
 }
 
