@@ -108,10 +108,16 @@ func run(repo, rev, sqld string, keep bool) error {
 	if err := writeApp(app, requires); err != nil {
 		return err
 	}
+	// A module cache of its own: the shared one may hold these versions
+	// from an earlier run, made of another commit. The shared cache's
+	// downloads serve the other modules, as a second file proxy.
+	// -trimpath keeps the build cache's entries of the other modules
+	// valid whatever the cache's directory.
 	env := append(os.Environ(),
-		"GOPROXY=file://"+filepath.ToSlash(proxy)+","+goEnv("GOPROXY"),
+		"GOMODCACHE="+filepath.Join(tmp, "modcache"),
+		"GOPROXY=file://"+filepath.ToSlash(proxy)+",file://"+filepath.ToSlash(filepath.Join(goEnv("GOMODCACHE"), "cache", "download"))+","+goEnv("GOPROXY"),
 		"GONOSUMDB="+rootPath, // served here, not in the checksum database
-		"GOFLAGS=-mod=mod",
+		"GOFLAGS=-mod=mod -modcacherw -trimpath",
 		"GOWORK=off",
 	)
 	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", "app", "."}} {
