@@ -21,7 +21,7 @@ import (
 const root = "../.."
 
 // required are the Markdown files (relative to root) that must have ```go
-// blocks; every docs/*.md is checked too, if it has any.
+// blocks; every docs/*.md and docs/dev/*.md is checked too, if it has any.
 var required = []string{"README.md", "examples/README.md"}
 
 // snippet is one ```go block of a Markdown file.
@@ -32,27 +32,34 @@ type snippet struct {
 	src  string // its text
 }
 
+// docGlobs are the patterns (relative to root) of the other Markdown files
+// whose snippets are checked: the user guides in docs/ and the development
+// records in docs/dev/.
+var docGlobs = []string{"docs/*.md", "docs/dev/*.md"}
+
 // markdownFiles returns the files whose snippets are checked, relative to
-// root: the required ones, then docs/*.md.
+// root: the required ones, then those of docGlobs.
 func markdownFiles() ([]string, error) {
 	files := slices.Clone(required)
-	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range docs {
-		rel, err := filepath.Rel(root, d)
+	for _, g := range docGlobs {
+		docs, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(g)))
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, filepath.ToSlash(rel))
+		for _, d := range docs {
+			rel, err := filepath.Rel(root, d)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
 	}
 	return files, nil
 }
 
 // TestSnippetsCompile builds and vets every ```go block of README.md,
-// examples/README.md and docs/*.md, each as a package of its own in a
-// scratch module with this module's requirements. A snippet is taken as
+// examples/README.md, docs/*.md and docs/dev/*.md, each as a package of
+// its own in a scratch module with this module's requirements. A snippet is taken as
 // written when it parses as the body of a Go file (imports and
 // declarations); otherwise its leading imports stay at file level and the
 // rest becomes the body of a function that returns an error, so that
