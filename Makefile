@@ -153,7 +153,8 @@ demo:
 # make examples   vets and tests every example module (examples/*/go.mod:
 #                 GORM, sqlx, goose, golang-migrate, bun, vectors, and the check that
 #                 the Go snippets of README.md, examples/README.md,
-#                 docs/*.md and docs/dev/*.md compile) against one throwaway
+#                 docs/*.md and docs/dev/*.md compile and that every
+#                 Markdown file's relative links resolve) against one throwaway
 #                 local sqld, two modules at a time (EXAMPLES_JOBS). Each
 #                 module has its own go.mod, so the tools stay out of the
 #                 driver's; they are built, vetted and linted with the others.
