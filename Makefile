@@ -152,8 +152,9 @@ demo:
 
 # make examples   vets and tests every example module (examples/*/go.mod:
 #                 GORM, sqlx, goose, golang-migrate, bun, vectors, and the check that
-#                 the Go snippets of README.md, examples/README.md and
-#                 docs/*.md compile) against one throwaway
+#                 the Go snippets of README.md, examples/README.md,
+#                 docs/*.md and docs/dev/*.md compile and that every
+#                 Markdown file's relative links resolve) against one throwaway
 #                 local sqld, two modules at a time (EXAMPLES_JOBS). Each
 #                 module has its own go.mod, so the tools stay out of the
 #                 driver's; they are built, vetted and linted with the others.
@@ -166,7 +167,7 @@ examples:
 
 # make perf-compare BASE=<git rev>: builds bench/cmd/libsql-perf against BASE
 # and the working tree, runs three interleaved rounds and prints a Markdown
-# table of the deltas (see docs/PERF.md; PERF_ARGS passes flags through).
+# table of the deltas (see docs/dev/PERF.md; PERF_ARGS passes flags through).
 .PHONY: perf-compare
 perf-compare:
 	@if [ -z "$(BASE)" ]; then echo "usage: make perf-compare BASE=<git rev>" >&2; exit 2; fi
@@ -215,7 +216,7 @@ fuzz:
 	done
 
 # make bench-e2e   end-to-end comparison with github.com/tursodatabase/libsql-client-go
-#                  against a throwaway local sqld (module bench/e2e; see docs/E2E.md).
+#                  against a throwaway local sqld (module bench/e2e; see docs/dev/E2E.md).
 #                  Extra flags: make bench-e2e E2E_FLAGS='-rounds 5 -json /tmp/e2e.json'
 .PHONY: bench-e2e
 bench-e2e:
@@ -223,8 +224,8 @@ bench-e2e:
 
 # make bench-writers   concurrent autocommit writers per set of DSN parameters
 #                      (issue 11, maxWriters), each sample on a throwaway sqld
-#                      (bench/e2e/cmd/writers; see docs/RELIABILITY.md and
-#                      docs/PERF.md). WRITERS_FLAGS says which measurement:
+#                      (bench/e2e/cmd/writers; see docs/dev/RELIABILITY.md and
+#                      docs/dev/PERF.md). WRITERS_FLAGS says which measurement:
 #                      make bench-writers WRITERS_FLAGS="-runs 8 -params ';maxWriters=0'"
 #                      make bench-writers WRITERS_FLAGS='-rounds 7 -seconds 2'
 WRITERS_FLAGS ?= -rounds 3

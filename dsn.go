@@ -12,7 +12,7 @@ import (
 )
 
 // DefaultCodec is the codec used when the DSN names none. Protobuf did not
-// win every end-to-end workload (docs/PERF.md "Which codec and which
+// win every end-to-end workload (docs/dev/PERF.md "Which codec and which
 // transport by default"), so it is JSON; codec=auto asks for Protobuf
 // where the server offers it.
 const DefaultCodec = "direct"
@@ -100,7 +100,7 @@ type Config struct {
 	// means LoopbackMaxWriters for a server on a loopback address or
 	// localhost and unbounded elsewhere: on loopback a round trip is so
 	// short that one write at a time loses nothing and keeps sqld from
-	// stalling under many writers (docs/RELIABILITY.md has the
+	// stalling under many writers (docs/dev/RELIABILITY.md has the
 	// measurements), while over a real network a bound of n caps the
 	// connector at n writes per round trip.
 	MaxWriters int

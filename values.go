@@ -97,7 +97,7 @@ func checkNamedValue(nv *driver.NamedValue, infinities bool) error {
 	return checkNamedValue(nv, infinities)
 }
 
-// checkFloat applies the float policy (README "Values"): NaN is sent as
+// checkFloat applies the float policy (docs/GUIDE.md "Values"): NaN is sent as
 // NULL, since SQLite would store NULL for it anyway (and JSON cannot carry
 // it); ±Inf is sent as is where the codec carries it and rejected where it
 // cannot.

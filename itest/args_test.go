@@ -173,7 +173,7 @@ func TestArgTypes(t *testing.T) {
 		{name: "float32", arg: float32(1.25), want: 1.25},
 		{name: "float64", arg: -1e-300, want: -1e-300},
 		// NaN is sent as NULL (SQLite stores NaN as NULL); ±Inf only where
-		// the codec carries it (README "Values").
+		// the codec carries it (docs/GUIDE.md "Values").
 		{name: "float64_nan", arg: math.NaN(), want: nil},
 		{name: "float32_nan", arg: float32(math.NaN()), want: nil},
 		{name: "float64_plus_inf", arg: math.Inf(1), want: math.Inf(1), jsonErr: "+Inf cannot be sent with a JSON codec"},

@@ -1,7 +1,7 @@
 package itest
 
 // BenchmarkBatchVsTx: ten INSERTs through libsql.Batch against the same ten
-// in a BeginTx transaction, over both transports (docs/PERF.md "Batch"):
+// in a BeginTx transaction, over both transports (docs/dev/PERF.md "Batch"):
 //
 //	cd itest && LIBSQL_ITEST_IMAGE=... go test -run '^$' -bench BatchVsTx -count 5 .
 //

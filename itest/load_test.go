@@ -153,7 +153,7 @@ type loadFailure struct {
 // worker's rows == what took effect.
 //
 // sqld 0.24.32 sometimes deadlocks all writes under this load (see
-// docs/reliability-faults.md): an independent probe write then hangs. After
+// docs/dev/reliability-faults.md): an independent probe write then hangs. After
 // loadStall the test reports it, restarts the server (SIGKILL, same data)
 // and carries on; failures of operations overlapping that window are counted
 // as casualties, not driver errors. LIBSQL_LOAD_FAIL_ON_SERVER_STALL=1 makes

@@ -380,7 +380,7 @@ func TestSQLTextEncoding(t *testing.T) {
 	})
 }
 
-// TestFloatSpecialValues pins the float policy of README "Values" on every
+// TestFloatSpecialValues pins the float policy of docs/GUIDE.md "Values" on every
 // codec: NaN arguments are stored as NULL (what SQLite does with NaN, and
 // what a NaN result becomes); ±Inf travels exactly over Protobuf, while
 // JSON codecs refuse ±Inf arguments and read both infinities as +Inf

@@ -187,7 +187,7 @@ func stressRun(t *testing.T, cfg stressConfig) stressResult {
 // LoopbackMaxWriters): one busy loop per CPU, 32 goroutines x 50
 // autocommit INSERTs on one *sql.DB. Every insert must succeed, exactly
 // once, within 60 s. Unbounded, sqld 0.24.32 stalled all writes in 4 of
-// 25 such runs (docs/RELIABILITY.md); a stall here fails the test at the
+// 25 such runs (docs/dev/RELIABILITY.md); a stall here fails the test at the
 // deadline, saying so, rather than hanging it. Then, without busy
 // loops, a connector whose requests are counted shows that no more than
 // LoopbackMaxWriters writes were ever in flight against the real server.

@@ -15,13 +15,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // root is the repository's root, two levels up.
 const root = "../.."
 
 // required are the Markdown files (relative to root) that must have ```go
-// blocks; every docs/*.md is checked too, if it has any.
+// blocks; every docs/*.md and docs/dev/*.md is checked too, if it has any.
 var required = []string{"README.md", "examples/README.md"}
 
 // snippet is one ```go block of a Markdown file.
@@ -32,27 +33,34 @@ type snippet struct {
 	src  string // its text
 }
 
+// docGlobs are the patterns (relative to root) of the other Markdown files
+// whose snippets are checked: the user guides in docs/ and the development
+// records in docs/dev/.
+var docGlobs = []string{"docs/*.md", "docs/dev/*.md"}
+
 // markdownFiles returns the files whose snippets are checked, relative to
-// root: the required ones, then docs/*.md.
+// root: the required ones, then those of docGlobs.
 func markdownFiles() ([]string, error) {
 	files := slices.Clone(required)
-	docs, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	if err != nil {
-		return nil, err
-	}
-	for _, d := range docs {
-		rel, err := filepath.Rel(root, d)
+	for _, g := range docGlobs {
+		docs, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(g)))
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, filepath.ToSlash(rel))
+		for _, d := range docs {
+			rel, err := filepath.Rel(root, d)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, filepath.ToSlash(rel))
+		}
 	}
 	return files, nil
 }
 
 // TestSnippetsCompile builds and vets every ```go block of README.md,
-// examples/README.md and docs/*.md, each as a package of its own in a
-// scratch module with this module's requirements. A snippet is taken as
+// examples/README.md, docs/*.md and docs/dev/*.md, each as a package of
+// its own in a scratch module with this module's requirements. A snippet is taken as
 // written when it parses as the body of a Go file (imports and
 // declarations); otherwise its leading imports stay at file level and the
 // rest becomes the body of a function that returns an error, so that
@@ -406,4 +414,129 @@ func scratchModule(dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644)
+}
+
+// TestMarkdownLinks checks every relative link of every Markdown file in
+// the repository (hidden directories aside): the file or directory it
+// names exists, and a #fragment into a Markdown file names one of its
+// headings as GitHub makes their anchors. Links inside code blocks and
+// code spans are not links.
+func TestMarkdownLinks(t *testing.T) {
+	var files []string
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != root && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".md") {
+			files = append(files, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors := map[string]map[string]bool{} // per file, read on first use
+	links := 0
+	for _, f := range files {
+		md, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(root, f)
+		for n, line := range proseLines(string(md)) {
+			if line == "" {
+				continue
+			}
+			line = codeSpanRE.ReplaceAllString(line, "")
+			for _, m := range linkRE.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if schemeRE.MatchString(target) {
+					continue
+				}
+				links++
+				file, frag, _ := strings.Cut(target, "#")
+				dest := f
+				if file != "" {
+					dest = filepath.Join(filepath.Dir(f), filepath.FromSlash(file))
+				}
+				if _, err := os.Stat(dest); err != nil {
+					t.Errorf("%s:%d: %s: no such file", filepath.ToSlash(rel), n+1, target)
+					continue
+				}
+				if frag == "" || !strings.HasSuffix(dest, ".md") {
+					continue
+				}
+				if anchors[dest] == nil {
+					b, err := os.ReadFile(dest)
+					if err != nil {
+						t.Fatal(err)
+					}
+					anchors[dest] = headingAnchors(string(b))
+				}
+				if !anchors[dest][frag] {
+					t.Errorf("%s:%d: %s: no such heading", filepath.ToSlash(rel), n+1, target)
+				}
+			}
+		}
+	}
+	t.Logf("%d relative links in %d Markdown files", links, len(files))
+}
+
+var (
+	linkRE     = regexp.MustCompile(`\]\(([^)\s]+)(?:\s+"[^"]*")?\)`)
+	schemeRE   = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]*:`)
+	codeSpanRE = regexp.MustCompile("`[^`]*`")
+	headingRE  = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*\s*$`)
+	// a link's text stands for the link in a heading's anchor
+	headingLinkRE = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+)
+
+// proseLines returns md's lines with those of fenced code blocks (fences
+// included) blanked, so that line numbers stay those of the file.
+func proseLines(md string) []string {
+	lines := strings.Split(md, "\n")
+	fenced := false
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fenced = !fenced
+			lines[i] = ""
+		} else if fenced {
+			lines[i] = ""
+		}
+	}
+	return lines
+}
+
+// headingAnchors returns the anchors GitHub gives md's headings: the text
+// in lower case, without punctuation other than '-' and '_', spaces as
+// '-', and "-1", "-2", ... after a repeated one.
+func headingAnchors(md string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	for _, l := range proseLines(md) {
+		m := headingRE.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		text := headingLinkRE.ReplaceAllString(m[2], "$1")
+		slug := strings.Map(func(r rune) rune {
+			switch {
+			case r == ' ':
+				return '-'
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				return unicode.ToLower(r)
+			}
+			return -1
+		}, strings.ToLower(text))
+		if n := seen[slug]; n > 0 {
+			anchors[fmt.Sprintf("%s-%d", slug, n)] = true
+		} else {
+			anchors[slug] = true
+		}
+		seen[slug]++
+	}
+	return anchors
 }

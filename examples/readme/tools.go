@@ -1,7 +1,7 @@
 //go:build tools
 
 // The packages the Markdown files' snippets import (README.md,
-// examples/README.md, docs/*.md), so that go.mod and go.sum provide them
+// examples/README.md, docs/*.md, docs/dev/*.md), so that go.mod and go.sum provide them
 // to the module the test builds the snippets in. The build tag keeps them
 // out of every build.
 

@@ -1,7 +1,7 @@
 // Package http1 is the driver's lean HTTP/1.1 client: an http.RoundTripper
 // that does the whole exchange (dial, write, read the headers and later the
 // body) on the caller's goroutine, without net/http's per-connection
-// goroutines and the hand-offs between them. docs/PERF.md ("The HTTP/1.1
+// goroutines and the hand-offs between them. docs/dev/PERF.md ("The HTTP/1.1
 // client") has the measurement that justifies it.
 //
 // It speaks HTTP/1.1 over TCP or TLS (ALPN "http/1.1") with a LIFO pool of

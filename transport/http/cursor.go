@@ -34,7 +34,7 @@ const readBufferSize = 64 << 10
 // bytes, or whatever came within batchWait (internal/http1's ReadInBatches).
 // sqld writes each row of a cursor as it makes it: a reader that keeps up
 // otherwise makes a system call and a wake-up for every few rows, which
-// cost more CPU than decoding them (docs/PERF.md "The cursor read
+// cost more CPU than decoding them (docs/dev/PERF.md "The cursor read
 // pattern"). batchWait bounds the latency this adds to a row.
 const (
 	batchMin  = 16 << 10

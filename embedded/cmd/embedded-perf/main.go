@@ -7,7 +7,7 @@
 //	sqld -d /tmp/perf --http-listen-addr 127.0.0.1:8089 --no-welcome &
 //	go run ./cmd/embedded-perf -url http://127.0.0.1:8089
 //
-// It creates tables perf_* on the server (a new server is best). docs/PERF.md
+// It creates tables perf_* on the server (a new server is best). docs/dev/PERF.md
 // has the numbers of a run.
 package main
 
