@@ -19,9 +19,9 @@ ITEST_TIMEOUT ?= 30m
 ITEST_ENV := LIBSQL_ITEST_IMAGE=$(IMAGE) LIBSQL_ITEST_NETWORK=host \
 	TESTCONTAINERS_RYUK_DISABLED=true TESTCONTAINERS_HOST_OVERRIDE=127.0.0.1
 
-.PHONY: test docker-early fmt-check size-check build vet lint compat unit itest docker image demo embedded otel
+.PHONY: test docker-early fmt-check size-check tidy-check build vet lint compat unit itest docker image demo embedded otel fetch-check
 
-test: docker-early fmt-check size-check build vet lint compat unit examples embedded otel itest
+test: docker-early fmt-check size-check tidy-check build vet lint compat unit examples embedded otel fetch-check itest
 
 # docker-early starts the Docker engine in the background (installing it if
 # need be; log in .cache/docker-early.log) while the checks before itest
@@ -33,7 +33,7 @@ docker-early:
 
 # Every module of the repository: the driver (root) and the ones with their
 # own go.mod, which the root's ./... does not reach.
-MODULES := . itest itest/cmd/capture-ws bench bench/e2e codec/protobuf/prototest embedded otel
+MODULES := . itest itest/cmd/capture-ws bench bench/e2e codec/protobuf/prototest embedded otel scripts/fetchcheck
 
 fmt-check:
 	@files=$$(gofmt -l .); \
@@ -47,6 +47,14 @@ size-check:
 	@big=$$(git ls-files -z | xargs -0 stat -c '%s %n' 2>/dev/null | \
 		awk -v max=$(MAX_FILE_BYTES) '$$1 > max && $$2 !~ /(^|\/)testdata\// { print $$2 " (" $$1 " bytes)" }'); \
 	if [ -n "$$big" ]; then echo "tracked files over $(MAX_FILE_BYTES) bytes outside testdata/:"; echo "$$big"; exit 1; fi
+
+# Every go.mod and go.sum is as go mod tidy leaves it (examples' too).
+tidy-check:
+	@failed=; \
+	for m in $(MODULES); do \
+		(cd $$m && go mod tidy -diff >/dev/null) || failed="$$failed $$m"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "go mod tidy needed in:$$failed (go mod tidy -diff shows what)" >&2; exit 1; fi
 
 # -o /dev/null: compile and link every package, commands included, but leave
 # no binary behind in the tree (a lone main package would otherwise be
@@ -133,6 +141,17 @@ OTEL_FLAGS ?=
 otel:
 	@sqld=$$(scripts/sqld.sh); \
 	cd otel && LIBSQL_OTEL_SQLD=$$sqld go test -race -count=1 -timeout 5m $(OTEL_FLAGS) ./...
+
+# make fetch-check   the published modules (embedded, otel) build as
+#                    dependencies of a program outside the repository, with
+#                    no replace directive: scripts/fetchcheck serves this
+#                    commit's modules (HEAD: commit first) from a file-based
+#                    module proxy, builds a throwaway module that requires
+#                    them and runs it against a sqld of its own (~30 s with
+#                    a warm build cache). docs/dev/RELEASING.md says why.
+fetch-check:
+	@sqld=$$(scripts/sqld.sh); \
+	cd scripts/fetchcheck && go run . -repo ../.. -sqld "$$sqld"
 
 docker:
 	scripts/docker.sh

@@ -8,7 +8,7 @@ replace (
 )
 
 require (
-	github.com/gohrana/libsql v0.0.0-00010101000000-000000000000
+	github.com/gohrana/libsql v0.1.0
 	github.com/gohrana/libsql/embedded v0.0.0-00010101000000-000000000000
 )
 
