@@ -34,6 +34,7 @@ type Connector struct {
 	opts    options
 	primary *libsql.Connector
 	repl    *replica.Replicator
+	client  *replog.Client // the replication log's, for its byte count
 	local   *local
 	log     *slog.Logger
 
@@ -101,7 +102,7 @@ func NewConnector(dbPath, primaryURL string, opts ...Option) (*Connector, error)
 		Client:    replicationClient(cfg),
 		Timeout:   cfg.Timeout,
 	})
-	c := &Connector{opts: o, primary: primary, log: log,
+	c := &Connector{opts: o, primary: primary, client: client, log: log,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	ctx := context.Background()
 	// The writing side opens first: it sets the file's WAL mode.

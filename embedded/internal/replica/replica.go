@@ -49,6 +49,19 @@ type Result struct {
 	Frames int
 }
 
+// Stats is what the syncs since Open did.
+type Stats struct {
+	FrameNo          uint64        // the last frame of the primary's log applied (0 before any)
+	LastSync         time.Time     // when the last successful sync ended
+	LastSyncDuration time.Duration // how long it took
+	LastErr          error         // the last failed sync's error, until a later sync succeeds
+	LastErrAt        time.Time     // when that sync ended
+	Syncs            int64         // syncs that succeeded
+	FailedSyncs      int64         // syncs that failed
+	FramesApplied    int64         // frames applied by every sync, failed ones included
+	LastSyncFrames   int           // frames the last successful sync applied: how far behind it found the file
+}
+
 // Replicator owns the local file's writing side. One Sync runs at a time.
 type Replicator struct {
 	cfg Config
@@ -69,6 +82,39 @@ type Replicator struct {
 	// succeeded has applied it, whatever became of the log meanwhile.
 	started uint64
 	synced  watch
+
+	statsMu sync.Mutex // guards stats; never held during a sync
+	stats   Stats
+}
+
+// Stats returns what the syncs since Open did, and the position applied.
+func (r *Replicator) Stats() Stats {
+	next, _ := r.applied.get()
+	r.statsMu.Lock()
+	defer r.statsMu.Unlock()
+	st := r.stats
+	if next > 0 {
+		st.FrameNo = next - 1
+	}
+	return st
+}
+
+// record adds a sync that took from start until now, applied frames and
+// ended with err, to the stats.
+func (r *Replicator) record(start time.Time, frames int, err error) {
+	end := time.Now()
+	r.statsMu.Lock()
+	defer r.statsMu.Unlock()
+	r.stats.FramesApplied += int64(frames)
+	if err != nil {
+		r.stats.FailedSyncs++
+		r.stats.LastErr, r.stats.LastErrAt = err, end
+		return
+	}
+	r.stats.Syncs++
+	r.stats.LastSync, r.stats.LastSyncDuration = end, end.Sub(start)
+	r.stats.LastSyncFrames = frames
+	r.stats.LastErr, r.stats.LastErrAt = nil, time.Time{}
 }
 
 // Open opens (or creates) the local file. It sends nothing.
@@ -132,6 +178,7 @@ func (r *Replicator) Sync(ctx context.Context) (Result, error) {
 	if err == nil {
 		r.synced.set(gen)
 	}
+	r.record(start, frames, err)
 	res := Result{Frames: frames}
 	if n := r.file.Position().Next; n > 0 {
 		res.FrameNo = n - 1

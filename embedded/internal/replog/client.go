@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gohrana/libsql/embedded/internal/grpcweb"
@@ -112,10 +113,27 @@ type Config struct {
 // token of the last hello; it is safe for concurrent use, though a replica
 // makes one call at a time.
 type Client struct {
-	cfg Config
+	cfg      Config
+	received atomic.Int64 // bytes of answers' bodies read
 
 	mu    sync.Mutex
 	token []byte
+}
+
+// BytesReceived returns how many bytes of the answers' bodies the Client
+// has read since it was made.
+func (c *Client) BytesReceived() int64 { return c.received.Load() }
+
+// countingReader counts into n the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
 
 // NewClient returns a Client; it sends nothing.
@@ -278,7 +296,7 @@ func (c *Client) call(ctx context.Context, method string, body []byte, read func
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/grpc-web") {
 		return &Error{Method: method, Err: fmt.Errorf("content type %q, want %s", ct, grpcweb.ContentType)}
 	}
-	err = read(grpcweb.NewReader(resp.Body, c.cfg.MaxMessage))
+	err = read(grpcweb.NewReader(countingReader{resp.Body, &c.received}, c.cfg.MaxMessage))
 	var cb *callbackError
 	var se *grpcweb.StatusError
 	switch {
