@@ -7,7 +7,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/internal/arena"
@@ -261,7 +260,7 @@ func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) 
 				return nil, err
 			}
 			if !ro {
-				return nil, &Error{Code: codeReadOnlyTx, Message: fmt.Sprintf("batch statement #%d (%s) would write in a read batch", i+1, quoteSQL(st[i].SQL))}
+				return nil, batchReadOnlyError(i, st[i].SQL, "statement would write in a read batch")
 			}
 		}
 	}
@@ -291,7 +290,7 @@ func (t *tx) batch(ctx context.Context, st []codec.Stmt, guard bool) ([]BatchRes
 				return nil, err
 			}
 			if !ro {
-				return nil, &Error{Code: codeReadOnlyTx, Message: fmt.Sprintf("batch statement #%d (%s) would write inside a read-only transaction", i+1, quoteSQL(st[i].SQL))}
+				return nil, batchReadOnlyError(i, st[i].SQL, "statement would write inside a read-only transaction")
 			}
 		}
 	}
@@ -315,7 +314,7 @@ func (t *tx) batch(ctx context.Context, st []codec.Stmt, guard bool) ([]BatchRes
 	if pending {
 		if steps[0].Status != codec.StepOK {
 			t.s.Reset()
-			return nil, stepError(&steps[0], "BEGIN")
+			return nil, beginError(&steps[0])
 		}
 		t.state = txActive
 	}
@@ -350,22 +349,18 @@ func (sx *sqlTx) batch(ctx context.Context, s sessionConn, st []codec.Stmt, guar
 func (p *batchPlan) results(b *codec.BatchResult, st []codec.Stmt) ([]BatchResult, error) {
 	steps := b.Steps
 	if len(steps) != len(p.steps) {
-		return nil, &Error{Message: fmt.Sprintf("server answered a %d-step batch with %d results", len(p.steps), len(steps))}
+		return nil, stepCountError(len(p.steps), len(steps))
 	}
 	if s := &steps[p.begin]; s.Status != codec.StepOK {
-		return nil, stepError(s, p.steps[p.begin].Stmt.SQL)
+		return nil, driverStepError(s, p.steps[p.begin].Stmt.SQL, false)
 	}
 	for i := range p.n {
 		if s := &steps[p.stmts+i]; s.Status == codec.StepFailed {
-			e := stmtError(&s.Error)
-			e.Message = fmt.Sprintf("batch statement #%d (%s) failed, and the batch was rolled back: %s", i+1, quoteSQL(st[i].SQL), e.Message)
-			return nil, e
+			return nil, batchStmtError(i, st[i].SQL, &s.Error)
 		}
 	}
 	if s := &steps[p.end]; s.Status != codec.StepOK {
-		e := stepError(s, p.steps[p.end].Stmt.SQL)
-		e.Message += " (the batch was rolled back)"
-		return nil, e
+		return nil, driverStepError(s, p.steps[p.end].Stmt.SQL, true)
 	}
 	out := make([]BatchResult, p.n)
 	var bx arena.Boxer
@@ -373,16 +368,6 @@ func (p *batchPlan) results(b *codec.BatchResult, st []codec.Stmt) ([]BatchResul
 		out[i] = batchResult(&steps[p.stmts+i].Result, &bx)
 	}
 	return out, nil
-}
-
-// stepError is the error of a step that did not succeed.
-func stepError(s *codec.StepOutcome, sql string) *Error {
-	if s.Status == codec.StepFailed {
-		e := stmtError(&s.Error)
-		e.Message = sql + " failed: " + e.Message
-		return e
-	}
-	return &Error{Message: "the server skipped " + sql}
 }
 
 // batchResult converts one statement's result.
@@ -439,12 +424,4 @@ func (c *conn) bindStatement(st *codec.Stmt, s *Statement) error {
 		args[i] = nv
 	}
 	return bindArgs(st, scanParams(s.SQL), args)
-}
-
-// quoteSQL is a statement's SQL for an error message, cut short if long.
-func quoteSQL(sql string) string {
-	if len(sql) > 200 {
-		sql = sql[:200] + "..."
-	}
-	return strconv.Quote(sql)
 }

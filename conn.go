@@ -296,15 +296,10 @@ func (c *conn) runQuery(ctx context.Context, query string, params sqlParams, arg
 	}
 	ro, derr := c.readOnly.check(ctx, c.describer(), query)
 	if derr != nil || !ro {
-		var e *Error
-		if errors.As(err, &e) {
-			if derr != nil {
-				e.Message += " (the statement ran; it is not run again to stream its rows, since asking whether it writes failed: " + derr.Error() + ")"
-			} else {
-				e.Message += " (the statement ran; it writes, so it is not run again to stream its rows)"
-			}
+		if derr != nil {
+			return nil, withNote(err, "the statement ran; it is not run again to stream its rows, since asking whether it writes failed: "+derr.Error())
 		}
-		return nil, err
+		return nil, withNote(err, "the statement ran; it writes, so it is not run again to stream its rows")
 	}
 	return c.cursor(ctx, &st)
 }

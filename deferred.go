@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql/driver"
-	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/gohrana/libsql/codec"
 )
@@ -100,7 +97,7 @@ func (r *deferredResult) wait() error {
 		_ = r.t.flush(r.t.ctx)
 	}
 	if !r.done {
-		return &Error{Message: "deferred statement was never answered"}
+		return protocolError("deferred statement was never answered")
 	}
 	return r.err
 }
@@ -217,29 +214,12 @@ func (t *tx) sendQueue(ctx context.Context) error {
 	return nil
 }
 
-// refused names a batch of deferred statements that the server refused as
-// a whole (sqld compiles the whole batch before running it, so a parse
-// error in any statement refuses all of them).
-func refused(err error) error {
-	var e *Error
-	if errors.As(err, &e) && e.stmt {
-		cp := *e
-		cp.Message = "deferred statements refused: " + cp.Message
-		return &cp
-	}
-	return err
-}
-
 // batchOutcome checks BEGIN's outcome, if the batch had it, and returns the
 // queue's step results (without BEGIN's).
 func (t *tx) batchOutcome(steps []codec.StepOutcome, withBegin bool) ([]codec.StepOutcome, error) {
 	if withBegin {
 		if steps[0].Status != codec.StepOK {
-			err := &Error{Message: "BEGIN failed"}
-			if steps[0].Status == codec.StepFailed {
-				err = stmtError(&steps[0].Error)
-			}
-			return nil, err
+			return nil, beginError(&steps[0])
 		}
 		steps = steps[1:]
 	}
@@ -260,15 +240,9 @@ func (t *tx) resolveQueue(steps []codec.StepOutcome) error {
 		case s.Status == codec.StepOK:
 			q.res.resolve(newResult(&s.Result), nil)
 		default:
-			e := &Error{Message: "the server skipped it"}
-			if s.Status == codec.StepFailed {
-				e = stmtError(&s.Error)
-			}
-			e.Message = fmt.Sprintf("deferred statement #%d (%s) failed: %s", q.res.seq, sqlSnippet(q.stmt.SQL), e.Message)
 			// The caller carried on as if it had worked, so the
 			// transaction cannot: it is rolled back.
-			e.txLost = true
-			failed = e
+			failed = deferredStmtError(q.res.seq, q.stmt.SQL, s)
 			q.res.resolve(result{}, failed)
 		}
 	}
@@ -315,12 +289,7 @@ func (t *tx) sendCommit(ctx context.Context) error {
 	if err != nil {
 		if withBegin && isSafe(err) {
 			// Nothing reached the server: no transaction was ever open.
-			var e *Error
-			if errors.As(err, &e) {
-				cp := *e
-				cp.badConn = false
-				err = &cp
-			}
+			err = inTxRequest(err)
 		} else {
 			// A batch refused as a whole is lost: the close that followed
 			// rolled back what the transaction held.
@@ -341,29 +310,8 @@ func (t *tx) sendCommit(ctx context.Context) error {
 	if err := t.resolveQueue(steps[:len(steps)-1]); err != nil {
 		return lost(err)
 	}
-	switch commit.Status {
-	case codec.StepOK:
+	if commit.Status == codec.StepOK {
 		return nil
-	case codec.StepFailed:
-		err := stmtError(&commit.Error)
-		err.txLost = true
-		return err
 	}
-	return &Error{txLost: true, Message: "server skipped COMMIT"}
-}
-
-// sqlSnippet shortens a statement for an error message.
-func sqlSnippet(sql string) string {
-	const max = 60
-	if i := strings.IndexAny(sql, "\r\n"); i >= 0 {
-		sql = sql[:i] + " …"
-	}
-	if len(sql) <= max {
-		return sql
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(sql[cut]) {
-		cut--
-	}
-	return sql[:cut] + " …"
+	return lost(driverStepError(commit, "COMMIT", false))
 }

@@ -3,7 +3,6 @@ package libsql
 import (
 	"context"
 	"database/sql/driver"
-	"errors"
 	"time"
 
 	"github.com/gohrana/libsql/codec"
@@ -94,7 +93,7 @@ func (t *tx) execute(ctx context.Context, st *codec.Stmt) (*session.Result, erro
 			return nil, err
 		}
 		if !ro {
-			return nil, &Error{Code: codeReadOnlyTx, Message: "statement would write inside a read-only transaction"}
+			return nil, readOnlyError("statement would write inside a read-only transaction")
 		}
 	}
 	if t.state == txPending {
@@ -141,10 +140,7 @@ func (t *tx) beginWith(ctx context.Context, st *codec.Stmt) (*session.Result, er
 	}
 	steps := res.Batch().Steps
 	if steps[0].Status != codec.StepOK {
-		err := &Error{Message: "BEGIN failed"}
-		if steps[0].Status == codec.StepFailed {
-			err = stmtError(&steps[0].Error)
-		}
+		err := beginError(&steps[0])
 		res.Release()
 		t.s.Reset()
 		return nil, err
@@ -160,7 +156,7 @@ func (t *tx) beginWith(ctx context.Context, st *codec.Stmt) (*session.Result, er
 		return nil, err
 	}
 	res.Release()
-	return nil, &Error{Message: "server skipped the statement after BEGIN"}
+	return nil, protocolError("server skipped the statement after BEGIN")
 }
 
 // sequence runs a multi-statement script inside the transaction.
@@ -169,7 +165,7 @@ func (t *tx) sequence(ctx context.Context, script string) error {
 		return err
 	}
 	if t.readOnly {
-		return &Error{Code: codeReadOnlyTx, Message: "multi-statement scripts are not allowed in a read-only transaction"}
+		return readOnlyError("multi-statement scripts are not allowed in a read-only transaction")
 	}
 	if t.state == txPending {
 		// A sequence cannot be made conditional on BEGIN, so BEGIN goes
@@ -245,9 +241,8 @@ func (t *tx) usable() error {
 // server drops a stream on every HTTP error, and after a network error the
 // baton is unknown.
 func (t *tx) failed(err error) error {
-	var e *Error
-	if errors.As(err, &e) && e.stmt {
-		if e.Code == codeTransactionTimeout {
+	if isStatementError(err) {
+		if hasCode(err, codeTransactionTimeout) {
 			t.lose(err)
 			return t.lostErr
 		}
@@ -338,17 +333,14 @@ func (t *tx) finish(ctx context.Context, end txEnd) error {
 // session closed the stream with it (or after it), which rolls back
 // whatever the failure left.
 func finishFailed(end txEnd, err error) error {
-	var e *Error
-	if !errors.As(err, &e) {
-		return err
-	}
-	cp := *e
-	cp.badConn = false // a transaction's request: never to be retried elsewhere
+	e := asError(err)
 	switch {
-	case e.stmt:
+	case e == nil:
+		return err
+	case isStatementError(e):
 		if e.Code == codeTransactionTimeout || end == endCommit {
 			// The close after a failed COMMIT rolled the transaction back.
-			cp.txLost = true
+			return lost(e)
 		}
 	case e.HTTPStatus >= 400 && e.HTTPStatus < 500:
 		// sqld refused the whole pipeline before running it (an expired
@@ -357,13 +349,14 @@ func finishFailed(end txEnd, err error) error {
 		if end == endRollback {
 			return nil
 		}
-		cp.txLost = true
-	case end == endCommit && !e.safe:
+		return lost(e)
+	case end == endCommit && !isSafe(e):
 		// No answer, or a 5xx that a proxy may have sent after
 		// forwarding the request: the COMMIT may have run.
-		cp.Message = "the outcome of COMMIT is unknown: " + cp.Message
+		return commitUnknown(e)
 	}
-	return &cp
+	// A transaction's request: never to be retried elsewhere.
+	return inTxRequest(e)
 }
 
 // cleanupTimeout bounds a ROLLBACK, which runs without the caller's context
