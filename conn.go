@@ -163,8 +163,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	// A read-only transaction checks each statement before it runs, so it
 	// gains nothing from deferring them.
 	deferExec := !opts.ReadOnly && deferredFrom(ctx, c.deferExec)
-	c.tx = newTx(ctx, c.s, &c.readOnly, opts.ReadOnly, deferExec)
-	c.tx.tr = c.tr
+	c.tx = newTx(ctx, c.s, &c.readOnly, opts.ReadOnly, deferExec, c.tr)
 	return c.tx, nil
 }
 
