@@ -12,7 +12,7 @@ import (
 // autocommit runs a connection's statements outside transactions begun
 // with BeginTx: each operation is a unit of work of its own on the session,
 // so over HTTP nothing stays open on the server between statements, except
-// while a transaction begun with SQL (sqlTx, sqltx.go) is open.
+// while a transaction begun with SQL (sqlTx, tx_sql.go) is open.
 type autocommit struct {
 	s           sessionConn
 	busyTimeout time.Duration // Config.BusyTimeout

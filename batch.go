@@ -7,7 +7,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/internal/arena"
@@ -103,11 +102,7 @@ func mayHaveRun(err error) bool {
 		return true
 	}
 	var unsent unsentError
-	if errors.As(err, &unsent) {
-		return false
-	}
-	var e *Error
-	return !errors.As(err, &e) || !e.safe
+	return !errors.As(err, &unsent) && !isSafe(err)
 }
 
 // unsentError is the error of a batch refused before anything was sent
@@ -224,148 +219,23 @@ func plan(stmts []codec.Stmt, mode BatchMode, inTx, prefixBegin, guard bool) *ba
 	return p
 }
 
-// batch runs a Batch on the connection.
-func (c *conn) batch(ctx context.Context, stmts []Statement, mode BatchMode) ([]BatchResult, error) {
-	if len(stmts) == 0 {
-		return nil, nil
-	}
-	if c.tr != nil {
-		return c.tracedBatch(ctx, stmts, mode)
-	}
-	return c.runBatch(ctx, stmts, mode)
-}
-
-// runBatch is batch, untraced.
-func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) ([]BatchResult, error) {
-	st := make([]codec.Stmt, len(stmts))
-	for i := range stmts {
-		if err := c.bindStatement(&st[i], &stmts[i]); err != nil {
-			return nil, unsentError{fmt.Errorf("libsql: batch statement #%d: %w", i+1, err)}
-		}
-	}
-	v, err := c.s.Version(ctx)
-	if err != nil {
-		return nil, fromSession(err)
-	}
-	guard := v >= 3
-	if t := c.openTx(); t != nil {
-		return t.batch(ctx, st, guard)
-	}
-	if c.auto.sqlTx.open {
-		return c.auto.sqlTx.batch(ctx, c.s, st, guard)
-	}
-	if mode == BatchRead {
-		for i := range st {
-			ro, err := c.readOnly.check(ctx, &c.auto, st[i].SQL)
-			if err != nil {
-				return nil, err
-			}
-			if !ro {
-				return nil, &Error{Code: codeReadOnlyTx, Message: fmt.Sprintf("batch statement #%d (%s) would write in a read batch", i+1, quoteSQL(st[i].SQL))}
-			}
-		}
-	}
-	p := plan(st, mode, false, false, guard)
-	if err := c.tr.acquire(ctx, c.auto.writers); err != nil {
-		return nil, err
-	}
-	res, err := c.s.Batch(ctx, p.steps)
-	c.auto.writers.release()
-	if err != nil {
-		return nil, err
-	}
-	defer res.ReleaseShared() // values handed out share its memory
-	return p.results(res.Batch(), st)
-}
-
-// batch runs a Batch inside the transaction, in a savepoint; a transaction
-// that has sent nothing yet begins with it.
-func (t *tx) batch(ctx context.Context, st []codec.Stmt, guard bool) ([]BatchResult, error) {
-	if err := t.prepare(ctx); err != nil {
-		return nil, err
-	}
-	if t.readOnly {
-		for i := range st {
-			ro, err := t.ro.check(ctx, t, st[i].SQL)
-			if err != nil {
-				return nil, err
-			}
-			if !ro {
-				return nil, &Error{Code: codeReadOnlyTx, Message: fmt.Sprintf("batch statement #%d (%s) would write inside a read-only transaction", i+1, quoteSQL(st[i].SQL))}
-			}
-		}
-	}
-	pending := t.state == txPending
-	if pending {
-		t.freshIfLost()
-		t.tr.begun()
-	}
-	p := plan(st, 0, true, pending, guard)
-	res, err := t.s.Batch(ctx, p.steps)
-	if err != nil {
-		if pending && isStatementError(err) {
-			// Refused as a whole before anything ran: BEGIN did not run.
-			t.s.Reset()
-			return nil, err
-		}
-		return nil, t.failed(err)
-	}
-	defer res.ReleaseShared()
-	steps := res.Batch().Steps
-	if pending {
-		if steps[0].Status != codec.StepOK {
-			t.s.Reset()
-			return nil, stepError(&steps[0], "BEGIN")
-		}
-		t.state = txActive
-	}
-	out, err := p.results(res.Batch(), st)
-	if err != nil && steps[len(steps)-1].Status != codec.StepOK {
-		// Neither the savepoint's release nor its rollback ran to the end:
-		// SQLite ended the transaction itself (a statement's ON CONFLICT
-		// ROLLBACK), or the server could not roll back to the savepoint.
-		t.lose(err)
-		return nil, t.lostErr
-	}
-	return out, err
-}
-
-// batch runs a Batch inside a transaction begun with SQL, in a savepoint.
-func (sx *sqlTx) batch(ctx context.Context, s sessionConn, st []codec.Stmt, guard bool) ([]BatchResult, error) {
-	p := plan(st, 0, true, false, guard)
-	res, err := s.Batch(ctx, p.steps)
-	if err != nil {
-		if !isStatementError(err) {
-			sx.abandon(s)
-			return nil, lost(err)
-		}
-		return nil, err
-	}
-	defer res.ReleaseShared()
-	return p.results(res.Batch(), st)
-}
-
 // results checks the outcome of a planned batch and converts the
 // statements' results.
 func (p *batchPlan) results(b *codec.BatchResult, st []codec.Stmt) ([]BatchResult, error) {
 	steps := b.Steps
 	if len(steps) != len(p.steps) {
-		return nil, &Error{Message: fmt.Sprintf("server answered a %d-step batch with %d results", len(p.steps), len(steps))}
+		return nil, stepCountError(len(p.steps), len(steps))
 	}
 	if s := &steps[p.begin]; s.Status != codec.StepOK {
-		return nil, stepError(s, p.steps[p.begin].Stmt.SQL)
+		return nil, driverStepError(s, p.steps[p.begin].Stmt.SQL, false)
 	}
 	for i := range p.n {
 		if s := &steps[p.stmts+i]; s.Status == codec.StepFailed {
-			e := stmtError(&s.Error)
-			e.Message = fmt.Sprintf("batch statement #%d (%s) failed, and the batch was rolled back: %s", i+1, quoteSQL(st[i].SQL), e.Message)
-			return nil, e
+			return nil, batchStmtError(i, st[i].SQL, &s.Error)
 		}
 	}
 	if s := &steps[p.end]; s.Status != codec.StepOK {
-		e := stepError(s, p.steps[p.end].Stmt.SQL)
-		e.Message += " (the batch was rolled back)"
-		return nil, e
+		return nil, driverStepError(s, p.steps[p.end].Stmt.SQL, true)
 	}
 	out := make([]BatchResult, p.n)
 	var bx arena.Boxer
@@ -373,16 +243,6 @@ func (p *batchPlan) results(b *codec.BatchResult, st []codec.Stmt) ([]BatchResul
 		out[i] = batchResult(&steps[p.stmts+i].Result, &bx)
 	}
 	return out, nil
-}
-
-// stepError is the error of a step that did not succeed.
-func stepError(s *codec.StepOutcome, sql string) *Error {
-	if s.Status == codec.StepFailed {
-		e := stmtError(&s.Error)
-		e.Message = sql + " failed: " + e.Message
-		return e
-	}
-	return &Error{Message: "the server skipped " + sql}
 }
 
 // batchResult converts one statement's result.
@@ -413,38 +273,4 @@ func batchResult(r *codec.StmtResult, bx *arena.Boxer) BatchResult {
 		out.Rows[i] = vals
 	}
 	return out
-}
-
-// bindStatement checks and binds a Batch statement's arguments as
-// database/sql does for ExecContext's.
-func (c *conn) bindStatement(st *codec.Stmt, s *Statement) error {
-	st.SQL = s.SQL
-	st.WantRows = true
-	args := make([]driver.NamedValue, len(s.Args))
-	for i, a := range s.Args {
-		nv := driver.NamedValue{Ordinal: i + 1, Value: a}
-		if n, ok := a.(sql.NamedArg); ok {
-			nv.Name, nv.Value = n.Name, n.Value
-		}
-		if err := c.CheckNamedValue(&nv); err != nil {
-			if !errors.Is(err, driver.ErrSkip) {
-				return err
-			}
-			v, err := driver.DefaultParameterConverter.ConvertValue(nv.Value)
-			if err != nil {
-				return fmt.Errorf("argument %d: %w", i+1, err)
-			}
-			nv.Value = v
-		}
-		args[i] = nv
-	}
-	return bindArgs(st, scanParams(s.SQL), args)
-}
-
-// quoteSQL is a statement's SQL for an error message, cut short if long.
-func quoteSQL(sql string) string {
-	if len(sql) > 200 {
-		sql = sql[:200] + "..."
-	}
-	return strconv.Quote(sql)
 }

@@ -163,8 +163,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	// A read-only transaction checks each statement before it runs, so it
 	// gains nothing from deferring them.
 	deferExec := !opts.ReadOnly && deferredFrom(ctx, c.deferExec)
-	c.tx = newTx(ctx, c.s, &c.readOnly, opts.ReadOnly, deferExec)
-	c.tx.tr = c.tr
+	c.tx = newTx(ctx, c.s, &c.readOnly, opts.ReadOnly, deferExec, c.tr)
 	return c.tx, nil
 }
 
@@ -296,15 +295,10 @@ func (c *conn) runQuery(ctx context.Context, query string, params sqlParams, arg
 	}
 	ro, derr := c.readOnly.check(ctx, c.describer(), query)
 	if derr != nil || !ro {
-		var e *Error
-		if errors.As(err, &e) {
-			if derr != nil {
-				e.Message += " (the statement ran; it is not run again to stream its rows, since asking whether it writes failed: " + derr.Error() + ")"
-			} else {
-				e.Message += " (the statement ran; it writes, so it is not run again to stream its rows)"
-			}
+		if derr != nil {
+			return nil, withNote(err, "the statement ran; it is not run again to stream its rows, since asking whether it writes failed: "+derr.Error())
 		}
-		return nil, err
+		return nil, withNote(err, "the statement ran; it writes, so it is not run again to stream its rows")
 	}
 	return c.cursor(ctx, &st)
 }

@@ -46,7 +46,7 @@ func newCursorRows(cur transport.Cursor, stmtErr func(*codec.Error) error) (*cur
 	case codec.EntryStepError, codec.EntryError:
 		r.fail(r.stmtErr(&e.Error))
 	default:
-		r.fail(&Error{Message: "cursor response did not start with step_begin"})
+		r.fail(protocolError("cursor response did not start with step_begin"))
 	}
 	return nil, r.err
 }
@@ -79,7 +79,7 @@ func (r *cursorRows) Next(dest []driver.Value) error {
 	switch e.Type {
 	case codec.EntryRow:
 		if len(e.Row) != len(r.cols) {
-			r.fail(&Error{Message: "cursor row has the wrong number of values"})
+			r.fail(protocolError("cursor row has the wrong number of values"))
 			return r.err
 		}
 		r.fill(dest, e.Row)
@@ -94,7 +94,7 @@ func (r *cursorRows) Next(dest []driver.Value) error {
 	default:
 		// The step ended without step_end (or a second step began):
 		// the rows read so far may not be all of them.
-		r.fail(&Error{Message: "cursor result ended without step_end"})
+		r.fail(protocolError("cursor result ended without step_end"))
 		return r.err
 	}
 }
@@ -111,7 +111,7 @@ func (r *cursorRows) drain() {
 // cursorErr converts a transport failure while reading a cursor.
 func (r *cursorRows) cursorErr(err error) error {
 	if errors.Is(err, io.EOF) {
-		err = &Error{Message: "read failed", Err: transport.ErrCursorTruncated}
+		err = truncatedError()
 	}
 	return err
 }

@@ -5,9 +5,11 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/transport"
@@ -59,6 +61,12 @@ var (
 // Error is an error the server reported, or a failed exchange with it. Its
 // text and JSON never contain the auth token or a header value.
 //
+// Code, Message and HTTPStatus are the server's, untouched, as pgx's
+// PgError keeps PostgreSQL's fields: the driver's words about where the
+// error happened (which statement of a Batch or of a transaction's deferred
+// statements, whether the batch was rolled back, whether a COMMIT may have
+// run) are in fields of their own, and Error's text puts the two together.
+//
 // errors.Is matches it against the classes above, and against
 // driver.ErrBadConn for a request that certainly never left this process
 // outside a transaction, so that database/sql runs it again on another
@@ -68,7 +76,11 @@ type Error struct {
 	// "STREAM_EXPIRED", ...; "" when the server sent none. sqld calls
 	// SQLite's SQLITE_ERROR "SQLITE_UNKNOWN".
 	Code string
-	// Message is the server's message, or what failed.
+	// Message is the server's message, exactly as it sent it ("SQLite
+	// error: UNIQUE constraint failed: t.c"). For a failure the driver
+	// found itself (no answer, an answer it cannot use, a statement it
+	// refused to send) it says what failed; "" when the server skipped a
+	// step without a word (see SQL).
 	Message string
 	// HTTPStatus is the HTTP status of a failure at the HTTP level; 0
 	// otherwise.
@@ -76,10 +88,38 @@ type Error struct {
 	// Err is the network or decoding cause, if any.
 	Err error
 
+	// Statement is the position, from 1, of the statement the error is
+	// about: in its Batch, or, when Deferred, among its transaction's
+	// deferred statements. 0 when the error is not about one statement of
+	// several.
+	Statement int
+	// SQL is, with Statement, that statement's SQL, cut short when long;
+	// without it, the statement the driver added around the caller's that
+	// failed or that the server skipped: "BEGIN", "COMMIT", "SAVEPOINT
+	// libsql_batch", ...; "" otherwise.
+	SQL string
+	// Deferred says that the error is about statements that deferred
+	// execution queued: the one at Statement, or, with Statement 0, the
+	// whole queue, which the server refused before running any of it.
+	Deferred bool
+	// RolledBack says that the error rolled the Batch back (to its
+	// savepoint, inside a transaction): none of its statements took
+	// effect.
+	RolledBack bool
+	// OutcomeUnknown says that a COMMIT got no answer (a network failure,
+	// or a 5xx a proxy may have sent after forwarding it): it may have
+	// committed.
+	OutcomeUnknown bool
+	// Note is the driver's remark on what happened around the error, such
+	// as that a Query whose result was too large to answer ran, and why it
+	// was not run again; "" if none.
+	Note string
+
 	safe    bool // the request certainly had no effect
 	badConn bool // it never left and lost no state: database/sql may retry it elsewhere
 	txLost  bool // it ended the caller's transaction
 	stmt    bool // the server's answer to one statement inside an exchange that succeeded
+	skipped bool // the server skipped the step at SQL or Statement, saying nothing
 }
 
 // fromSession returns err, an error of the session layer, as the driver
@@ -99,11 +139,194 @@ func stmtError(he *codec.Error) *Error {
 	return &Error{Code: he.Code, Message: he.Message, stmt: true}
 }
 
+// stepError is the error of a batch step that did not succeed: the
+// server's error for it, or that it skipped it. The step was the server's
+// to answer, so the exchange itself succeeded.
+func stepError(s *codec.StepOutcome) *Error {
+	if s.Status == codec.StepFailed {
+		return stmtError(&s.Error)
+	}
+	return &Error{stmt: true, skipped: true}
+}
+
+// driverStepError is the error of a statement the driver added around the
+// caller's (BEGIN, COMMIT, a Batch's SAVEPOINT or RELEASE), sql, that
+// failed or was skipped; rolledBack says that a Batch was rolled back
+// because of it.
+func driverStepError(s *codec.StepOutcome, sql string, rolledBack bool) *Error {
+	e := stepError(s)
+	e.SQL, e.RolledBack = sql, rolledBack
+	return e
+}
+
+// beginError is the error of a transaction's BEGIN that did not succeed,
+// however it was sent.
+func beginError(s *codec.StepOutcome) *Error { return driverStepError(s, "BEGIN", false) }
+
+// batchStmtError is the error of statement i (from 0) of a Batch, whose
+// SQL is sql, which failed and rolled the batch back.
+func batchStmtError(i int, sql string, he *codec.Error) *Error {
+	e := stmtError(he)
+	e.Statement, e.SQL, e.RolledBack = i+1, cutSQL(sql), true
+	return e
+}
+
+// deferredStmtError is the error of the deferred statement at position seq
+// (from 1), whose SQL is sql, which failed or was skipped. The caller
+// carried on as if it had worked, so the transaction cannot: it is lost.
+func deferredStmtError(seq int, sql string, s *codec.StepOutcome) *Error {
+	e := stepError(s)
+	e.Statement, e.SQL, e.Deferred, e.txLost = seq, sqlSnippet(sql), true, true
+	return e
+}
+
+// refused names err, for a batch of deferred statements, as the server's
+// refusal of the whole batch when it is a statement error about no step in
+// particular (sqld compiles the whole batch before running it, so a parse
+// error in any statement refuses all of them).
+func refused(err error) error {
+	e := asError(err)
+	if e == nil || !e.stmt || e.SQL != "" || e.Statement != 0 {
+		return err
+	}
+	cp := *e
+	cp.Deferred = true
+	return &cp
+}
+
+// readOnlyError refuses, before sending it, a statement that would write
+// where only reads are allowed; msg says where.
+func readOnlyError(msg string) *Error {
+	return &Error{Code: codeReadOnlyTx, Message: msg}
+}
+
+// batchReadOnlyError is readOnlyError for statement i (from 0) of a Batch,
+// whose SQL is sql.
+func batchReadOnlyError(i int, sql, msg string) *Error {
+	e := readOnlyError(msg)
+	e.Statement, e.SQL = i+1, cutSQL(sql)
+	return e
+}
+
+// protocolError is a failure the driver found in the server's answer (or
+// in its own bookkeeping of it), which msg describes.
+func protocolError(msg string) *Error { return &Error{Message: msg} }
+
+// stepCountError is the error of a batch of want steps that the server
+// answered with got results.
+func stepCountError(want, got int) *Error {
+	return protocolError(fmt.Sprintf("server answered a %d-step batch with %d results", want, got))
+}
+
+// truncatedError is the error of a cursor whose answer ended early.
+func truncatedError() *Error {
+	return &Error{Message: "read failed", Err: transport.ErrCursorTruncated}
+}
+
+// slotWaitError is the error of a wait for one of slots write slots that
+// ctxErr, its context's end, cut short: nothing was sent.
+func slotWaitError(slots int, ctxErr error) *Error {
+	return &Error{
+		Message: fmt.Sprintf("waiting for one of the %d write slots (maxWriters)", slots),
+		safe:    true,
+		Err:     ctxErr,
+	}
+}
+
+// withNote returns err with the driver's note: a copy of an *Error with
+// Note set, or err itself if it is no *Error.
+func withNote(err error, note string) error {
+	e := asError(err)
+	if e == nil {
+		return err
+	}
+	cp := *e
+	cp.Note = note
+	return &cp
+}
+
+// inTxRequest returns err as the error of a request of a transaction,
+// which database/sql must never retry on another connection: a copy of an
+// *Error without that mark, or err itself.
+func inTxRequest(err error) error {
+	e := asError(err)
+	if e == nil || !e.badConn {
+		return err
+	}
+	cp := *e
+	cp.badConn = false
+	return &cp
+}
+
+// commitUnknown returns err, the failure of a COMMIT that may have run
+// nonetheless, marked so: a copy of an *Error with OutcomeUnknown (and no
+// longer database/sql's to retry elsewhere), or err itself.
+func commitUnknown(err error) error {
+	e := asError(err)
+	if e == nil {
+		return err
+	}
+	cp := *e
+	cp.OutcomeUnknown, cp.badConn = true, false
+	return &cp
+}
+
+// Error returns the error's text: the driver's words about where it
+// happened, then the server's message, its code, and the cause.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString("libsql: ")
 	if e.txLost {
 		b.WriteString("transaction lost: ")
+	}
+	if e.OutcomeUnknown {
+		b.WriteString("the outcome of COMMIT is unknown: ")
+	}
+	e.writeContext(&b)
+	e.writeCause(&b)
+	if e.RolledBack && e.Statement == 0 {
+		b.WriteString(" (the batch was rolled back)")
+	}
+	if e.Note != "" {
+		b.WriteString(" (")
+		b.WriteString(e.Note)
+		b.WriteString(")")
+	}
+	return b.String()
+}
+
+// writeContext writes the driver's words that go before the server's
+// message: which statement failed.
+func (e *Error) writeContext(b *strings.Builder) {
+	switch {
+	case e.Statement > 0 && e.Deferred:
+		fmt.Fprintf(b, "deferred statement #%d (%s) failed: ", e.Statement, e.SQL)
+	case e.Statement > 0:
+		fmt.Fprintf(b, "batch statement #%d (%s)", e.Statement, strconv.Quote(e.SQL))
+		if e.RolledBack {
+			b.WriteString(" failed, and the batch was rolled back: ")
+		} else {
+			b.WriteString(": ")
+		}
+	case e.Deferred:
+		b.WriteString("deferred statements refused: ")
+	case e.SQL != "" && !e.skipped:
+		b.WriteString(e.SQL)
+		b.WriteString(" failed: ")
+	}
+}
+
+// writeCause writes what the server said (or that it skipped the step),
+// with the HTTP status, the code and the network or decoding cause.
+func (e *Error) writeCause(b *strings.Builder) {
+	if e.skipped {
+		if e.Statement > 0 || e.SQL == "" {
+			b.WriteString("the server skipped it")
+		} else {
+			b.WriteString("the server skipped ")
+			b.WriteString(e.SQL)
+		}
+		return
 	}
 	msg := e.Message
 	if e.HTTPStatus != 0 {
@@ -132,7 +355,6 @@ func (e *Error) Error() string {
 		}
 		b.WriteString(e.Err.Error())
 	}
-	return b.String()
 }
 
 // displayCode is the code as the text shows it: SQLite's own name for what
@@ -211,9 +433,10 @@ type errorJSON struct {
 // "ExtendedCode" (see SQLiteCode and SQLiteExtendedCode), so that
 // TranslateError turns UNIQUE violations into gorm.ErrDuplicatedKey and
 // FOREIGN KEY ones into gorm.ErrForeignKeyViolated. The Hrana code is
-// "HranaCode"; "Message" and "HTTPStatus" are the fields of those names, and
-// "Error" is the error's text, so that loggers that encode errors as JSON
-// (log/slog's JSONHandler) lose nothing.
+// "HranaCode"; "Message" (the server's message, without the driver's
+// context) and "HTTPStatus" are the fields of those names, and "Error" is
+// the error's text, context included, so that loggers that encode errors
+// as JSON (log/slog's JSONHandler) lose nothing.
 func (e *Error) MarshalJSON() ([]byte, error) {
 	if e == nil {
 		return []byte("null"), nil
@@ -278,4 +501,36 @@ func lost(err error) *Error {
 		return &Error{txLost: true, Message: "interrupted", Err: err}
 	}
 	return &Error{txLost: true, Err: err}
+}
+
+// cutSQL shortens a Batch statement's SQL for its error, at a character's
+// start.
+func cutSQL(sql string) string {
+	const max = 200
+	if len(sql) <= max {
+		return sql
+	}
+	return sql[:runeStart(sql, max)] + "..."
+}
+
+// sqlSnippet shortens a deferred statement's SQL for its error: its first
+// line, cut at a character's start.
+func sqlSnippet(sql string) string {
+	const max = 60
+	if i := strings.IndexAny(sql, "\r\n"); i >= 0 {
+		sql = sql[:i] + " …"
+	}
+	if len(sql) <= max {
+		return sql
+	}
+	return sql[:runeStart(sql, max)] + " …"
+}
+
+// runeStart returns the start of the character of s at byte i or, if none
+// starts there, of the one before.
+func runeStart(s string, i int) int {
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return i
 }

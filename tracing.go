@@ -177,6 +177,23 @@ func (ct *connTrace) begun() {
 	}
 }
 
+// sendQueue runs send, which sends the transaction's queued statements
+// (ending with COMMIT if commit), as a TraceBatch. The batch is the
+// statement being run while it goes out, so that BEGIN riding with it is
+// told to it (begun), not to the call that sent the queue.
+func (ct *connTrace) sendQueue(ctx context.Context, t *tx, commit bool, send func(context.Context) error) error {
+	ev := ct.event(TraceBatch)
+	ev.InTx, ev.Commit = true, commit
+	ev.Deferred, ev.BatchSize = t.dq.stmts[0].res.seq, t.dq.len()
+	outer := ct.stmt
+	ct.stmt = ev
+	ctx = ct.t.Start(ctx, ev)
+	err := send(ctx)
+	ct.stmt = outer
+	ct.end(ctx, ev, err)
+	return err
+}
+
 // startRetry starts a TraceRetry.
 func (ct *connTrace) startRetry(ctx context.Context, why RetryReason, attempt int, cause error) (context.Context, *TraceEvent) {
 	ev := ct.event(TraceRetry)

@@ -3,7 +3,6 @@ package libsql
 import (
 	"context"
 	"database/sql/driver"
-	"errors"
 	"time"
 
 	"github.com/gohrana/libsql/codec"
@@ -40,6 +39,12 @@ func (e txEnd) sql() string {
 // tx is an interactive transaction on the session's stream, which it holds
 // from BeginTx to Commit or Rollback. It owns that stream's use: the rows
 // of a cursor still streaming on it, and the queue of deferred statements.
+//
+// Its state moves only here, in tx.go: sendBatch is the one way out of
+// txPending (BEGIN rides with a batch), whoever sends the batch (a
+// statement, a Batch, deferred statements); lose is the way to txLost, and
+// finish the way to txDone. Deferred execution (tx_deferred.go) keeps its
+// queue in a deferQueue of its own.
 type tx struct {
 	s         sessionConn
 	ctx       context.Context // BeginTx's; it bounds COMMIT
@@ -47,25 +52,23 @@ type tx struct {
 	ro        *readOnlyCache // the connection's
 	state     txState
 	lostErr   error
-	streaming *cursorRows // rows of a cursor streaming on the stream, if any
-	steps     []codec.BatchStep
-	cond      codec.BatchCond
+	streaming *cursorRows       // rows of a cursor streaming on the stream, if any
+	steps     []codec.BatchStep // beginWith's batch
+	cond      codec.BatchCond   // its statement's condition
 
-	// Deferred execution (deferred.go).
-	deferExec  bool
-	queue      []queued
-	queueBytes int
-	deferredN  int
-	conds      []codec.BatchCond
+	deferExec bool       // Exec queues its statement (deferred execution)
+	dq        deferQueue // the queued statements (tx_deferred.go)
 
 	tr *connTrace // the connection's; nil: not traced
 }
 
 var _ describer = (*tx)(nil)
 
-func newTx(ctx context.Context, s sessionConn, ro *readOnlyCache, readOnly, deferExec bool) *tx {
+// newTx begins a transaction on s: nothing is sent yet. tr, if not nil,
+// traces it.
+func newTx(ctx context.Context, s sessionConn, ro *readOnlyCache, readOnly, deferExec bool, tr *connTrace) *tx {
 	s.Hold()
-	return &tx{s: s, ctx: ctx, ro: ro, readOnly: readOnly, deferExec: deferExec}
+	return &tx{s: s, ctx: ctx, ro: ro, readOnly: readOnly, deferExec: deferExec, tr: tr}
 }
 
 // finished reports whether the transaction has ended (committed or rolled
@@ -94,7 +97,7 @@ func (t *tx) execute(ctx context.Context, st *codec.Stmt) (*session.Result, erro
 			return nil, err
 		}
 		if !ro {
-			return nil, &Error{Code: codeReadOnlyTx, Message: "statement would write inside a read-only transaction"}
+			return nil, readOnlyError("statement would write inside a read-only transaction")
 		}
 	}
 	if t.state == txPending {
@@ -117,50 +120,113 @@ func (t *tx) freshIfLost() {
 	}
 }
 
-// beginWith sends BEGIN and the first statement in one batch, the statement
-// guarded by BEGIN's success so that it can never run outside the
-// transaction. The result returned is the statement's (res.Stmt() is
-// pointed at it).
-func (t *tx) beginWith(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
-	t.freshIfLost()
-	t.tr.begun()
-	t.cond = codec.BatchCond{Type: codec.CondOK, Step: 0}
-	t.steps = append(t.steps[:0],
-		codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}},
-		codec.BatchStep{Condition: &t.cond, Stmt: *st})
-	res, err := t.s.Batch(ctx, t.steps)
-	clear(t.steps)
+// sendBatch sends a batch on the transaction's stream. It is the one
+// place where a transaction leaves txPending: a pending one's BEGIN rides
+// with the batch. lay lays the batch out: when withBegin, BEGIN first and
+// every other step run only if BEGIN succeeded (through its condition or
+// those of the steps before it), so that nothing can run outside the
+// transaction. sendBatch returns the result, for the caller to release, and
+// the outcomes of the steps after BEGIN.
+//
+// When BEGIN did not run, because the batch was refused as a whole (a
+// statement error for the request: sqld compiles every statement before
+// running any) or BEGIN itself failed (beginError, however it was sent),
+// the stream is closed and the transaction stays pending, which failed
+// keeps so. Any other error is the caller's to judge.
+func (t *tx) sendBatch(ctx context.Context, lay func(withBegin bool) []codec.BatchStep) (*session.Result, []codec.StepOutcome, error) {
+	withBegin := t.state == txPending
+	if withBegin {
+		t.freshIfLost()
+		t.tr.begun()
+	}
+	res, err := t.s.Batch(ctx, lay(withBegin))
 	if err != nil {
-		if isStatementError(err) {
-			// The whole batch was refused before running (e.g. a parse
-			// error in the statement): BEGIN did not run either.
+		if withBegin && isStatementError(err) {
 			t.s.Reset()
-			return nil, err
 		}
-		return nil, t.failed(err)
+		return nil, nil, err
 	}
 	steps := res.Batch().Steps
-	if steps[0].Status != codec.StepOK {
-		err := &Error{Message: "BEGIN failed"}
-		if steps[0].Status == codec.StepFailed {
-			err = stmtError(&steps[0].Error)
+	if withBegin {
+		if steps[0].Status != codec.StepOK {
+			err := beginError(&steps[0])
+			res.Release()
+			t.s.Reset()
+			return nil, nil, err
 		}
-		res.Release()
-		t.s.Reset()
-		return nil, err
+		t.state = txActive
+		steps = steps[1:]
 	}
-	t.state = txActive
-	switch steps[1].Status {
+	return res, steps, nil
+}
+
+// beginWith runs one statement in a batch with the transaction's BEGIN
+// (see sendBatch). The result returned is the statement's (res.Stmt() is
+// pointed at it).
+func (t *tx) beginWith(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
+	res, steps, err := t.sendBatch(ctx, func(withBegin bool) []codec.BatchStep {
+		t.steps = t.steps[:0]
+		var cond *codec.BatchCond
+		if withBegin {
+			t.steps = append(t.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}})
+			t.cond = codec.BatchCond{Type: codec.CondOK, Step: 0}
+			cond = &t.cond
+		}
+		t.steps = append(t.steps, codec.BatchStep{Condition: cond, Stmt: *st})
+		return t.steps
+	})
+	clear(t.steps)
+	if err != nil {
+		return nil, t.failed(err)
+	}
+	switch steps[0].Status {
 	case codec.StepOK:
-		res.UseStep(1)
+		res.UseStep(len(res.Batch().Steps) - 1) // the statement's, after BEGIN's if any
 		return res, nil
 	case codec.StepFailed:
-		err := t.stmtFailed(&steps[1].Error)
+		err := t.stmtFailed(&steps[0].Error)
 		res.Release()
 		return nil, err
 	}
 	res.Release()
-	return nil, &Error{Message: "server skipped the statement after BEGIN"}
+	return nil, protocolError("server skipped the statement after BEGIN")
+}
+
+// batch runs a Batch inside the transaction, in a savepoint; a transaction
+// that has sent nothing yet begins with it.
+func (t *tx) batch(ctx context.Context, st []codec.Stmt, guard bool) ([]BatchResult, error) {
+	if err := t.prepare(ctx); err != nil {
+		return nil, err
+	}
+	if t.readOnly {
+		for i := range st {
+			ro, err := t.ro.check(ctx, t, st[i].SQL)
+			if err != nil {
+				return nil, err
+			}
+			if !ro {
+				return nil, batchReadOnlyError(i, st[i].SQL, "statement would write inside a read-only transaction")
+			}
+		}
+	}
+	var p *batchPlan
+	res, _, err := t.sendBatch(ctx, func(withBegin bool) []codec.BatchStep {
+		p = plan(st, 0, true, withBegin, guard)
+		return p.steps
+	})
+	if err != nil {
+		return nil, t.failed(err)
+	}
+	defer res.ReleaseShared() // values handed out share its memory
+	out, err := p.results(res.Batch(), st)
+	if steps := res.Batch().Steps; err != nil && steps[len(steps)-1].Status != codec.StepOK {
+		// Neither the savepoint's release nor its rollback ran to the end:
+		// SQLite ended the transaction itself (a statement's ON CONFLICT
+		// ROLLBACK), or the server could not roll back to the savepoint.
+		t.lose(err)
+		return nil, t.lostErr
+	}
+	return out, err
 }
 
 // sequence runs a multi-statement script inside the transaction.
@@ -169,7 +235,7 @@ func (t *tx) sequence(ctx context.Context, script string) error {
 		return err
 	}
 	if t.readOnly {
-		return &Error{Code: codeReadOnlyTx, Message: "multi-statement scripts are not allowed in a read-only transaction"}
+		return readOnlyError("multi-statement scripts are not allowed in a read-only transaction")
 	}
 	if t.state == txPending {
 		// A sequence cannot be made conditional on BEGIN, so BEGIN goes
@@ -245,16 +311,12 @@ func (t *tx) usable() error {
 // server drops a stream on every HTTP error, and after a network error the
 // baton is unknown.
 func (t *tx) failed(err error) error {
-	var e *Error
-	if errors.As(err, &e) && e.stmt {
-		if e.Code == codeTransactionTimeout {
-			t.lose(err)
-			return t.lostErr
-		}
+	if t.state == txPending && (isStatementError(err) || isSafe(err)) {
+		// BEGIN did not run (see sendBatch), or nothing reached the
+		// server: the transaction has not started.
 		return err
 	}
-	if t.state == txPending && isSafe(err) {
-		// Nothing reached the server; the transaction has not started.
+	if isStatementError(err) && !hasCode(err, codeTransactionTimeout) {
 		return err
 	}
 	t.lose(err)
@@ -288,6 +350,19 @@ func (t *tx) end(end txEnd) error {
 	return t.finish(t.ctx, end)
 }
 
+// tracedEnd is Commit or Rollback as a TraceStatement.
+func (t *tx) tracedEnd(end txEnd) error {
+	call := CallCommit
+	if end == endRollback {
+		call = CallRollback
+	}
+	ev := t.tr.statement(TraceStatement, call, end.sql(), true)
+	ctx := t.tr.startStatement(t.ctx, ev)
+	err := t.finish(ctx, end)
+	t.tr.endStatement(ctx, ev, err)
+	return err
+}
+
 // finish ends the transaction; ctx is BeginTx's, or carries its trace.
 func (t *tx) finish(ctx context.Context, end txEnd) error {
 	if t.state == txDone {
@@ -296,9 +371,13 @@ func (t *tx) finish(ctx context.Context, end txEnd) error {
 	t.endCursor()
 	// Whatever happens below, the stream's hold ends here.
 	t.s.Release()
-	if len(t.queue) > 0 {
+	if t.dq.len() > 0 {
 		if end == endCommit && (t.state == txPending || t.state == txActive) {
-			return t.commitQueued(ctx)
+			// BEGIN (if pending), the queue and COMMIT go out at once;
+			// whatever their outcome, the transaction is over.
+			err := t.commitQueued(ctx)
+			t.state = txDone
+			return err
 		}
 		t.dropQueue(errNotSent)
 	}
@@ -338,17 +417,14 @@ func (t *tx) finish(ctx context.Context, end txEnd) error {
 // session closed the stream with it (or after it), which rolls back
 // whatever the failure left.
 func finishFailed(end txEnd, err error) error {
-	var e *Error
-	if !errors.As(err, &e) {
-		return err
-	}
-	cp := *e
-	cp.badConn = false // a transaction's request: never to be retried elsewhere
+	e := asError(err)
 	switch {
-	case e.stmt:
+	case e == nil:
+		return err
+	case isStatementError(e):
 		if e.Code == codeTransactionTimeout || end == endCommit {
 			// The close after a failed COMMIT rolled the transaction back.
-			cp.txLost = true
+			return lost(e)
 		}
 	case e.HTTPStatus >= 400 && e.HTTPStatus < 500:
 		// sqld refused the whole pipeline before running it (an expired
@@ -357,13 +433,14 @@ func finishFailed(end txEnd, err error) error {
 		if end == endRollback {
 			return nil
 		}
-		cp.txLost = true
-	case end == endCommit && !e.safe:
+		return lost(e)
+	case end == endCommit && !isSafe(e):
 		// No answer, or a 5xx that a proxy may have sent after
 		// forwarding the request: the COMMIT may have run.
-		cp.Message = "the outcome of COMMIT is unknown: " + cp.Message
+		return commitUnknown(e)
 	}
-	return &cp
+	// A transaction's request: never to be retried elsewhere.
+	return inTxRequest(e)
 }
 
 // cleanupTimeout bounds a ROLLBACK, which runs without the caller's context

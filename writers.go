@@ -2,7 +2,6 @@ package libsql
 
 import (
 	"context"
-	"fmt"
 )
 
 // writers bounds how many autocommit statements that may write the
@@ -50,11 +49,7 @@ func (w *writers) wait(ctx context.Context) error {
 	case w.slots <- struct{}{}:
 		return nil
 	case <-ctx.Done():
-		return &Error{
-			Message: fmt.Sprintf("waiting for one of the %d write slots (maxWriters)", cap(w.slots)),
-			safe:    true,
-			Err:     ctx.Err(),
-		}
+		return slotWaitError(cap(w.slots), ctx.Err())
 	}
 }
 

@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql/driver"
-	"errors"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/gohrana/libsql/codec"
 )
@@ -100,7 +97,7 @@ func (r *deferredResult) wait() error {
 		_ = r.t.flush(r.t.ctx)
 	}
 	if !r.done {
-		return &Error{Message: "deferred statement was never answered"}
+		return protocolError("deferred statement was never answered")
 	}
 	return r.err
 }
@@ -112,6 +109,94 @@ func (r *deferredResult) resolve(res result, err error) {
 // errNotSent resolves statements still queued when the transaction is
 // rolled back.
 var errNotSent = fmt.Errorf("libsql: deferred statement not run, the transaction was rolled back before it was sent: %w", ErrTxDone)
+
+// deferQueue is a transaction's deferred statements: those queued and not
+// sent yet, and the batch they go out in. Only its methods change it.
+type deferQueue struct {
+	stmts []queued
+	bytes int               // about how many bytes they add to a request
+	n     int               // statements queued so far in the transaction
+	steps []codec.BatchStep // the batch they go out in
+	conds []codec.BatchCond // its steps' conditions, pointed into
+}
+
+// len is the number of statements queued.
+func (q *deferQueue) len() int { return len(q.stmts) }
+
+// push queues st, which adds about size bytes to a request, for t, and
+// returns its Result; full reports that the queue should go out now.
+func (q *deferQueue) push(t *tx, st *codec.Stmt, size int) (r *deferredResult, full bool) {
+	q.n++
+	r = &deferredResult{t: t, seq: q.n}
+	q.stmts = append(q.stmts, queued{stmt: *st, res: r})
+	q.bytes += size
+	return r, len(q.stmts) >= maxQueuedStmts || q.bytes >= maxQueuedBytes
+}
+
+// lay lays the queue out as batch steps: BEGIN first if withBegin, final
+// (COMMIT) last if given, and every step after the first guarded by the
+// success of the one before, so that nothing runs after a failure.
+func (q *deferQueue) lay(withBegin bool, final string) []codec.BatchStep {
+	q.steps = q.steps[:0]
+	if withBegin {
+		q.steps = append(q.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}})
+	}
+	for i := range q.stmts {
+		q.steps = append(q.steps, codec.BatchStep{Stmt: q.stmts[i].stmt})
+	}
+	if final != "" {
+		q.steps = append(q.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: final}})
+	}
+	if cap(q.conds) < len(q.steps) {
+		q.conds = make([]codec.BatchCond, len(q.steps))
+	}
+	q.conds = q.conds[:len(q.steps)]
+	for i := 1; i < len(q.steps); i++ {
+		q.conds[i] = codec.BatchCond{Type: codec.CondOK, Step: uint32(i - 1)}
+		q.steps[i].Condition = &q.conds[i]
+	}
+	return q.steps
+}
+
+// resolve gives each queued statement its outcome from steps and empties
+// the queue. It returns the first statement's failure, if any, which the
+// caller must turn into the transaction's loss; the statements after it
+// did not run and get the same error.
+func (q *deferQueue) resolve(steps []codec.StepOutcome) error {
+	var failed error
+	for i := range q.stmts {
+		qs := &q.stmts[i]
+		switch s := &steps[i]; {
+		case failed != nil:
+			qs.res.resolve(result{}, failed)
+		case s.Status == codec.StepOK:
+			qs.res.resolve(newResult(&s.Result), nil)
+		default:
+			// The caller carried on as if it had worked, so the
+			// transaction cannot: it is rolled back.
+			failed = deferredStmtError(qs.res.seq, qs.stmt.SQL, s)
+			qs.res.resolve(result{}, failed)
+		}
+	}
+	q.empty()
+	return failed
+}
+
+// drop resolves every queued statement with err, unsent.
+func (q *deferQueue) drop(err error) {
+	for i := range q.stmts {
+		q.stmts[i].res.resolve(result{}, err)
+	}
+	q.empty()
+}
+
+// empty empties the queue, keeping its memory.
+func (q *deferQueue) empty() {
+	clear(q.stmts)
+	q.stmts = q.stmts[:0]
+	clear(q.steps)
+	q.bytes = 0
+}
 
 // queueExec queues st and returns its Result.
 func (t *tx) queueExec(ctx context.Context, st *codec.Stmt) (driver.Result, error) {
@@ -128,11 +213,8 @@ func (t *tx) queueExec(ctx context.Context, st *codec.Stmt) (driver.Result, erro
 		size += len(st.NamedArgs[i].Name) + ownValue(&st.NamedArgs[i].Value)
 	}
 	st.WantRows = false // Exec discards rows; this keeps the batch's answer small
-	t.deferredN++
-	r := &deferredResult{t: t, seq: t.deferredN}
-	t.queue = append(t.queue, queued{stmt: *st, res: r})
-	t.queueBytes += size
-	if len(t.queue) >= maxQueuedStmts || t.queueBytes >= maxQueuedBytes {
+	r, full := t.dq.push(t, st, size)
+	if full {
 		if err := t.flush(ctx); err != nil {
 			return nil, err
 		}
@@ -150,40 +232,12 @@ func ownValue(v *codec.Value) int {
 	return 32 + len(v.Bytes)
 }
 
-// batchSteps lays the queue out as batch steps in t.steps: BEGIN first if
-// the transaction has not begun, final (COMMIT) last if given, and every
-// step after the first guarded by the success of the one before, so that
-// nothing runs after a failure. It reports whether BEGIN is included.
-func (t *tx) batchSteps(final string) (withBegin bool) {
-	withBegin = t.state == txPending
-	t.freshIfLost()
-	t.steps = t.steps[:0]
-	if withBegin {
-		t.steps = append(t.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}})
-	}
-	for i := range t.queue {
-		t.steps = append(t.steps, codec.BatchStep{Stmt: t.queue[i].stmt})
-	}
-	if final != "" {
-		t.steps = append(t.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: final}})
-	}
-	if cap(t.conds) < len(t.steps) {
-		t.conds = make([]codec.BatchCond, len(t.steps))
-	}
-	t.conds = t.conds[:len(t.steps)]
-	for i := 1; i < len(t.steps); i++ {
-		t.conds[i] = codec.BatchCond{Type: codec.CondOK, Step: uint32(i - 1)}
-		t.steps[i].Condition = &t.conds[i]
-	}
-	return withBegin
-}
-
 // flush sends the queued statements in one batch and resolves their
 // results. A failure of any kind loses the transaction: the server's side
 // is rolled back at once (releasing its locks), and the error is returned
 // now and by every later call.
 func (t *tx) flush(ctx context.Context) error {
-	if len(t.queue) == 0 {
+	if t.dq.len() == 0 {
 		return nil
 	}
 	if t.tr != nil {
@@ -192,90 +246,22 @@ func (t *tx) flush(ctx context.Context) error {
 	return t.sendQueue(ctx)
 }
 
-// sendQueue is flush of a queue that is not empty, untraced.
+// sendQueue is flush of a queue that is not empty, untraced. The batch
+// carries the transaction's BEGIN if it has not begun (sendBatch).
 func (t *tx) sendQueue(ctx context.Context) error {
 	if err := t.usable(); err != nil {
 		t.dropQueue(err)
 		return err
 	}
-	withBegin := t.batchSteps("")
-	res, err := t.s.Batch(ctx, t.steps)
+	res, steps, err := t.sendBatch(ctx, func(withBegin bool) []codec.BatchStep { return t.dq.lay(withBegin, "") })
 	if err != nil {
 		return t.poison(refused(err))
 	}
 	defer res.Release()
-	steps, err := t.batchOutcome(res.Batch().Steps, withBegin)
-	if err != nil {
-		return t.poison(err)
-	}
-	if withBegin {
-		t.state = txActive
-	}
-	if err := t.resolveQueue(steps); err != nil {
+	if err := t.dq.resolve(steps); err != nil {
 		return t.poison(err)
 	}
 	return nil
-}
-
-// refused names a batch of deferred statements that the server refused as
-// a whole (sqld compiles the whole batch before running it, so a parse
-// error in any statement refuses all of them).
-func refused(err error) error {
-	var e *Error
-	if errors.As(err, &e) && e.stmt {
-		cp := *e
-		cp.Message = "deferred statements refused: " + cp.Message
-		return &cp
-	}
-	return err
-}
-
-// batchOutcome checks BEGIN's outcome, if the batch had it, and returns the
-// queue's step results (without BEGIN's).
-func (t *tx) batchOutcome(steps []codec.StepOutcome, withBegin bool) ([]codec.StepOutcome, error) {
-	if withBegin {
-		if steps[0].Status != codec.StepOK {
-			err := &Error{Message: "BEGIN failed"}
-			if steps[0].Status == codec.StepFailed {
-				err = stmtError(&steps[0].Error)
-			}
-			return nil, err
-		}
-		steps = steps[1:]
-	}
-	return steps, nil
-}
-
-// resolveQueue gives each queued statement its outcome from steps and
-// empties the queue. It returns the first statement's failure, if any,
-// which the caller must turn into the transaction's loss; the statements
-// after it did not run and get the same error.
-func (t *tx) resolveQueue(steps []codec.StepOutcome) error {
-	var failed error
-	for i := range t.queue {
-		q := &t.queue[i]
-		switch s := &steps[i]; {
-		case failed != nil:
-			q.res.resolve(result{}, failed)
-		case s.Status == codec.StepOK:
-			q.res.resolve(newResult(&s.Result), nil)
-		default:
-			e := &Error{Message: "the server skipped it"}
-			if s.Status == codec.StepFailed {
-				e = stmtError(&s.Error)
-			}
-			e.Message = fmt.Sprintf("deferred statement #%d (%s) failed: %s", q.res.seq, sqlSnippet(q.stmt.SQL), e.Message)
-			// The caller carried on as if it had worked, so the
-			// transaction cannot: it is rolled back.
-			e.txLost = true
-			failed = e
-			q.res.resolve(result{}, failed)
-		}
-	}
-	clear(t.queue)
-	t.queue = t.queue[:0]
-	t.queueBytes = 0
-	return failed
 }
 
 // poison loses the transaction with err, closes its stream (which rolls it
@@ -288,18 +274,12 @@ func (t *tx) poison(err error) error {
 }
 
 // dropQueue resolves every queued statement with err, unsent.
-func (t *tx) dropQueue(err error) {
-	for i := range t.queue {
-		t.queue[i].res.resolve(result{}, err)
-	}
-	clear(t.queue)
-	t.queue = t.queue[:0]
-	t.queueBytes = 0
-}
+func (t *tx) dropQueue(err error) { t.dq.drop(err) }
 
 // commitQueued commits a pending or active transaction whose queue is not
 // empty: BEGIN (if needed), the queue, COMMIT and close, in one request
 // (the stream's hold has ended). ctx is BeginTx's, or carries its trace.
+// The transaction is over whatever it returns (finish says so).
 func (t *tx) commitQueued(ctx context.Context) error {
 	if t.tr != nil {
 		return t.tr.sendQueue(ctx, t, true, t.sendCommit)
@@ -309,21 +289,16 @@ func (t *tx) commitQueued(ctx context.Context) error {
 
 // sendCommit is commitQueued, untraced.
 func (t *tx) sendCommit(ctx context.Context) error {
-	withBegin := t.batchSteps("COMMIT")
-	t.state = txDone
-	res, err := t.s.Batch(ctx, t.steps)
+	pending := t.state == txPending
+	res, steps, err := t.sendBatch(ctx, func(withBegin bool) []codec.BatchStep { return t.dq.lay(withBegin, "COMMIT") })
 	if err != nil {
-		if withBegin && isSafe(err) {
+		if pending && isSafe(err) {
 			// Nothing reached the server: no transaction was ever open.
-			var e *Error
-			if errors.As(err, &e) {
-				cp := *e
-				cp.badConn = false
-				err = &cp
-			}
+			err = inTxRequest(err)
 		} else {
-			// A batch refused as a whole is lost: the close that followed
-			// rolled back what the transaction held.
+			// A batch refused as a whole, or whose BEGIN failed, is
+			// lost: the close that followed rolled back what the
+			// transaction held.
 			err = finishFailed(endCommit, refused(err))
 		}
 		t.dropQueue(err)
@@ -331,39 +306,12 @@ func (t *tx) sendCommit(ctx context.Context) error {
 	}
 	defer res.Release()
 	// Whatever failed below, the close that followed rolled it back.
-	steps, err := t.batchOutcome(res.Batch().Steps, withBegin)
-	if err != nil {
-		err = lost(err)
-		t.dropQueue(err)
-		return err
-	}
 	commit := &steps[len(steps)-1]
-	if err := t.resolveQueue(steps[:len(steps)-1]); err != nil {
+	if err := t.dq.resolve(steps[:len(steps)-1]); err != nil {
 		return lost(err)
 	}
-	switch commit.Status {
-	case codec.StepOK:
+	if commit.Status == codec.StepOK {
 		return nil
-	case codec.StepFailed:
-		err := stmtError(&commit.Error)
-		err.txLost = true
-		return err
 	}
-	return &Error{txLost: true, Message: "server skipped COMMIT"}
-}
-
-// sqlSnippet shortens a statement for an error message.
-func sqlSnippet(sql string) string {
-	const max = 60
-	if i := strings.IndexAny(sql, "\r\n"); i >= 0 {
-		sql = sql[:i] + " …"
-	}
-	if len(sql) <= max {
-		return sql
-	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(sql[cut]) {
-		cut--
-	}
-	return sql[:cut] + " …"
+	return lost(driverStepError(commit, "COMMIT", false))
 }

@@ -178,6 +178,83 @@ func TestFakeTxRefusedBeforeBegin(t *testing.T) {
 	}
 }
 
+// Whichever call sends a transaction's BEGIN (its first statement, a Batch,
+// or the deferred statements at Commit), BEGIN's failure is the same error:
+// the server's message untouched in Message, "BEGIN" in SQL, and the text
+// "BEGIN failed: ...". Only deferred statements, which the application
+// took for done, lose the transaction with it.
+func TestFakeTxBeginFailsAlike(t *testing.T) {
+	t.Parallel()
+	b1 := fs.Baton(1)
+	const locked = "SQLite error: database is locked"
+	busy := fs.StepFailed("SQLITE_BUSY", locked)
+	st := fs.SQL("UPDATE t SET v = 1")
+	tests := []struct {
+		name     string
+		exchange []fs.Exchange
+		params   string
+		run      func(c *sql.Conn, tx *sql.Tx) error
+		lost     bool
+	}{
+		{"statement", []fs.Exchange{
+			fs.Pipeline("", beginBatch(st)).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
+			closeStream(b1),
+		}, "", func(_ *sql.Conn, tx *sql.Tx) error {
+			_, err := tx.Exec("UPDATE t SET v = 1")
+			return err
+		}, false},
+		{"batch", []fs.Exchange{
+			fs.Pipeline("", fs.Batch(
+				fs.Step(fs.SQL("BEGIN")),
+				fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
+				fs.Step(st).If(inBatchTx(1)),
+				fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
+				fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
+				fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
+				busy, fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped())),
+			closeStream(b1),
+		}, "", func(c *sql.Conn, _ *sql.Tx) error {
+			_, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "UPDATE t SET v = 1"}})
+			return err
+		}, false},
+		{"deferred", []fs.Exchange{
+			fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).
+				Respond("", fs.BatchOK(busy, fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()),
+		}, "deferredExec=1", func(_ *sql.Conn, tx *sql.Tx) error {
+			if _, err := tx.Exec("INSERT INTO t VALUES (?)", 1); err != nil {
+				return fmt.Errorf("queued: %w", err)
+			}
+			return tx.Commit()
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fs.New(t, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
+			db := openDB(t, srv, tt.params)
+			c := pinned(t, db)
+			defer c.Close()
+			tx, err := c.BeginTx(bg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tt.run(c, tx)
+			isNot := errs(libsql.ErrTxLost)
+			is := errs(libsql.ErrBusy)
+			if tt.lost {
+				is, isNot = append(is, libsql.ErrTxLost), nil
+			}
+			wantErr(t, err, is, isNot, "BEGIN failed: "+locked+" (SQLITE_BUSY)")
+			if e := asError(t, err); e.Message != locked || e.SQL != "BEGIN" || e.Statement != 0 || e.Deferred || e.RolledBack {
+				t.Errorf("fields %+v: want the server's message and SQL BEGIN alone", e)
+			}
+			if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+				t.Errorf("Rollback: %v", err)
+			}
+		})
+	}
+}
+
 // BEGIN itself failing (or an answer that does not fit the batch) ends the
 // attempt: the stream is closed, and nothing is left to roll back.
 func TestFakeTxBeginFails(t *testing.T) {
@@ -194,7 +271,7 @@ func TestFakeTxBeginFails(t *testing.T) {
 	}{
 		{"busy", fs.BatchOK(fs.StepFailed("SQLITE_BUSY", "SQLite error: database is locked"), fs.StepSkipped()),
 			errs(libsql.ErrBusy), errs(libsql.ErrTxLost), "database is locked", false},
-		{"BEGIN skipped", fs.BatchOK(fs.StepSkipped(), fs.StepSkipped()), nil, errs(libsql.ErrTxLost), "BEGIN failed", false},
+		{"BEGIN skipped", fs.BatchOK(fs.StepSkipped(), fs.StepSkipped()), nil, errs(libsql.ErrTxLost), "the server skipped BEGIN", false},
 		{"three results", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty())),
 			errs(libsql.ErrTxLost), nil, "2-step batch with 3 results", false},
 		{"statement skipped", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepSkipped()), nil, errs(libsql.ErrTxLost),

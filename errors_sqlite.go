@@ -120,13 +120,9 @@ func (e *Error) SQLiteExtendedCode() int {
 	if primary != sqliteConstraint {
 		return primary
 	}
-	msg := e.Message
-	// The driver may have put its own words before sqld's message (a
-	// deferred statement's position and SQL), so SQLite's text is what
-	// follows the last "SQLite error: ".
-	if i := strings.LastIndex(msg, sqliteMessagePrefix); i >= 0 {
-		msg = msg[i+len(sqliteMessagePrefix):]
-	}
+	// Message is sqld's, untouched: SQLite's own text follows its prefix
+	// (the driver's words are in other fields).
+	msg := strings.TrimPrefix(e.Message, sqliteMessagePrefix)
 	for _, c := range constraintCodes {
 		if strings.HasPrefix(msg, c.prefix) {
 			return c.code

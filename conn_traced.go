@@ -49,32 +49,6 @@ func (c *conn) tracedBatch(ctx context.Context, stmts []Statement, mode BatchMod
 	return out, err
 }
 
-// tracedEnd is Commit or Rollback as a TraceStatement.
-func (t *tx) tracedEnd(end txEnd) error {
-	call := CallCommit
-	if end == endRollback {
-		call = CallRollback
-	}
-	ev := t.tr.statement(TraceStatement, call, end.sql(), true)
-	ctx := t.tr.startStatement(t.ctx, ev)
-	err := t.finish(ctx, end)
-	t.tr.endStatement(ctx, ev, err)
-	return err
-}
-
-// sendQueue runs send, which sends the transaction's queued statements
-// (ending with COMMIT if commit), as a TraceBatch.
-func (ct *connTrace) sendQueue(ctx context.Context, t *tx, commit bool, send func(context.Context) error) error {
-	ev := ct.event(TraceBatch)
-	ev.InTx, ev.Commit = true, commit
-	ev.Deferred, ev.BatchSize = t.queue[0].res.seq, len(t.queue)
-	ev.Begin = t.state == txPending
-	ctx = ct.t.Start(ctx, ev)
-	err := send(ctx)
-	ct.end(ctx, ev, err)
-	return err
-}
-
 // columnRows are rows with what both kinds of the driver's rows tell of
 // their columns.
 type columnRows interface {

@@ -169,3 +169,21 @@ func (t *sqlTx) abandon(s sessionConn) {
 	s.Release()
 	s.Reset()
 }
+
+// batch runs a Batch inside a transaction begun with SQL, in a savepoint.
+// It begins nothing (the transaction is open on the server), and a
+// failure follows the rule of after: the exchange's own failure abandons
+// the stream, which rolls the transaction back.
+func (t *sqlTx) batch(ctx context.Context, s sessionConn, st []codec.Stmt, guard bool) ([]BatchResult, error) {
+	p := plan(st, 0, true, false, guard)
+	res, err := s.Batch(ctx, p.steps)
+	if err != nil {
+		if !isStatementError(err) {
+			t.abandon(s)
+			return nil, lost(err)
+		}
+		return nil, err
+	}
+	defer res.ReleaseShared()
+	return p.results(res.Batch(), st)
+}

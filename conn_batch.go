@@ -1,0 +1,95 @@
+package libsql
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+
+	"github.com/gohrana/libsql/codec"
+)
+
+// The connection's side of Batch (batch.go): its statements bound, then run
+// in autocommit mode, inside the open transaction (tx.batch) or inside one
+// begun with SQL (sqlTx.batch).
+
+// batch runs a Batch on the connection.
+func (c *conn) batch(ctx context.Context, stmts []Statement, mode BatchMode) ([]BatchResult, error) {
+	if len(stmts) == 0 {
+		return nil, nil
+	}
+	if c.tr != nil {
+		return c.tracedBatch(ctx, stmts, mode)
+	}
+	return c.runBatch(ctx, stmts, mode)
+}
+
+// runBatch is batch, untraced.
+func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) ([]BatchResult, error) {
+	st := make([]codec.Stmt, len(stmts))
+	for i := range stmts {
+		if err := c.bindStatement(&st[i], &stmts[i]); err != nil {
+			return nil, unsentError{fmt.Errorf("libsql: batch statement #%d: %w", i+1, err)}
+		}
+	}
+	v, err := c.s.Version(ctx)
+	if err != nil {
+		return nil, fromSession(err)
+	}
+	guard := v >= 3
+	if t := c.openTx(); t != nil {
+		return t.batch(ctx, st, guard)
+	}
+	if c.auto.sqlTx.open {
+		return c.auto.sqlTx.batch(ctx, c.s, st, guard)
+	}
+	if mode == BatchRead {
+		for i := range st {
+			ro, err := c.readOnly.check(ctx, &c.auto, st[i].SQL)
+			if err != nil {
+				return nil, err
+			}
+			if !ro {
+				return nil, batchReadOnlyError(i, st[i].SQL, "statement would write in a read batch")
+			}
+		}
+	}
+	p := plan(st, mode, false, false, guard)
+	if err := c.tr.acquire(ctx, c.auto.writers); err != nil {
+		return nil, err
+	}
+	res, err := c.s.Batch(ctx, p.steps)
+	c.auto.writers.release()
+	if err != nil {
+		return nil, err
+	}
+	defer res.ReleaseShared() // values handed out share its memory
+	return p.results(res.Batch(), st)
+}
+
+// bindStatement checks and binds a Batch statement's arguments as
+// database/sql does for ExecContext's.
+func (c *conn) bindStatement(st *codec.Stmt, s *Statement) error {
+	st.SQL = s.SQL
+	st.WantRows = true
+	args := make([]driver.NamedValue, len(s.Args))
+	for i, a := range s.Args {
+		nv := driver.NamedValue{Ordinal: i + 1, Value: a}
+		if n, ok := a.(sql.NamedArg); ok {
+			nv.Name, nv.Value = n.Name, n.Value
+		}
+		if err := c.CheckNamedValue(&nv); err != nil {
+			if !errors.Is(err, driver.ErrSkip) {
+				return err
+			}
+			v, err := driver.DefaultParameterConverter.ConvertValue(nv.Value)
+			if err != nil {
+				return fmt.Errorf("argument %d: %w", i+1, err)
+			}
+			nv.Value = v
+		}
+		args[i] = nv
+	}
+	return bindArgs(st, scanParams(s.SQL), args)
+}
