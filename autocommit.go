@@ -54,48 +54,68 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 	}
 	res, err := a.once(ctx, st, begin)
 	w.release()
-	if err == nil || a.busyTimeout <= 0 || !hasCode(err, codeSQLiteBusy) {
+	if err == nil || !hasCode(err, codeSQLiteBusy) {
 		return res, err
 	}
-	deadline := time.Now().Add(a.busyTimeout)
+	err = retryBusy(ctx, a.tr, a.busyTimeout, err, func(ctx context.Context) (bool, error) {
+		if a.tr.acquire(ctx, w) != nil {
+			return false, nil
+		}
+		var rerr error
+		res, rerr = a.once(ctx, st, begin)
+		w.release()
+		return true, rerr
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// retryBusy runs an operation again whose last try failed with
+// SQLITE_BUSY (err) and so applied nothing: with jittered, growing backoff,
+// until a try gets through or fails otherwise, timeout has passed, or ctx
+// ends. try runs it once and reports false if ctx ended before it could
+// send. retryBusy returns the last try's error, or err if no further try
+// was sent. A timeout of 0 turns retries off.
+func retryBusy(ctx context.Context, tr *connTrace, timeout time.Duration, err error, try func(ctx context.Context) (sent bool, err error)) error {
+	if timeout <= 0 {
+		return err
+	}
+	deadline := time.Now().Add(timeout)
 	wait := busyFirstWait
 	for attempt := 2; ; attempt++ {
 		// Jitter keeps retrying writers from colliding again in step.
 		d := wait/2 + rand.N(wait/2+1)
 		if time.Until(deadline) < d {
-			return nil, err
+			return err
 		}
-		res, sent, rerr := a.retry(ctx, st, begin, w, d, attempt, err)
+		var ev *TraceEvent
+		tctx := ctx
+		if tr != nil {
+			tctx, ev = tr.startRetry(ctx, RetryBusy, attempt, err)
+		}
+		if !tr.sleep(tctx, d) {
+			if ev != nil {
+				tr.end(tctx, ev, tctx.Err())
+			}
+			return err // ctx ended first: the last SQLITE_BUSY stands
+		}
+		sent, rerr := try(tctx)
+		if ev != nil {
+			if !sent {
+				rerr = tctx.Err()
+			}
+			tr.end(tctx, ev, rerr)
+		}
 		if !sent {
-			return nil, err // ctx ended first: the last SQLITE_BUSY stands
+			return err
 		}
 		if err = rerr; err == nil || !hasCode(err, codeSQLiteBusy) {
-			return res, err
+			return err
 		}
 		wait = min(2*wait, busyMaxWait)
 	}
-}
-
-// retry sends the statement again after waiting d and taking a write slot
-// of w: attempt number attempt, after the SQLITE_BUSY error cause. sent
-// reports false if ctx ended before it could.
-func (a *autocommit) retry(ctx context.Context, st *codec.Stmt, begin bool, w *writers, d time.Duration, attempt int, cause error) (res *session.Result, sent bool, err error) {
-	var ev *TraceEvent
-	if a.tr != nil {
-		ctx, ev = a.tr.startRetry(ctx, RetryBusy, attempt, cause)
-	}
-	if !a.tr.sleep(ctx, d) || a.tr.acquire(ctx, w) != nil {
-		if ev != nil {
-			a.tr.end(ctx, ev, ctx.Err())
-		}
-		return nil, false, nil
-	}
-	res, err = a.once(ctx, st, begin)
-	w.release()
-	if ev != nil {
-		a.tr.end(ctx, ev, err)
-	}
-	return res, true, err
 }
 
 // once sends the statement once: watched if it may begin a transaction.

@@ -171,9 +171,9 @@ func (p *batchPlan) okAfter(i int, guard bool) *codec.BatchCond {
 }
 
 // plan builds the steps: begin (BEGIN ..., or SAVEPOINT inside a
-// transaction, preceded by the pending transaction's own BEGIN when
-// prefixBegin), the statements, and the end with its rollback.
-func plan(stmts []codec.Stmt, mode BatchMode, inTx, prefixBegin, guard bool) *batchPlan {
+// transaction, preceded by the pending transaction's own BEGIN statement
+// prefixBegin unless ""), the statements, and the end with its rollback.
+func plan(stmts []codec.Stmt, mode BatchMode, inTx bool, prefixBegin string, guard bool) *batchPlan {
 	n := len(stmts)
 	p := &batchPlan{
 		steps: make([]codec.BatchStep, 0, n+6),
@@ -183,8 +183,8 @@ func plan(stmts []codec.Stmt, mode BatchMode, inTx, prefixBegin, guard bool) *ba
 	}
 	var prev int
 	if inTx {
-		if prefixBegin {
-			p.add("BEGIN", nil)
+		if prefixBegin != "" {
+			p.add(prefixBegin, nil)
 			p.begin = p.add("SAVEPOINT "+batchSavepoint, p.cond(codec.BatchCond{Type: codec.CondOK, Step: 0}))
 		} else {
 			p.begin = p.add("SAVEPOINT "+batchSavepoint, nil)

@@ -33,6 +33,7 @@ type conn struct {
 	tx   *tx // the latest transaction; open unless tx.finished()
 	// deferExec is Config.DeferredExec: the default for transactions.
 	deferExec bool
+	txBegin   string // beginSQL of Config.TxLock
 	readOnly  readOnlyCache
 	repl      *session.Replication // the connector's; nil for a conn of no connector
 	// infinities: the codec carries ±Inf floats (Protobuf), so arguments
@@ -74,7 +75,7 @@ func newConn(s transport.Stream, cfg *Config, repl *session.Replication, w *writ
 		sc.Persist(key, codec.Stmt{SQL: sql})
 	}
 	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout, writers: w, tr: ct},
-		deferExec: cfg.DeferredExec, repl: repl, infinities: infinities, tr: ct}
+		deferExec: cfg.DeferredExec, txBegin: beginSQL(cfg.TxLock), repl: repl, infinities: infinities, tr: ct}
 }
 
 // remember makes a connection setting that sql just made outlive the
@@ -163,7 +164,8 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	// A read-only transaction checks each statement before it runs, so it
 	// gains nothing from deferring them.
 	deferExec := !opts.ReadOnly && deferredFrom(ctx, c.deferExec)
-	c.tx = newTx(ctx, c.s, &c.readOnly, opts.ReadOnly, deferExec, c.tr)
+	c.tx = newTx(ctx, c.s, &c.readOnly, txConfig{readOnly: opts.ReadOnly, deferExec: deferExec,
+		begin: c.txBegin, busyTimeout: c.auto.busyTimeout}, c.tr)
 	return c.tx, nil
 }
 

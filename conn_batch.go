@@ -55,7 +55,7 @@ func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) 
 			}
 		}
 	}
-	p := plan(st, mode, false, false, guard)
+	p := plan(st, mode, false, "", guard)
 	if err := c.tr.acquire(ctx, c.auto.writers); err != nil {
 		return nil, err
 	}

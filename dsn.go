@@ -104,12 +104,29 @@ type Config struct {
 	// measurements), while over a real network a bound of n caps the
 	// connector at n writes per round trip.
 	MaxWriters int
+	// TxLock says how BeginTx begins a transaction that may write (DSN
+	// parameter _txlock, as in mattn/go-sqlite3 and modernc.org/sqlite):
+	// TxLockDeferred (or "", the default) sends BEGIN, which takes the
+	// write lock at the first write; TxLockImmediate sends BEGIN
+	// IMMEDIATE, which takes it at once, so that a transaction that reads
+	// and then writes waits for other writers (within the server's lock
+	// timeout and BusyTimeout) instead of failing with SQLITE_BUSY at its
+	// first write; TxLockExclusive sends BEGIN EXCLUSIVE. Read-only
+	// transactions keep their own BEGIN.
+	TxLock string
 	// Sockets bounds how many WebSocket sockets the connections of one
 	// Connector share (DSN parameter sockets; WebSocket only): each
 	// connection's server stream lives on one of them. 0 means
 	// DefaultSockets.
 	Sockets int
 }
+
+// The values of Config.TxLock.
+const (
+	TxLockDeferred  = "deferred"
+	TxLockImmediate = "immediate"
+	TxLockExclusive = "exclusive"
+)
 
 // maxSockets bounds Config.Sockets.
 const maxSockets = 1024
@@ -160,6 +177,7 @@ func NewConfig() *Config {
 //	readYourWrites                 1/0, true/false
 //	replicationWait                a Go duration or whole seconds
 //	deferredExec (alias deferred_exec)  1/0, true/false
+//	_txlock                        deferred, immediate or exclusive
 //
 // Unknown parameters are an error that names them (a misspelt one with the
 // name it is closest to), without their values.
@@ -271,6 +289,11 @@ func ParseDSN(dsn string) (*Config, error) {
 				return nil, &DSNError{Msg: "maxWriters: want auto or a whole number (0: no bound)"}
 			}
 			cfg.MaxWriters = n
+		case "_txlock":
+			if v != TxLockDeferred && v != TxLockImmediate && v != TxLockExclusive {
+				return nil, &DSNError{Msg: "_txlock: want deferred, immediate or exclusive"}
+			}
+			cfg.TxLock = v
 		case "sockets":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 || n > maxSockets {
@@ -403,6 +426,9 @@ func (c *Config) FormatDSN() string {
 	if c.Sockets != 0 {
 		q.Set("sockets", strconv.Itoa(c.Sockets))
 	}
+	if c.TxLock != "" {
+		q.Set("_txlock", c.TxLock)
+	}
 	for _, p := range c.Pragmas {
 		q.Add("_pragma", p)
 	}
@@ -437,6 +463,11 @@ func (c *Config) validate() error {
 	if c.Sockets < 0 || c.Sockets > maxSockets {
 		return &DSNError{Msg: fmt.Sprintf("Config.Sockets must be 0 (the default) to %d", maxSockets)}
 	}
+	switch c.TxLock {
+	case "", TxLockDeferred, TxLockImmediate, TxLockExclusive:
+	default:
+		return &DSNError{Msg: "Config.TxLock must be TxLockDeferred, TxLockImmediate, TxLockExclusive or \"\""}
+	}
 	if c.MaxWriters < MaxWritersAuto {
 		return &DSNError{Msg: "Config.MaxWriters must be MaxWritersAuto, 0 (no bound) or positive"}
 	}
@@ -457,8 +488,8 @@ func (c Config) String() string {
 	if c.AuthToken != "" {
 		tok = "[REDACTED]"
 	}
-	return fmt.Sprintf("libsql.Config{URL: %q, Transport: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t, Pragmas: %q, BusyTimeout: %v, MaxWriters: %s}",
-		c.URL, c.Transport, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec, c.Pragmas, c.BusyTimeout, maxWritersString(c.MaxWriters))
+	return fmt.Sprintf("libsql.Config{URL: %q, Transport: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t, Pragmas: %q, BusyTimeout: %v, MaxWriters: %s, TxLock: %q}",
+		c.URL, c.Transport, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec, c.Pragmas, c.BusyTimeout, maxWritersString(c.MaxWriters), c.TxLock)
 }
 
 func maxWritersString(n int) string {
@@ -480,7 +511,7 @@ func (c Config) Format(f fmt.State, verb rune) {
 var dsnParams = []string{
 	"authToken", "auth_token", "codec", "transport", "tls", "timeout", "compression",
 	"busyTimeout", "_busy_timeout", "maxWriters", "sockets", "_pragma", "namespace", "readYourWrites",
-	"replicationWait", "deferredExec", "deferred_exec",
+	"replicationWait", "deferredExec", "deferred_exec", "_txlock",
 }
 
 // describeUnknownParam names an unknown parameter for an error message and,

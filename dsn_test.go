@@ -39,6 +39,9 @@ func TestParseDSN(t *testing.T) {
 		{"http://h?readYourWrites=0", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, DisableReadYourWrites: true}},
 		{"http://h?readYourWrites=true", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
 		{"http://h?replicationWait=2s", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, ReplicationWait: 2 * time.Second}},
+		{"http://h?_txlock=immediate", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, TxLock: TxLockImmediate}},
+		{"http://h?_txlock=exclusive", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, TxLock: TxLockExclusive}},
+		{"http://h?_txlock=deferred", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, TxLock: TxLockDeferred}},
 		{"ws://127.0.0.1:8080", Config{URL: "http://127.0.0.1:8080", Transport: TransportWS, Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
 		{"wss://db.example.com/p/?authToken=t", Config{URL: "https://db.example.com/p", Transport: TransportWS, Codec: "direct", AuthToken: "t", BusyTimeout: DefaultBusyTimeout}},
 		{"WS://h?transport=ws", Config{URL: "http://h", Transport: TransportWS, Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
@@ -96,6 +99,11 @@ func TestParseDSNMaxWriters(t *testing.T) {
 	if _, err := NewConnector(cfg); err == nil || !strings.Contains(err.Error(), "Config.MaxWriters") {
 		t.Errorf("MaxWriters -2: error %v", err)
 	}
+	cfg.MaxWriters = MaxWritersAuto
+	cfg.TxLock = "Immediate"
+	if _, err := NewConnector(cfg); err == nil || !strings.Contains(err.Error(), "Config.TxLock") {
+		t.Errorf("TxLock %q: error %v", cfg.TxLock, err)
+	}
 }
 
 // MaxWritersAuto bounds writes to a loopback server only.
@@ -124,6 +132,9 @@ func TestParseDSNErrors(t *testing.T) {
 		{"http://h?foo=1&bar=2", `unknown parameter(s): "bar", "foo"`},
 		{"ws://h?sockets=-1", "sockets: want a whole number"},
 		{"ws://h?sockets=many", "sockets: want a whole number"},
+		{"http://h?_txlock=IMMEDIATE", "_txlock: want deferred, immediate or exclusive"},
+		{"http://h?_txlock=", "_txlock: want deferred, immediate or exclusive"},
+		{"http://h?txlock=immediate", `unknown parameter(s): "txlock" (did you mean "_txlock"?)`},
 		// Misspelt names get the closest known one, never the value.
 		{"http://h?authtoken=SECRET", `unknown parameter(s): "authtoken" (did you mean "authToken"? names are case-sensitive)`},
 		{"http://h?AUTH_TOKEN=SECRET", `unknown parameter(s): "AUTH_TOKEN" (did you mean "auth_token"? names are case-sensitive)`},
@@ -231,6 +242,8 @@ func TestFormatDSNRoundTrip(t *testing.T) {
 		"http://h?namespace=a-b&readYourWrites=0&replicationWait=1500ms",
 		"ws://127.0.0.1:8080",
 		"ws://127.0.0.1:8080?sockets=8",
+		"http://h?_txlock=immediate",
+		"ws://h?_txlock=exclusive&busyTimeout=1s",
 		"wss://h/p?authToken=t&codec=protobuf",
 		"libsql://h?transport=ws",
 		"libsql://h?transport=http&tls=0",

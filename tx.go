@@ -3,6 +3,7 @@ package libsql
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"time"
 
 	"github.com/gohrana/libsql/codec"
@@ -59,6 +60,9 @@ type tx struct {
 	deferExec bool       // Exec queues its statement (deferred execution)
 	dq        deferQueue // the queued statements (tx_deferred.go)
 
+	begin       string        // the BEGIN statement: BEGIN, BEGIN IMMEDIATE or BEGIN EXCLUSIVE
+	busyTimeout time.Duration // how long a BEGIN that failed with SQLITE_BUSY is retried
+
 	tr *connTrace // the connection's; nil: not traced
 }
 
@@ -66,9 +70,34 @@ var _ describer = (*tx)(nil)
 
 // newTx begins a transaction on s: nothing is sent yet. tr, if not nil,
 // traces it.
-func newTx(ctx context.Context, s sessionConn, ro *readOnlyCache, readOnly, deferExec bool, tr *connTrace) *tx {
+func newTx(ctx context.Context, s sessionConn, ro *readOnlyCache, cfg txConfig, tr *connTrace) *tx {
 	s.Hold()
-	return &tx{s: s, ctx: ctx, ro: ro, readOnly: readOnly, deferExec: deferExec, tr: tr}
+	begin := cfg.begin
+	if begin == "" || cfg.readOnly {
+		begin = "BEGIN" // a read-only transaction takes no write lock
+	}
+	return &tx{s: s, ctx: ctx, ro: ro, readOnly: cfg.readOnly, deferExec: cfg.deferExec, tr: tr,
+		begin: begin, busyTimeout: cfg.busyTimeout}
+}
+
+// txConfig is what BeginTx tells a new transaction.
+type txConfig struct {
+	readOnly    bool
+	deferExec   bool
+	begin       string        // beginSQL of Config.TxLock; "" is BEGIN
+	busyTimeout time.Duration // Config.BusyTimeout
+}
+
+// beginSQL returns the statement that begins a transaction of the
+// Config.TxLock lock.
+func beginSQL(lock string) string {
+	switch lock {
+	case TxLockImmediate:
+		return "BEGIN IMMEDIATE"
+	case TxLockExclusive:
+		return "BEGIN EXCLUSIVE"
+	}
+	return "BEGIN"
 }
 
 // finished reports whether the transaction has ended (committed or rolled
@@ -133,7 +162,61 @@ func (t *tx) freshIfLost() {
 // running any) or BEGIN itself failed (beginError, however it was sent),
 // the stream is closed and the transaction stays pending, which failed
 // keeps so. Any other error is the caller's to judge.
+//
+// A BEGIN that failed with SQLITE_BUSY (another writer holds the lock that
+// BEGIN IMMEDIATE or EXCLUSIVE takes) began nothing, and when the answer
+// shows that no step after it ran, the batch is sent again, with backoff,
+// within busyTimeout, as an autocommit statement is.
 func (t *tx) sendBatch(ctx context.Context, lay func(withBegin bool) []codec.BatchStep) (*session.Result, []codec.StepOutcome, error) {
+	res, steps, err := t.sendBatchOnce(ctx, lay)
+	if err == nil || t.state != txPending || !errors.Is(err, errBeganNothing) || !hasCode(err, codeSQLiteBusy) {
+		return res, steps, unwrapBegan(err)
+	}
+	err = retryBusy(ctx, t.tr, t.busyTimeout, err, func(ctx context.Context) (bool, error) {
+		var rerr error
+		res, steps, rerr = t.sendBatchOnce(ctx, lay)
+		if rerr != nil && !errors.Is(rerr, errBeganNothing) && hasCode(rerr, codeSQLiteBusy) {
+			// A BUSY that does not show BEGIN alone failed is not
+			// retried: mask its code from retryBusy's test.
+			return true, noRetry{rerr}
+		}
+		return true, rerr
+	})
+	var nr noRetry
+	if errors.As(err, &nr) {
+		err = nr.err
+	}
+	if err != nil {
+		return nil, nil, unwrapBegan(err)
+	}
+	return res, steps, nil
+}
+
+// unwrapBegan returns the BEGIN failure a beganNothing wraps, or err.
+func unwrapBegan(err error) error {
+	if b, ok := err.(beganNothing); ok {
+		return b.err
+	}
+	return err
+}
+
+// errBeganNothing marks a BEGIN failure after which the answer shows that
+// no other step of the batch ran.
+var errBeganNothing = errors.New("libsql: BEGIN failed and nothing after it ran")
+
+// beganNothing wraps a BEGIN failure with errBeganNothing.
+type beganNothing struct{ err error }
+
+func (b beganNothing) Error() string   { return b.err.Error() }
+func (b beganNothing) Unwrap() []error { return []error{b.err, errBeganNothing} }
+
+// noRetry hides an error from retryBusy's SQLITE_BUSY test.
+type noRetry struct{ err error }
+
+func (n noRetry) Error() string { return n.err.Error() }
+
+// sendBatchOnce is sendBatch without its retry.
+func (t *tx) sendBatchOnce(ctx context.Context, lay func(withBegin bool) []codec.BatchStep) (*session.Result, []codec.StepOutcome, error) {
 	withBegin := t.state == txPending
 	if withBegin {
 		t.freshIfLost()
@@ -149,7 +232,10 @@ func (t *tx) sendBatch(ctx context.Context, lay func(withBegin bool) []codec.Bat
 	steps := res.Batch().Steps
 	if withBegin {
 		if steps[0].Status != codec.StepOK {
-			err := beginError(&steps[0])
+			var err error = beginError(&steps[0])
+			if allSkipped(steps[1:]) {
+				err = beganNothing{err}
+			}
 			res.Release()
 			t.s.Reset()
 			return nil, nil, err
@@ -160,6 +246,24 @@ func (t *tx) sendBatch(ctx context.Context, lay func(withBegin bool) []codec.Bat
 	return res, steps, nil
 }
 
+// beginIf returns the transaction's BEGIN statement if withBegin, else "".
+func (t *tx) beginIf(withBegin bool) string {
+	if withBegin {
+		return t.begin
+	}
+	return ""
+}
+
+// allSkipped reports whether no step of steps ran.
+func allSkipped(steps []codec.StepOutcome) bool {
+	for i := range steps {
+		if steps[i].Status != codec.StepSkipped {
+			return false
+		}
+	}
+	return true
+}
+
 // beginWith runs one statement in a batch with the transaction's BEGIN
 // (see sendBatch). The result returned is the statement's (res.Stmt() is
 // pointed at it).
@@ -168,7 +272,7 @@ func (t *tx) beginWith(ctx context.Context, st *codec.Stmt) (*session.Result, er
 		t.steps = t.steps[:0]
 		var cond *codec.BatchCond
 		if withBegin {
-			t.steps = append(t.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}})
+			t.steps = append(t.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: t.begin}})
 			t.cond = codec.BatchCond{Type: codec.CondOK, Step: 0}
 			cond = &t.cond
 		}
@@ -211,7 +315,7 @@ func (t *tx) batch(ctx context.Context, st []codec.Stmt, guard bool) ([]BatchRes
 	}
 	var p *batchPlan
 	res, _, err := t.sendBatch(ctx, func(withBegin bool) []codec.BatchStep {
-		p = plan(st, 0, true, withBegin, guard)
+		p = plan(st, 0, true, t.beginIf(withBegin), guard)
 		return p.steps
 	})
 	if err != nil {

@@ -133,13 +133,13 @@ func (q *deferQueue) push(t *tx, st *codec.Stmt, size int) (r *deferredResult, f
 	return r, len(q.stmts) >= maxQueuedStmts || q.bytes >= maxQueuedBytes
 }
 
-// lay lays the queue out as batch steps: BEGIN first if withBegin, final
+// lay lays the queue out as batch steps: begin first if not "", final
 // (COMMIT) last if given, and every step after the first guarded by the
 // success of the one before, so that nothing runs after a failure.
-func (q *deferQueue) lay(withBegin bool, final string) []codec.BatchStep {
+func (q *deferQueue) lay(begin, final string) []codec.BatchStep {
 	q.steps = q.steps[:0]
-	if withBegin {
-		q.steps = append(q.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: "BEGIN"}})
+	if begin != "" {
+		q.steps = append(q.steps, codec.BatchStep{Stmt: codec.Stmt{SQL: begin}})
 	}
 	for i := range q.stmts {
 		q.steps = append(q.steps, codec.BatchStep{Stmt: q.stmts[i].stmt})
@@ -253,7 +253,7 @@ func (t *tx) sendQueue(ctx context.Context) error {
 		t.dropQueue(err)
 		return err
 	}
-	res, steps, err := t.sendBatch(ctx, func(withBegin bool) []codec.BatchStep { return t.dq.lay(withBegin, "") })
+	res, steps, err := t.sendBatch(ctx, func(withBegin bool) []codec.BatchStep { return t.dq.lay(t.beginIf(withBegin), "") })
 	if err != nil {
 		return t.poison(refused(err))
 	}
@@ -290,7 +290,7 @@ func (t *tx) commitQueued(ctx context.Context) error {
 // sendCommit is commitQueued, untraced.
 func (t *tx) sendCommit(ctx context.Context) error {
 	pending := t.state == txPending
-	res, steps, err := t.sendBatch(ctx, func(withBegin bool) []codec.BatchStep { return t.dq.lay(withBegin, "COMMIT") })
+	res, steps, err := t.sendBatch(ctx, func(withBegin bool) []codec.BatchStep { return t.dq.lay(t.beginIf(withBegin), "COMMIT") })
 	if err != nil {
 		if pending && isSafe(err) {
 			// Nothing reached the server: no transaction was ever open.

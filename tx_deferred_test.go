@@ -20,9 +20,18 @@ func ins(i int) fs.Stmt {
 // guarded is a deferred batch: optionally BEGIN, the statements, optionally
 // a final statement, each guarded by the success of the one before.
 func guarded(withBegin bool, stmts []fs.Stmt, final string) fs.Req {
-	var all []fs.Stmt
+	begin := ""
 	if withBegin {
-		all = append(all, fs.SQL("BEGIN"))
+		begin = "BEGIN"
+	}
+	return guardedWith(begin, stmts, final)
+}
+
+// guardedWith is guarded with the BEGIN statement begin ("": none).
+func guardedWith(begin string, stmts []fs.Stmt, final string) fs.Req {
+	var all []fs.Stmt
+	if begin != "" {
+		all = append(all, fs.SQL(begin))
 	}
 	all = append(all, stmts...)
 	if final != "" {
@@ -393,7 +402,7 @@ func TestFakeDeferredCommitFails(t *testing.T) {
 			t.Parallel()
 			srv := fs.New(t, fs.Probe(),
 				fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).Respond("", tt.answer, fs.CloseOK()))
-			db := openDB(t, srv, "deferredExec=1")
+			db := openDB(t, srv, "deferredExec=1&busyTimeout=0") // a busy BEGIN is not retried
 			tx, _ := db.Begin()
 			r, err := tx.Exec("INSERT INTO t VALUES (?)", 1)
 			if err != nil {

@@ -175,7 +175,7 @@ func (t *sqlTx) abandon(s sessionConn) {
 // failure follows the rule of after: the exchange's own failure abandons
 // the stream, which rolls the transaction back.
 func (t *sqlTx) batch(ctx context.Context, s sessionConn, st []codec.Stmt, guard bool) ([]BatchResult, error) {
-	p := plan(st, 0, true, false, guard)
+	p := plan(st, 0, true, "", guard)
 	res, err := s.Batch(ctx, p.steps)
 	if err != nil {
 		if !isStatementError(err) {

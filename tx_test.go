@@ -199,7 +199,7 @@ func TestFakeTxBeginFailsAlike(t *testing.T) {
 		{"statement", []fs.Exchange{
 			fs.Pipeline("", beginBatch(st)).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
 			closeStream(b1),
-		}, "", func(_ *sql.Conn, tx *sql.Tx) error {
+		}, "busyTimeout=0", func(_ *sql.Conn, tx *sql.Tx) error {
 			_, err := tx.Exec("UPDATE t SET v = 1")
 			return err
 		}, false},
@@ -213,14 +213,14 @@ func TestFakeTxBeginFailsAlike(t *testing.T) {
 				fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
 				busy, fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped())),
 			closeStream(b1),
-		}, "", func(c *sql.Conn, _ *sql.Tx) error {
+		}, "busyTimeout=0", func(c *sql.Conn, _ *sql.Tx) error {
 			_, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "UPDATE t SET v = 1"}})
 			return err
 		}, false},
 		{"deferred", []fs.Exchange{
 			fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).
 				Respond("", fs.BatchOK(busy, fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()),
-		}, "deferredExec=1", func(_ *sql.Conn, tx *sql.Tx) error {
+		}, "deferredExec=1&busyTimeout=0", func(_ *sql.Conn, tx *sql.Tx) error {
 			if _, err := tx.Exec("INSERT INTO t VALUES (?)", 1); err != nil {
 				return fmt.Errorf("queued: %w", err)
 			}
@@ -287,7 +287,7 @@ func TestFakeTxBeginFails(t *testing.T) {
 				end = finish(b1, "ROLLBACK")
 			}
 			srv := fs.New(t, fs.Probe(), fs.Pipeline("", beginBatch(st)).Respond(b1, tt.answer), end)
-			db := openDB(t, srv, "")
+			db := openDB(t, srv, "busyTimeout=0") // a BEGIN that failed with SQLITE_BUSY is not retried
 			tx, err := db.Begin()
 			if err != nil {
 				t.Fatal(err)
@@ -688,5 +688,160 @@ func TestFakeTx429ClosesStream(t *testing.T) {
 	wantErr(t, err, errs(libsql.ErrTooManyRequests, libsql.ErrTxLost), nil, "Too many concurrent requests")
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// _txlock says which BEGIN a transaction sends, wherever it rides: with
+// its first statement, before a Batch, at the head of deferred
+// statements. A read-only transaction keeps BEGIN.
+func TestFakeTxLock(t *testing.T) {
+	t.Parallel()
+	b1 := fs.Baton(1)
+	st := fs.SQL("UPDATE t SET v = 1")
+	first := func(begin string) []fs.Exchange {
+		return []fs.Exchange{
+			fs.Pipeline("", fs.Batch(fs.Step(fs.SQL(begin)), fs.Step(st).If(fs.OK(0)))).
+				Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()))),
+			finish(b1, "COMMIT"),
+		}
+	}
+	exec := func(_ *sql.Conn, tx *sql.Tx) error {
+		_, err := tx.Exec("UPDATE t SET v = 1")
+		return err
+	}
+	tests := []struct {
+		name     string
+		params   string
+		readOnly bool
+		exchange []fs.Exchange
+		run      func(c *sql.Conn, tx *sql.Tx) error
+	}{
+		{"default", "", false, first("BEGIN"), exec},
+		{"deferred", "_txlock=deferred", false, first("BEGIN"), exec},
+		{"immediate", "_txlock=immediate", false, first("BEGIN IMMEDIATE"), exec},
+		{"exclusive", "_txlock=exclusive", false, first("BEGIN EXCLUSIVE"), exec},
+		{"read-only", "_txlock=immediate", true, append([]fs.Exchange{describe("UPDATE t SET v = 1", true)}, first("BEGIN")...), exec},
+		{"batch", "_txlock=immediate", false, []fs.Exchange{
+			fs.Pipeline("", fs.Batch(
+				fs.Step(fs.SQL("BEGIN IMMEDIATE")),
+				fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
+				fs.Step(st).If(inBatchTx(1)),
+				fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
+				fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
+				fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
+				fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepSkipped(), fs.StepSkipped())),
+			finish(b1, "COMMIT"),
+		}, func(c *sql.Conn, _ *sql.Tx) error {
+			_, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "UPDATE t SET v = 1"}})
+			return err
+		}},
+		{"deferred statements", "_txlock=exclusive&deferredExec=1", false, []fs.Exchange{
+			fs.Pipeline("", guardedWith("BEGIN EXCLUSIVE", inserts(1, 1), "COMMIT"), fs.Close()).
+				Respond("", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty())), fs.CloseOK()),
+		}, func(_ *sql.Conn, tx *sql.Tx) error {
+			_, err := tx.Exec("INSERT INTO t VALUES (?)", 1)
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fs.New(t, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
+			db := openDB(t, srv, tt.params)
+			c := pinned(t, db)
+			defer c.Close()
+			tx, err := c.BeginTx(bg, &sql.TxOptions{ReadOnly: tt.readOnly})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.run(c, tx); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatalf("Commit: %v", err)
+			}
+		})
+	}
+}
+
+// A BEGIN that failed with SQLITE_BUSY, with every step after it skipped,
+// began nothing: the transaction's batch is sent again on a new stream,
+// wherever BEGIN rode; one whose answer shows a later step ran is not.
+func TestFakeTxBeginBusyRetried(t *testing.T) {
+	t.Parallel()
+	b1, b2 := fs.Baton(1), fs.Baton(2)
+	const locked = "SQLite error: database is locked"
+	busy := fs.StepFailed("SQLITE_BUSY", locked)
+	st := fs.SQL("UPDATE t SET v = 1")
+	immediate := fs.Batch(fs.Step(fs.SQL("BEGIN IMMEDIATE")), fs.Step(st).If(fs.OK(0)))
+	tests := []struct {
+		name     string
+		params   string
+		exchange []fs.Exchange
+		run      func(tx *sql.Tx) error
+		wantErr  string // "": the transaction commits
+	}{
+		{"statement", "_txlock=immediate", []fs.Exchange{
+			fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
+			closeStream(b1),
+			fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
+			closeStream(b1),
+			fs.Pipeline("", immediate).Respond(b2, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()))),
+			finish(b2, "COMMIT"),
+		}, func(tx *sql.Tx) error {
+			_, err := tx.Exec("UPDATE t SET v = 1")
+			return err
+		}, ""},
+		{"deferred statements", "_txlock=immediate&deferredExec=1", []fs.Exchange{
+			fs.Pipeline("", guardedWith("BEGIN IMMEDIATE", inserts(1, 2), "COMMIT"), fs.Close()).
+				Respond("", fs.BatchOK(busy, fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()),
+			fs.Pipeline("", guardedWith("BEGIN IMMEDIATE", inserts(1, 2), "COMMIT"), fs.Close()).
+				Respond("", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty())), fs.CloseOK()),
+		}, func(tx *sql.Tx) error {
+			for i := 1; i <= 2; i++ {
+				if _, err := tx.Exec("INSERT INTO t VALUES (?)", i); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, ""},
+		{"a later step ran", "_txlock=immediate", []fs.Exchange{
+			fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepFailed("SQLITE_BUSY", locked))),
+			closeStream(b1),
+		}, func(tx *sql.Tx) error {
+			_, err := tx.Exec("UPDATE t SET v = 1")
+			return err
+		}, "BEGIN failed: " + locked},
+		{"busyTimeout=0", "_txlock=immediate&busyTimeout=0", []fs.Exchange{
+			fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
+			closeStream(b1),
+		}, func(tx *sql.Tx) error {
+			_, err := tx.Exec("UPDATE t SET v = 1")
+			return err
+		}, "BEGIN failed: " + locked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fs.New(t, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
+			db := openDB(t, srv, tt.params)
+			tx, err := db.BeginTx(bg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tt.run(tx)
+			if err == nil {
+				err = tx.Commit()
+			} else {
+				_ = tx.Rollback()
+			}
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			wantErr(t, err, errs(libsql.ErrBusy), errs(libsql.ErrTxLost), tt.wantErr)
+		})
 	}
 }
