@@ -129,7 +129,7 @@ func loadAverage() string {
 func stressRun(t *testing.T, cfg stressConfig) stressResult {
 	t.Helper()
 	srv := startSqld(t)
-	defer srv.stop(syscall.SIGKILL)
+	defer srv.Kill()
 	db := openDB(t, srv.URL(), cfg.variant, cfg.params...)
 	table := privateTable(t, db, "stress", "(id INTEGER PRIMARY KEY, worker INTEGER NOT NULL, seq INTEGER NOT NULL, UNIQUE (worker, seq))")
 	ins, err := db.Prepare("INSERT INTO " + table + " (worker, seq) VALUES (?, ?)")

@@ -64,12 +64,12 @@ const (
 	tailLines = 60
 )
 
-// addrInUse is what sqld logs (then exits) when a port it was given is
+// AddrInUse is what sqld logs (then exits) when a port it was given is
 // taken.
-const addrInUse = "Address already in use"
+const AddrInUse = "Address already in use"
 
 // errAddrInUse is the error of a start that failed on a taken port.
-var errAddrInUse = errors.New("sqld: " + addrInUse)
+var errAddrInUse = errors.New("sqld: " + AddrInUse)
 
 // A Server is a sqld child process listening on 127.0.0.1. Its ports
 // and data stay the same across Kill, Stop and Restart.
@@ -225,7 +225,7 @@ func (s *Server) launch(ctx context.Context) error {
 			gone = fmt.Errorf("sqld exited during start-up (%v)", cmd.ProcessState)
 		default:
 		}
-		if strings.Contains(s.log.since(logStart), addrInUse) {
+		if strings.Contains(s.log.since(logStart), AddrInUse) {
 			return fmt.Errorf("%w (start #%d on %s)", errAddrInUse, s.starts, s.Addr())
 		}
 		return gone

@@ -72,7 +72,7 @@ func fakeSqld(mode string, args []string) error {
 	for _, addr := range addrs {
 		l, err := net.Listen("tcp", addr)
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return errors.New(addrInUse + " (os error 98)") // sqld's words
+			return errors.New(AddrInUse + " (os error 98)") // sqld's words
 		}
 		if err != nil {
 			return err
@@ -225,7 +225,7 @@ func TestStartPortTaken(t *testing.T) {
 				return loopback.Port()
 			}
 			s := StartTest(t, cfg)
-			if s.Starts() != 2 || !strings.Contains(s.Log(), addrInUse) {
+			if s.Starts() != 2 || !strings.Contains(s.Log(), AddrInUse) {
 				t.Errorf("%d starts, log:\n%s", s.Starts(), s.Log())
 			}
 			for _, p := range s.Ports() {
