@@ -42,9 +42,9 @@ import (
 	"syscall"
 	"time"
 
-	_ "github.com/gohrana/libsql" // registers the driver
-	"github.com/gohrana/libsql/bench/e2e/internal/sqld"
+	_ "github.com/gohrana/libsql"              // registers the driver
 	_ "github.com/gohrana/libsql/codec/gojson" // registers codec=gojson (direct and protobuf come with the driver)
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
 func main() {
@@ -74,11 +74,14 @@ func measure(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
 	}
-	bin, err := sqld.Find(ctx, cfg.sqld)
-	if err != nil {
-		return err
+	bin := cfg.sqld
+	if bin == "" {
+		var err error
+		if bin, err = sqldproc.Find(ctx, "SQLD"); err != nil {
+			return fmt.Errorf("%w (or pass -sqld)", err)
+		}
 	}
-	env := environment{server: sqld.Version(ctx, bin), goos: runtime.GOOS, goarch: runtime.GOARCH,
+	env := environment{server: sqldproc.Version(ctx, bin), goos: runtime.GOOS, goarch: runtime.GOARCH,
 		cpus: runtime.NumCPU(), goVersion: runtime.Version(), loadBefore: loadAverage()}
 	if cfg.runs > 0 {
 		results, err := stressRuns(ctx, cfg, bin, logf)

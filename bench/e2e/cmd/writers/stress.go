@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql"
-	"github.com/gohrana/libsql/bench/e2e/internal/sqld"
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
 // stressResult is what one stall run did.
@@ -101,17 +101,17 @@ func stressRuns(ctx context.Context, cfg *config, bin string, logf func(string, 
 // still be counted). The server is killed at the end.
 func stressRun(ctx context.Context, cfg *config, bin string, set paramSet) (stressResult, error) {
 	res := stressResult{errs: map[string]int64{}, rows: -1}
-	srv, err := sqld.Start(ctx, bin)
+	srv, err := sqldproc.Start(ctx, sqldproc.Config{Bin: bin})
 	if err != nil {
 		return res, err
 	}
-	db, err := sql.Open(libsql.DriverName, cfg.variant.DSN(srv.URL, set.params...))
+	db, err := sql.Open(libsql.DriverName, cfg.variant.DSN(srv.URL(), set.params...))
 	if err != nil {
-		srv.Kill()
+		_ = srv.Close()
 		return res, err
 	}
 	defer func() {
-		srv.Kill() // first: closing the pool then waits for nothing from a stalled server
+		_ = srv.Close() // first: closing the pool then waits for nothing from a stalled server
 		db.Close()
 	}()
 	const table = "stress"

@@ -5,13 +5,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/bench/e2e/internal/latency"
-	"github.com/gohrana/libsql/bench/e2e/internal/sqld"
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
 // concurrencies are the numbers of writers the throughput is measured at.
@@ -71,21 +70,21 @@ func throughput(ctx context.Context, cfg *config, bin string, logf func(string, 
 
 // target is a fresh sqld, perhaps behind a latency proxy.
 type target struct {
-	srv   *sqld.Server
+	srv   *sqldproc.Server
 	proxy *latency.Proxy // nil without added latency
 	url   string         // what the driver connects to
 }
 
 func startTarget(ctx context.Context, bin string, delay time.Duration) (*target, error) {
-	srv, err := sqld.Start(ctx, bin)
+	srv, err := sqldproc.Start(ctx, sqldproc.Config{Bin: bin})
 	if err != nil {
 		return nil, err
 	}
-	t := &target{srv: srv, url: srv.URL}
+	t := &target{srv: srv, url: srv.URL()}
 	if delay > 0 {
-		p, err := latency.Start(strings.TrimPrefix(srv.URL, "http://"), delay)
+		p, err := latency.Start(srv.Addr(), delay)
 		if err != nil {
-			srv.Kill()
+			_ = srv.Close()
 			return nil, err
 		}
 		t.proxy, t.url = p, "http://"+p.Addr()
@@ -97,7 +96,7 @@ func (t *target) close() {
 	if t.proxy != nil {
 		t.proxy.Close()
 	}
-	t.srv.Kill()
+	_ = t.srv.Close()
 }
 
 // measureSample creates table on the server at url and inserts into it
