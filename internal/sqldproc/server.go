@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gohrana/libsql/internal/child"
 	"github.com/gohrana/libsql/internal/loopback"
 )
 
@@ -203,7 +204,7 @@ func (s *Server) launch(ctx context.Context) error {
 		cmd.Env = append(os.Environ(), s.cfg.Env...)
 	}
 	cmd.Stdout, cmd.Stderr = s.log, s.log
-	cmd.SysProcAttr = procAttr()
+	cmd.SysProcAttr = child.Attr()
 	if err := cmd.Start(); err != nil {
 		s.cmd = nil
 		return fmt.Errorf("start %s: %w", s.cfg.Bin, err)

@@ -50,8 +50,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gohrana/libsql/bench/e2e/internal/child"
 	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+	"github.com/gohrana/libsql/internal/child"
 	"github.com/gohrana/libsql/internal/sqldproc"
 )
 

@@ -45,6 +45,7 @@ import (
 	_ "github.com/gohrana/libsql"              // registers the driver
 	_ "github.com/gohrana/libsql/codec/gojson" // registers codec=gojson (direct and protobuf come with the driver)
 	"github.com/gohrana/libsql/internal/sqldproc"
+	"github.com/gohrana/libsql/internal/writerstress"
 )
 
 func main() {
@@ -82,13 +83,13 @@ func measure(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 		}
 	}
 	env := environment{server: sqldproc.Version(ctx, bin), goos: runtime.GOOS, goarch: runtime.GOARCH,
-		cpus: runtime.NumCPU(), goVersion: runtime.Version(), loadBefore: loadAverage()}
+		cpus: runtime.NumCPU(), goVersion: runtime.Version(), loadBefore: writerstress.LoadAverage()}
 	if cfg.runs > 0 {
 		results, err := stressRuns(ctx, cfg, bin, logf)
 		if err != nil {
 			return err
 		}
-		env.loadAfter = loadAverage()
+		env.loadAfter = writerstress.LoadAverage()
 		writeStressReport(stdout, env, cfg, results)
 		return nil
 	}
@@ -96,7 +97,7 @@ func measure(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env.loadAfter = loadAverage()
+	env.loadAfter = writerstress.LoadAverage()
 	writeThroughputReport(stdout, env, cfg, samples)
 	return nil
 }

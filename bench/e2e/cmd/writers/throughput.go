@@ -11,6 +11,7 @@ import (
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/bench/e2e/internal/latency"
 	"github.com/gohrana/libsql/internal/sqldproc"
+	"github.com/gohrana/libsql/internal/writerstress"
 )
 
 // concurrencies are the numbers of writers the throughput is measured at.
@@ -53,7 +54,7 @@ func throughput(ctx context.Context, cfg *config, bin string, logf func(string, 
 				}
 				samples[ci][k] = append(samples[ci][k], s)
 				logf("round %d/%d, %2d writers, [%s]: %7.0f inserts/s, %d errors, stalled %t, load %s",
-					round+1, cfg.rounds, conc, cfg.sets[k].name(), s.rate, s.errs, s.stalled, loadAverage())
+					round+1, cfg.rounds, conc, cfg.sets[k].name(), s.rate, s.errs, s.stalled, writerstress.LoadAverage())
 				if s.stalled {
 					// Later samples on this server would stall too.
 					tgt.close()
@@ -133,7 +134,7 @@ func insertFor(ctx context.Context, ins *sql.Stmt, conc int, d time.Duration) (n
 	var ok, bad atomic.Int64
 	var hung atomic.Bool
 	end := time.Now().Add(d)
-	together(conc, func(w int) {
+	writerstress.Together(conc, func(w int) {
 		for i := 0; time.Now().Before(end) && !hung.Load() && ctx.Err() == nil; i++ {
 			ictx, cancel := context.WithTimeout(ctx, hangAfter)
 			_, err := ins.ExecContext(ictx, w*1_000_000+i)
