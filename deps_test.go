@@ -43,3 +43,31 @@ func TestDriverLinksNoSQLite(t *testing.T) {
 		}
 	}
 }
+
+// TestDriverLinksNoTestHelpers: the helpers that run sqld for the tests and
+// tools (internal/sqldproc, internal/loopback) are part of no program that
+// imports only the module's public packages.
+func TestDriverLinksNoTestHelpers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	var public []string
+	for _, p := range strings.Fields(string(out)) {
+		if !strings.Contains(p, "/internal/") {
+			public = append(public, p)
+		}
+	}
+	out, err = exec.Command("go", append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, public...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasSuffix(p, "/internal/sqldproc") || strings.HasSuffix(p, "/internal/loopback") {
+			t.Errorf("a public package depends on %s", p)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/internal/gormerr"
 )
 
 func TestErrorClasses(t *testing.T) {
@@ -166,32 +167,6 @@ func TestSQLiteCodes(t *testing.T) {
 	}
 }
 
-// gormErrMessage is what gorm.io/driver/sqlite v1.6's Translate decodes an
-// error into (its ErrMessage): it json.Marshals the error and unmarshals the
-// result into this shape, then looks ExtendedCode up in gormErrCodes.
-type gormErrMessage struct {
-	Code         int `json:"Code"`
-	ExtendedCode int `json:"ExtendedCode"`
-	SystemErrno  int `json:"SystemErrno"`
-}
-
-// gormErrCodes is v1.6's errCodes, with GORM's errors by name.
-var gormErrCodes = map[int]string{1555: "ErrDuplicatedKey", 2067: "ErrDuplicatedKey", 787: "ErrForeignKeyViolated"}
-
-// gormTranslate does what v1.6's Translate does, returning the name of the
-// GORM error it would return, or "" when it returns err unchanged.
-func gormTranslate(err error) string {
-	b, err := json.Marshal(err)
-	if err != nil {
-		return ""
-	}
-	var m gormErrMessage
-	if json.Unmarshal(b, &m) != nil {
-		return ""
-	}
-	return gormErrCodes[m.ExtendedCode]
-}
-
 func TestErrorJSON(t *testing.T) {
 	tests := []struct {
 		err  *Error
@@ -229,19 +204,19 @@ func TestErrorJSON(t *testing.T) {
 		if tt.err == nil {
 			continue
 		}
-		if got := gormTranslate(tt.err); got != tt.gorm {
+		if got := gormerr.Translate(tt.err); got != tt.gorm {
 			t.Errorf("%+v: GORM translates it to %q, want %q", tt.err, got, tt.gorm)
 		}
 		// The shape GORM decodes: no key must clash with its fields.
-		var m gormErrMessage
-		if err := json.Unmarshal(b, &m); err != nil || m.Code != tt.err.SQLiteCode() || m.ExtendedCode != tt.err.SQLiteExtendedCode() {
-			t.Errorf("%s decodes into GORM's shape as %+v, %v", b, m, err)
+		m, ok := gormerr.Decode(tt.err)
+		if !ok || m.Code != tt.err.SQLiteCode() || m.ExtendedCode != tt.err.SQLiteExtendedCode() {
+			t.Errorf("%s decodes into GORM's shape as %+v, %t", b, m, ok)
 		}
 	}
 	// GORM marshals the error it is given: a copy marked lost by the
 	// driver still translates, and so does the error as an error value.
 	lost := lost(&Error{Code: "SQLITE_CONSTRAINT", Message: "SQLite error: UNIQUE constraint failed: t.c"})
-	if got := gormTranslate(error(lost)); got != "ErrDuplicatedKey" {
+	if got := gormerr.Translate(error(lost)); got != "ErrDuplicatedKey" {
 		t.Errorf("lost: %q", got)
 	}
 }

@@ -2,63 +2,15 @@ package libsql
 
 import (
 	"database/sql/driver"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gohrana/libsql/codec"
 )
 
-func TestScanParams(t *testing.T) {
-	tests := []struct {
-		sql        string
-		names      []string
-		named, num bool
-	}{
-		{"SELECT 1", nil, false, false},
-		{"SELECT ?, ?", []string{"", ""}, false, true},
-		{"SELECT ?3, ?", []string{"", "", "?3", ""}, false, true}, // SQLite names ?NNN
-		{"SELECT :a, @b, $c, :a", []string{":a", "@b", "$c"}, true, false},
-		{"SELECT ':a', \"@b\", `$c`, [d:e] -- :x\n /* @y */ , :z", []string{":z"}, true, false},
-		{"SELECT 'it''s :a' || :b", []string{":b"}, true, false},
-		{"SELECT $a::b(c), x$y", []string{"$a::b(c)"}, true, false},
-		{"SELECT :a::b, @c(d), #e", []string{":a::b", "@c(d)", "#e"}, true, false}, // were :a, :b, @c and none
-		{"SELECT :a, ?", []string{":a", ""}, true, true},
-		{"SELECT ?2, :a", []string{"", "?2", ":a"}, true, true},
-		{"SELECT 'unterminated :a", nil, false, false},
-		{"SELECT :é", []string{":é"}, true, false},
-	}
-	for _, tt := range tests {
-		p := scanParams(tt.sql)
-		if !slices.Equal(p.Names, tt.names) || p.Named != tt.named || p.Numeric != tt.num {
-			t.Errorf("scanParams(%q) = %q named=%v num=%v; want %q named=%v num=%v",
-				tt.sql, p.Names, p.Named, p.Numeric, tt.names, tt.named, tt.num)
-		}
-	}
-}
-
-func TestScanParamsMulti(t *testing.T) {
-	tests := []struct {
-		sql   string
-		multi bool
-	}{
-		{"INSERT INTO t VALUES (?)", false},
-		{"INSERT INTO t VALUES (?);", false},
-		{"INSERT INTO t VALUES (?); -- done\n /* really */ ;; \t", false},
-		{"SELECT ';', \";\", [;], `;` -- ;\n", false},
-		{"SELECT 1; SELECT 2", true},
-		{"SELECT 1;SELECT 2", true},
-		{"SELECT 1; 'x'", true},
-		{"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END", true}, // one statement, but deferral only needs "maybe several"
-		{"SELECT 1; /* unterminated", false},
-		{"; SELECT 1", false}, // an empty statement is none (was multi)
-	}
-	for _, tt := range tests {
-		if got := scanParams(tt.sql).Multi; got != tt.multi {
-			t.Errorf("scanParams(%q).Multi = %v, want %v", tt.sql, got, tt.multi)
-		}
-	}
-}
+// scanParams is sqlscan.ScanParams, whose tables of statements are
+// sqlscan's TestScanParams and TestScanParamsMulti; what the driver does
+// with its answer is bindArgs, tested here.
 
 func TestBindArgs(t *testing.T) {
 	pos := func(vs ...any) []driver.NamedValue {

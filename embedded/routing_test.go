@@ -302,7 +302,7 @@ func TestLibSQLSchema(t *testing.T) {
 
 	// Each read of libsqlReads ran on the local file: with the primary
 	// gone it answers the same.
-	p.kill()
+	p.Kill()
 	for _, q := range libsqlReads {
 		if got := render(t, r.db, q); got != want[q] {
 			t.Errorf("with the primary stopped: %s\nreplica: %s\nprimary: %s", q, got, want[q])
@@ -387,7 +387,7 @@ func TestOfflinePrimary(t *testing.T) {
 	if got := one[int](t, r.db, "SELECT count(*) FROM o"); got != 1 {
 		t.Fatalf("%d rows", got)
 	}
-	p.kill()
+	p.Kill()
 
 	for range 20 { // readers carry on while syncs fail
 		if got := one[int](t, r.db, "SELECT count(*) FROM o"); got != 1 {
@@ -410,7 +410,7 @@ func TestOfflinePrimary(t *testing.T) {
 		t.Error("Sync with the primary down succeeded")
 	}
 
-	p.restart()
+	restartSqld(t, p)
 	mustExec(t, r.db, "INSERT INTO o VALUES (3)")
 	if got := one[int](t, r.db, "SELECT count(*) FROM o"); got != 2 {
 		t.Errorf("after the primary came back: %d rows", got)
@@ -428,7 +428,7 @@ func TestReadYourWritesBound(t *testing.T) {
 		t.Fatalf("%d rows", got)
 	}
 	mustExec(t, r.db, "INSERT INTO b VALUES (1)")
-	p.kill() // the write ran; no sync can fetch it now
+	p.Kill() // the write ran; no sync can fetch it now
 
 	tests := []struct {
 		name    string

@@ -94,8 +94,8 @@ func TestPrimaryNewLog(t *testing.T) {
 	r.sync(t)
 	sameContent(t, "before", r, prim)
 
-	p.kill()
-	p.restart()
+	p.Kill()
+	restartSqld(t, p)
 	mustExec(t, prim, "INSERT INTO t (id, v, n) VALUES (5000, 'new log', 7)")
 
 	stop := make(chan struct{})

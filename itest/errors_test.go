@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/gormerr"
 	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
@@ -211,34 +212,6 @@ func TestConnectionErrors(t *testing.T) {
 	}
 }
 
-// gormErrMessage is the shape gorm.io/driver/sqlite v1.6's Translate
-// decodes an error into (its ErrMessage, after mattn/go-sqlite3's
-// sqlite3.Error): it json.Marshals the error, unmarshals that into this
-// struct and looks ExtendedCode up in gormErrCodes.
-type gormErrMessage struct {
-	Code         int `json:"Code"`
-	ExtendedCode int `json:"ExtendedCode"`
-	SystemErrno  int `json:"SystemErrno"`
-}
-
-// gormErrCodes is v1.6's errCodes, with GORM's errors by name.
-var gormErrCodes = map[int]string{1555: "ErrDuplicatedKey", 2067: "ErrDuplicatedKey", 787: "ErrForeignKeyViolated"}
-
-// gormTranslate does what v1.6's Translate does with err, as database/sql
-// returned it: the name of the GORM error it returns, or "" when it
-// returns err unchanged.
-func gormTranslate(err error) string {
-	b, merr := json.Marshal(err)
-	if merr != nil {
-		return ""
-	}
-	var m gormErrMessage
-	if json.Unmarshal(b, &m) != nil {
-		return ""
-	}
-	return gormErrCodes[m.ExtendedCode]
-}
-
 // requireCodes checks the error's numeric SQLite codes, their JSON form in
 // the shape GORM decodes, and GORM's translation of it (gorm: the GORM
 // error's name, "" for none).
@@ -250,15 +223,15 @@ func requireCodes(t *testing.T, err error, primary, extended int, gorm string) {
 	require.Equal(t, extended, le.SQLiteExtendedCode(), "SQLiteExtendedCode of %v", err)
 	b, merr := json.Marshal(err)
 	require.NoError(t, merr)
-	var m gormErrMessage
-	require.NoError(t, json.Unmarshal(b, &m), "GORM's shape must decode %s", b)
-	require.Equal(t, gormErrMessage{Code: primary, ExtendedCode: extended}, m, "decoded from %s", b)
+	m, ok := gormerr.Decode(err)
+	require.True(t, ok, "GORM's shape must decode %s", b)
+	require.Equal(t, gormerr.Message{Code: primary, ExtendedCode: extended}, m, "decoded from %s", b)
 	var named struct{ HranaCode, Message, Error string }
 	require.NoError(t, json.Unmarshal(b, &named))
 	require.Equal(t, le.Code, named.HranaCode, "the Hrana code in %s", b)
 	require.Equal(t, le.Message, named.Message)
 	require.Equal(t, err.Error(), named.Error)
-	require.Equal(t, gorm, gormTranslate(err), "GORM's TranslateError of %s", b)
+	require.Equal(t, gorm, gormerr.Translate(err), "GORM's TranslateError of %s", b)
 }
 
 // TestErrorsConstraintKinds provokes each kind of constraint violation on

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/sqldproc"
 	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
@@ -205,7 +206,7 @@ func scanIDs(rows *sql.Rows, qerr error) (n int, inOrder bool, err error) {
 // cutEnv is a sqld of its own holding cutTotal rows of (id, v) with v 128
 // hex characters, a scratch table, and a proxy to it.
 type cutEnv struct {
-	srv            *sqldProc
+	srv            *sqldproc.Server
 	direct         *sql.DB // bypasses the proxy, for checks
 	table, scratch string
 	fp             *faultProxy

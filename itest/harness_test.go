@@ -47,6 +47,7 @@ import (
 
 	_ "github.com/gohrana/libsql" // registers the "libsql" driver
 	"github.com/gohrana/libsql/internal/loopback"
+	"github.com/gohrana/libsql/internal/sqldproc"
 	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
@@ -60,6 +61,9 @@ const (
 	startTimeout = 90 * time.Second
 	runTimeout   = 5 * time.Minute
 	logTail      = 60 // lines of server log shown when something fails
+	// maxStartAttempts bounds the starts of a container that found its
+	// port taken (host networking); each attempt has a fresh port.
+	maxStartAttempts = 5
 )
 
 // serverURL is the base URL of the shared server, e.g. "http://127.0.0.1:34567".
@@ -243,6 +247,9 @@ func closedAddr(t testing.TB) string {
 	return loopbackAddr(port)
 }
 
+// loopbackAddr is 127.0.0.1:port.
+func loopbackAddr(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
+
 type server struct {
 	ctr *testcontainers.DockerContainer
 	url string
@@ -272,7 +279,7 @@ func newServer(ctx context.Context, cfg serverConfig) (*server, error) {
 	// sqld binds it (sqld exits then): try again on another one.
 	for attempt := 1; ; attempt++ {
 		srv, err := startContainer(ctx, image, cfg)
-		if err == nil || !hostNetwork() || attempt == maxStartAttempts || srv == nil || !strings.Contains(srv.logs(), addrInUse) {
+		if err == nil || !hostNetwork() || attempt == maxStartAttempts || srv == nil || !strings.Contains(srv.logs(), sqldproc.AddrInUse) {
 			return srv, err
 		}
 		_ = srv.stop()

@@ -15,7 +15,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -213,8 +212,8 @@ func TestLoadMixed(t *testing.T) {
 			msg := fmt.Sprintf("at %v: a write hung for %v (%v); restarting sqld", began.Sub(start).Round(time.Second), loadStall, err)
 			watch.stalls = append(watch.stalls, msg)
 			t.Logf("SQLD WRITE DEADLOCK %s", msg)
-			srv.stop(syscall.SIGKILL)
-			restartErr = srv.launch()
+			srv.Kill()
+			restartErr = srv.Restart(ctx)
 			watch.windows = append(watch.windows, [2]time.Time{lastOK, time.Now()})
 			if restartErr != nil {
 				return

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
 // createNamespace creates ns through sqld's admin API.
@@ -30,9 +31,8 @@ func createNamespace(t *testing.T, admin, ns string) {
 // namespace= in the DSN and holding its own data; a namespace that does not
 // exist is ErrNotFound, named in the error.
 func TestNamespaces(t *testing.T) {
-	const adminFlag = "--admin-listen-addr"
-	srv := startSqldWith(t, sqldConfig{args: []string{"--enable-namespaces"}, listen: []string{adminFlag}})
-	admin := srv.listenAddr(adminFlag)
+	srv := startSqldWith(t, sqldproc.Config{Args: []string{"--enable-namespaces"}, Listen: []string{sqldproc.AdminFlag}})
+	admin := srv.ListenAddr(sqldproc.AdminFlag)
 	createNamespace(t, admin, "alpha")
 	createNamespace(t, admin, "beta")
 	for _, c := range variants {

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql/internal/loopback"
+	"github.com/gohrana/libsql/internal/sqldproc"
 	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
@@ -51,19 +52,15 @@ func TestStartSqldPortTaken(t *testing.T) {
 		taken  int // the draw that hands out other's port
 	}{
 		{"http", nil, 1},
-		{"grpc", []string{"--grpc-listen-addr"}, 2},
+		{"grpc", []string{sqldproc.GRPCFlag}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			own := startSqldWith(t, sqldConfig{listen: tc.listen, port: takenFirst(tc.taken, other.port)})
-			require.Equal(t, 2, own.starts, "one start that found the port taken, one that worked")
-			require.Contains(t, own.log.String(), addrInUse)
-			ports := []int{own.port}
-			for _, l := range own.listen {
-				ports = append(ports, l.port)
-			}
-			require.NotContains(t, ports, other.port)
-			require.NoError(t, loopback.HeldBy(own.pid(), ports...))
+			own := startSqldWith(t, sqldproc.Config{Listen: tc.listen, Port: takenFirst(tc.taken, other.Port())})
+			require.Equal(t, 2, own.Starts(), "one start that found the port taken, one that worked")
+			require.Contains(t, own.Log(), sqldproc.AddrInUse)
+			require.NotContains(t, own.Ports(), other.Port())
+			require.NoError(t, loopback.HeldBy(own.Pid(), own.Ports()...))
 			sliced(t, own.URL())
 		})
 	}
@@ -78,14 +75,14 @@ func TestServerPortTaken(t *testing.T) {
 	t.Parallel()
 	other := startSqld(t)
 	sliced(t, other.URL())
-	srv := startServerWith(t, serverConfig{port: takenFirst(1, other.port)})
+	srv := startServerWith(t, serverConfig{port: takenFirst(1, other.Port())})
 	u, err := url.Parse(srv.url)
 	require.NoError(t, err)
 	_, p, err := net.SplitHostPort(u.Host)
 	require.NoError(t, err)
 	port, err := strconv.Atoi(p)
 	require.NoError(t, err)
-	require.NotEqual(t, other.port, port)
+	require.NotEqual(t, other.Port(), port)
 	state, err := srv.ctr.State(t.Context())
 	require.NoError(t, err)
 	require.NoError(t, loopback.HeldBy(state.Pid, port))

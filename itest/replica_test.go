@@ -11,28 +11,27 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/sqldproc"
 	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
 // replicaPair is a primary and a replica that replicates from it.
 type replicaPair struct {
-	primary, replica *sqldProc
+	primary, replica *sqldproc.Server
 }
 
 // startReplicaPair starts a primary with a gRPC listener of its own and a
 // replica of it, and waits until the replica serves.
 func startReplicaPair(t *testing.T) *replicaPair {
 	t.Helper()
-	const grpcFlag = "--grpc-listen-addr"
-	primary := startSqldWith(t, sqldConfig{listen: []string{grpcFlag}})
-	replica := startSqld(t, "--primary-grpc-url", "http://"+primary.listenAddr(grpcFlag))
+	primary := startSqldWith(t, sqldproc.Config{Listen: []string{sqldproc.GRPCFlag}})
+	replica := startSqld(t, "--primary-grpc-url", "http://"+primary.ListenAddr(sqldproc.GRPCFlag))
 	return &replicaPair{primary: primary, replica: replica}
 }
 
@@ -130,7 +129,7 @@ func TestReplicaPrimaryKilled(t *testing.T) {
 	before := connector.ReplicationIndex()
 	require.NotZero(t, before)
 
-	pair.primary.stop(syscall.SIGKILL)
+	pair.primary.Kill()
 	// Reads go on on the replica. If the primary died before the replica
 	// had the last write's frame, the first read cannot see that write and
 	// says so after replicationWait (ErrReplicationWait); the index is then
@@ -156,7 +155,7 @@ func TestReplicaPrimaryKilled(t *testing.T) {
 	require.Less(t, time.Since(start), 5*time.Second)
 	t.Logf("write with the primary down: %v", err)
 
-	pair.primary.start(t)
+	require.NoError(t, pair.primary.Restart(t.Context()))
 	// Writes work again once the replica has reconnected; the first ones
 	// may still fail (bounded by their context) while it does.
 	deadline := time.Now().Add(30 * time.Second)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/sqldproc"
 	"github.com/gohrana/libsql/internal/testmatrix"
 )
 
@@ -97,8 +98,10 @@ func TestRestartUnderOpenPool(t *testing.T) {
 				time.Sleep(300 * time.Millisecond) // let it reach the server
 
 				start := time.Now()
-				if srv.stop(sig) {
-					t.Logf("sqld hung in its graceful shutdown for %v; killed", sigtermGrace)
+				if sig == syscall.SIGKILL {
+					srv.Kill()
+				} else if srv.Stop() {
+					t.Logf("sqld hung in its graceful shutdown for %v; killed", sqldproc.StopGrace)
 				}
 				t.Logf("%s stop took %v", name, time.Since(start).Round(time.Millisecond))
 
@@ -129,7 +132,7 @@ func TestRestartUnderOpenPool(t *testing.T) {
 				}
 
 				start = time.Now()
-				srv.start(t)
+				require.NoError(t, srv.Restart(ctx))
 				t.Logf("restart took %v", time.Since(start).Round(time.Millisecond))
 
 				// Lost transactions.

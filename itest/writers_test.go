@@ -10,18 +10,10 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"errors"
-	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"os/exec"
 	"runtime"
-	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -29,156 +21,20 @@ import (
 
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/internal/testmatrix"
+	"github.com/gohrana/libsql/internal/writerstress"
 )
 
-// stressConfig is one run of the scenario.
-type stressConfig struct {
-	variant  testmatrix.Variant
-	params   []string // extra DSN parameters
-	workers  int
-	perWork  int
-	busy     int           // busy loops to start (0: a quiet machine)
-	deadline time.Duration // a run still going then counts as hung
-}
-
-// stressResult is what one run did.
-type stressResult struct {
-	ok       int64            // inserts that succeeded
-	errs     map[string]int64 // error class -> count
-	rows     int64            // rows in the table afterwards (-1: unknown)
-	hung     bool             // the run hit its deadline
-	stalled  bool             // afterwards a write still hung: sqld's deadlock
-	wall     time.Duration
-	loadAvg  string
-	rowsErrs string // why rows is unknown
-}
-
-func (r stressResult) String() string {
-	var errs []string
-	for k, v := range r.errs {
-		errs = append(errs, fmt.Sprintf("%dx %s", v, k))
-	}
-	s := fmt.Sprintf("ok %d, rows %d, hung %t, stalled %t, %v, load %s", r.ok, r.rows, r.hung, r.stalled,
-		r.wall.Round(10*time.Millisecond), r.loadAvg)
-	if len(errs) > 0 {
-		s += ", errors: " + strings.Join(errs, "; ")
-	}
-	if r.rowsErrs != "" {
-		s += ", count: " + r.rowsErrs
-	}
-	return s
-}
-
-// errClass names an error briefly, for counting.
-func errClass(err error) string {
-	var le *libsql.Error
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return "deadline"
-	case errors.Is(err, libsql.ErrBusy):
-		return "SQLITE_BUSY"
-	case errors.As(err, &le):
-		return le.Code
-	}
-	msg := err.Error()
-	if len(msg) > 80 {
-		msg = msg[:80]
-	}
-	return msg
-}
-
-// busyLoops starts n processes that spin on a core each, until stop.
-func busyLoops(t testing.TB, n int) (stop func()) {
-	t.Helper()
-	var cmds []*exec.Cmd
-	for range n {
-		cmd := exec.Command("sh", "-c", "while :; do :; done")
-		// Should the test binary die without stopping them, they go too.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		require.NoError(t, cmd.Start())
-		cmds = append(cmds, cmd)
-	}
-	var once sync.Once
-	stop = func() {
-		once.Do(func() {
-			for _, c := range cmds {
-				_ = c.Process.Kill()
-				_ = c.Wait()
-			}
-		})
-	}
-	t.Cleanup(stop)
-	return stop
-}
-
-// loadAverage returns the first field of /proc/loadavg.
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return "?"
-	}
-	return strings.Fields(string(b))[0]
-}
-
-// stressRun runs cfg.workers goroutines of cfg.perWork autocommit INSERTs
-// each on one *sql.DB (default pool settings) against a sqld of its own with
-// the default WAL. A run that has not finished by cfg.deadline is ended
-// there and counted as hung; then an independent write with a 5 s deadline
-// tells whether sqld itself stalled (reads keep working, so the rows can
-// still be counted). The server is killed at the end.
-func stressRun(t *testing.T, cfg stressConfig) stressResult {
+// stressRun runs the scenario of issue 11 (writerstress.Run) once
+// through variant, on one *sql.DB with default pool settings, against a
+// sqld of its own with the default WAL, which is killed at the end.
+func stressRun(t *testing.T, variant testmatrix.Variant, cfg writerstress.Config) writerstress.Result {
 	t.Helper()
 	srv := startSqld(t)
-	defer srv.stop(syscall.SIGKILL)
-	db := openDB(t, srv.URL(), cfg.variant, cfg.params...)
-	table := privateTable(t, db, "stress", "(id INTEGER PRIMARY KEY, worker INTEGER NOT NULL, seq INTEGER NOT NULL, UNIQUE (worker, seq))")
-	ins, err := db.Prepare("INSERT INTO " + table + " (worker, seq) VALUES (?, ?)")
+	defer srv.Kill()
+	db := openDB(t, srv.URL(), variant)
+	r, err := writerstress.Run(t.Context(), db, cfg)
 	require.NoError(t, err)
-	defer ins.Close()
-
-	if cfg.busy > 0 {
-		defer busyLoops(t, cfg.busy)()
-	}
-	res := stressResult{errs: map[string]int64{}, rows: -1}
-	var mu sync.Mutex
-	var ok atomic.Int64
-	ctx, cancel := context.WithTimeout(context.Background(), cfg.deadline)
-	defer cancel()
-	start := time.Now()
-	_ = runWorkers(cfg.workers, func(w int) error {
-		for i := range cfg.perWork {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if _, err := ins.ExecContext(ctx, w, i); err != nil {
-				mu.Lock()
-				res.errs[errClass(err)]++
-				mu.Unlock()
-				continue
-			}
-			ok.Add(1)
-		}
-		return nil
-	})
-	res.wall = time.Since(start)
-	res.hung = ctx.Err() != nil
-	res.ok = ok.Load()
-	res.loadAvg = loadAverage()
-
-	if res.hung {
-		// Is it sqld's stall? An independent write says.
-		pctx, pcancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, err := db.ExecContext(pctx, "CREATE TABLE probe_"+strconv.Itoa(os.Getpid())+" (x)")
-		pcancel()
-		res.stalled = errors.Is(err, context.DeadlineExceeded)
-	}
-	cctx, ccancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer ccancel()
-	if err := db.QueryRowContext(cctx, "SELECT count(*) FROM "+table).Scan(&res.rows); err != nil {
-		res.rows = -1
-		res.rowsErrs = err.Error()
-	}
-	return res
+	return r
 }
 
 // TestWritersStress is the scenario of issue 11 at full size, per codec,
@@ -195,14 +51,14 @@ func TestWritersStress(t *testing.T) {
 	const workers, perWorker = 32, 50
 	for _, c := range variants {
 		t.Run(c.Name, func(t *testing.T) {
-			r := stressRun(t, stressConfig{variant: c, workers: workers, perWork: perWorker,
-				busy: runtime.NumCPU(), deadline: 60 * time.Second})
+			r := stressRun(t, c, writerstress.Config{Workers: workers, PerWorker: perWorker,
+				Busy: runtime.NumCPU(), Deadline: 60 * time.Second})
 			t.Logf("%d x %d inserts, %d busy loops: %v", workers, perWorker, runtime.NumCPU(), r)
-			require.False(t, r.stalled, "sqld stalled all writes (an independent write hung 5 s after the deadline): %v", r)
-			require.False(t, r.hung, "the inserts did not finish within the deadline: %v", r)
-			require.Empty(t, r.errs, "errors: %v", r)
-			require.EqualValues(t, workers*perWorker, r.ok, "inserts that succeeded")
-			require.EqualValues(t, workers*perWorker, r.rows, "rows")
+			require.False(t, r.Stalled, "sqld stalled all writes (an independent write hung 5 s after the deadline): %v", r)
+			require.False(t, r.Hung, "the inserts did not finish within the deadline: %v", r)
+			require.Empty(t, r.Errs, "errors: %v", r)
+			require.EqualValues(t, workers*perWorker, r.OK, "inserts that succeeded")
+			require.EqualValues(t, workers*perWorker, r.Rows, "rows")
 		})
 		if c.WS() {
 			continue // the bound is counted on the HTTP wire (the bound itself is the same code)

@@ -18,7 +18,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 	"github.com/gohrana/libsql/codec/direct"
 	"github.com/gohrana/libsql/codec/protobuf"
 	"github.com/gohrana/libsql/internal/session"
+	"github.com/gohrana/libsql/internal/sqldproc"
 	"github.com/gohrana/libsql/transport"
 	"github.com/gohrana/libsql/transport/ws"
 )
@@ -53,13 +53,10 @@ func forWSCodecs(t *testing.T, fn func(t *testing.T, cd codec.SocketCodec)) {
 	}
 }
 
-// wsURL is the WebSocket URL of a sqld of the test's own.
-func wsURL(p *sqldProc) string { return "ws://" + p.addr }
-
 // newWSClient returns a WebSocket transport to p, closed when the test ends.
-func newWSClient(t testing.TB, p *sqldProc, cd codec.SocketCodec, mod func(*transport.Options)) transport.Transport {
+func newWSClient(t testing.TB, p *sqldproc.Server, cd codec.SocketCodec, mod func(*transport.Options)) transport.Transport {
 	t.Helper()
-	o := transport.Options{URL: wsURL(p), Codec: cd}
+	o := transport.Options{URL: p.WS(), Codec: cd}
 	if mod != nil {
 		mod(&o)
 	}
@@ -300,7 +297,7 @@ func TestWSRestart(t *testing.T) {
 		}()
 		time.Sleep(300 * time.Millisecond) // the query is running
 
-		srv.stop(syscall.SIGKILL)
+		srv.Kill()
 		err := <-inFlight
 		require.Error(t, err, "the query in flight")
 		assert.False(t, wsErr(err).Safe, "the query in flight: %v", err)
@@ -323,7 +320,7 @@ func TestWSRestart(t *testing.T) {
 		assert.True(t, wsErr(err).Resend, "%v", err)
 		assert.Less(t, time.Since(start), 2*time.Second)
 
-		srv.start(t)
+		require.NoError(t, srv.Restart(t.Context()))
 		require.Eventually(t, func() bool {
 			_, err := wsQuery(idle, "SELECT 1")
 			return err == nil
@@ -390,7 +387,7 @@ func TestWSHugeCursor(t *testing.T) {
 	for _, cd := range wsCodecs[:1] {
 		t.Run(cd.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestWSHugeCursorChild$", "-test.v", "-test.count=1")
-			cmd.Env = append(os.Environ(), "WS_CHILD_URL="+wsURL(srv), "WS_CHILD_CODEC="+cd.name)
+			cmd.Env = append(os.Environ(), "WS_CHILD_URL="+srv.WS(), "WS_CHILD_CODEC="+cd.name)
 			out, err := cmd.CombinedOutput()
 			require.NoError(t, err, "child:\n%s", out)
 			var rows, sys int64
@@ -468,7 +465,7 @@ func TestWSDSN(t *testing.T) {
 		t.Run(cd.name, func(t *testing.T) {
 			t.Parallel()
 			srv := startSqld(t)
-			db, err := sql.Open("libsql", wsURL(srv)+"?codec="+cd.name)
+			db, err := sql.Open("libsql", srv.WS()+"?codec="+cd.name)
 			require.NoError(t, err)
 			defer db.Close()
 			ctx := context.Background()
@@ -512,8 +509,8 @@ func TestWSDSN(t *testing.T) {
 			require.ErrorIs(t, err, context.DeadlineExceeded)
 			require.Equal(t, int64(2), countRows(t, db, "t"), "the pool after a cancelled statement")
 
-			srv.stop(syscall.SIGKILL)
-			srv.start(t)
+			srv.Kill()
+			require.NoError(t, srv.Restart(t.Context()))
 			require.Eventually(t, func() bool {
 				var n int64
 				return db.QueryRowContext(ctx, "SELECT count(*) FROM t").Scan(&n) == nil && n == 2

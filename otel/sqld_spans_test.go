@@ -10,6 +10,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/sqldproc"
 	otellibsql "github.com/gohrana/libsql/otel"
 )
 
@@ -20,14 +21,18 @@ const rowsInBig = 2500
 // TestSqld: against a real sqld over HTTP and WebSocket, statements,
 // transactions and errors have their spans, the requests the bytes and
 // server time sqld reported, and a result over the response limit its
-// cursor's fetches.
+// cursor's fetches. The sqld is a process of the test's own
+// (internal/sqldproc): the binary of scripts/sqld.sh or $LIBSQL_OTEL_SQLD.
 func TestSqld(t *testing.T) {
-	addr := startSqld(t, "--max-response-size", "64KB")
+	srv := sqldproc.StartTest(t, sqldproc.Config{
+		Bin:  sqldproc.Binary(t, "LIBSQL_OTEL_SQLD"),
+		Args: []string{"--max-response-size", "64KB"},
+	})
 	for _, transport := range []string{libsql.TransportHTTP, libsql.TransportWS} {
 		t.Run(transport, func(t *testing.T) {
 			rec := newRecording(t)
 			cfg := libsql.NewConfig()
-			cfg.URL = "http://" + addr
+			cfg.URL = srv.URL()
 			cfg.Transport = transport
 			db := openDB(t, cfg, rec)
 			ctx := t.Context()

@@ -49,6 +49,8 @@ func TestReadOnly(t *testing.T) {
 		"WITH x AS (SELECT 'insert') SELECT * FROM x":                                               true, // a string
 		"WITH x AS (SELECT 1 AS \"delete\", [update], `replace`) SELECT * FROM x":                   true, // quoted names
 		"WITH x AS (SELECT 1) /* DELETE */ SELECT * FROM x -- UPDATE":                               true, // comments
+		"WITH x AS (SELECT 1) /* delete */ SELECT 1 -- update":                                      true,
+		"; SELECT 1": true, // an empty statement first
 
 		"WITH x AS (SELECT 1) INSERT INTO t SELECT * FROM x":             false,
 		"WITH x AS (SELECT 1) update t SET a = 1":                        false,

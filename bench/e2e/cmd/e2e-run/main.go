@@ -50,9 +50,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gohrana/libsql/bench/e2e/internal/child"
-	"github.com/gohrana/libsql/bench/e2e/internal/sqld"
 	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+	"github.com/gohrana/libsql/internal/child"
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
 func main() {
@@ -289,17 +289,23 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 		}
 	}
 
-	bin, err := sqld.Find(ctx, c.sqld)
+	bin := c.sqld
+	if bin == "" {
+		var err error
+		if bin, err = sqldproc.Find(ctx, "SQLD"); err != nil {
+			return nil, fmt.Errorf("%w (or pass -sqld)", err)
+		}
+	}
+	version := sqldproc.Version(ctx, bin)
+	srv, err := sqldproc.Start(ctx, sqldproc.Config{Bin: bin})
 	if err != nil {
 		return nil, err
 	}
-	version := sqld.Version(ctx, bin)
-	srv, err := sqld.Start(ctx, bin)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.Stop()
-	logf("%s listening on %s", version, srv.URL)
+	defer func() {
+		srv.Stop()
+		_ = srv.Close() // removes its data
+	}()
+	logf("%s listening on %s", version, srv.URL())
 
 	bigRows := 0
 	for _, w := range selected {
@@ -307,11 +313,11 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 			bigRows = c.bigRows
 		}
 	}
-	if err := prepare(ctx, srv.URL, bigRows, logf); err != nil {
+	if err := prepare(ctx, srv.URL(), bigRows, logf); err != nil {
 		return nil, fmt.Errorf("preparing the tables: %w", err)
 	}
 	if c.serve {
-		logf("serving %s with the tables filled; the helpers are %s and %s; interrupt to stop", srv.URL, ours, peerBin)
+		logf("serving %s with the tables filled; the helpers are %s and %s; interrupt to stop", srv.URL(), ours, peerBin)
 		<-ctx.Done()
 		return nil, errors.New("interrupted")
 	}
@@ -333,7 +339,7 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 				n := len(w.variants)
 				for i := range n {
 					v := w.variants[(i+r-1)%n]
-					res := runOne(ctx, c, w, v, ours, peerBin, srv.URL)
+					res := runOne(ctx, c, w, v, ours, peerBin, srv.URL())
 					res.Round = r
 					rep.Results = append(rep.Results, res)
 					logf("round %d/%d %-10s %-19s %s", r, rounds, w.name, v.name, brief(res))

@@ -42,9 +42,10 @@ import (
 	"syscall"
 	"time"
 
-	_ "github.com/gohrana/libsql" // registers the driver
-	"github.com/gohrana/libsql/bench/e2e/internal/sqld"
+	_ "github.com/gohrana/libsql"              // registers the driver
 	_ "github.com/gohrana/libsql/codec/gojson" // registers codec=gojson (direct and protobuf come with the driver)
+	"github.com/gohrana/libsql/internal/sqldproc"
+	"github.com/gohrana/libsql/internal/writerstress"
 )
 
 func main() {
@@ -74,18 +75,21 @@ func measure(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	logf := func(format string, a ...any) {
 		fmt.Fprintf(stderr, "%s "+format+"\n", append([]any{time.Now().Format("15:04:05")}, a...)...)
 	}
-	bin, err := sqld.Find(ctx, cfg.sqld)
-	if err != nil {
-		return err
+	bin := cfg.sqld
+	if bin == "" {
+		var err error
+		if bin, err = sqldproc.Find(ctx, "SQLD"); err != nil {
+			return fmt.Errorf("%w (or pass -sqld)", err)
+		}
 	}
-	env := environment{server: sqld.Version(ctx, bin), goos: runtime.GOOS, goarch: runtime.GOARCH,
-		cpus: runtime.NumCPU(), goVersion: runtime.Version(), loadBefore: loadAverage()}
+	env := environment{server: sqldproc.Version(ctx, bin), goos: runtime.GOOS, goarch: runtime.GOARCH,
+		cpus: runtime.NumCPU(), goVersion: runtime.Version(), loadBefore: writerstress.LoadAverage()}
 	if cfg.runs > 0 {
 		results, err := stressRuns(ctx, cfg, bin, logf)
 		if err != nil {
 			return err
 		}
-		env.loadAfter = loadAverage()
+		env.loadAfter = writerstress.LoadAverage()
 		writeStressReport(stdout, env, cfg, results)
 		return nil
 	}
@@ -93,7 +97,7 @@ func measure(ctx context.Context, cfg *config, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	env.loadAfter = loadAverage()
+	env.loadAfter = writerstress.LoadAverage()
 	writeThroughputReport(stdout, env, cfg, samples)
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+	"github.com/gohrana/libsql/internal/writerstress"
 )
 
 // environment describes where the measurements ran.
@@ -27,7 +28,7 @@ func (e environment) write(w io.Writer) {
 // writeStressReport writes, per parameter set, how many runs were clean,
 // how many stalled sqld and how many hung otherwise; results[i] are the
 // runs of cfg.sets[i].
-func writeStressReport(w io.Writer, env environment, cfg *config, results [][]stressResult) {
+func writeStressReport(w io.Writer, env environment, cfg *config, results [][]writerstress.Result) {
 	env.write(w)
 	want := int64(cfg.workers * cfg.per)
 	fmt.Fprintf(w, "Stall runs: %d per parameter set, interleaved, each on a sqld of its own (default WAL): "+
@@ -42,24 +43,24 @@ func writeStressReport(w io.Writer, env environment, cfg *config, results [][]st
 		var walls, loads []float64
 		for _, r := range results[i] {
 			switch {
-			case r.clean(want):
+			case r.Clean(want):
 				clean++
-				walls = append(walls, r.wall.Seconds())
-			case r.stalled:
+				walls = append(walls, r.Wall.Seconds())
+			case r.Stalled:
 				stalled++
-			case r.hung:
+			case r.Hung:
 				hung++
 			}
-			for k, v := range r.errs {
+			for k, v := range r.Errs {
 				errs[k] += v
 			}
-			if l, err := strconv.ParseFloat(r.loadAvg, 64); err == nil {
+			if l, err := strconv.ParseFloat(r.LoadAvg, 64); err == nil {
 				loads = append(loads, l)
 			}
 		}
 		errCell := "none"
 		if len(errs) > 0 {
-			errCell = errorCounts(errs)
+			errCell = writerstress.ErrorCounts(errs)
 		}
 		fmt.Fprintf(w, "| `%s` | %d | %d | %d | %d | %s | %s | %s |\n", set.name(), len(results[i]), clean, stalled, hung,
 			errCell, wallTimes(walls), spread(loads, "%.1f"))

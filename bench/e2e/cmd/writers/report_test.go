@@ -2,15 +2,12 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/internal/testmatrix"
+	"github.com/gohrana/libsql/internal/writerstress"
 )
 
 var testEnv = environment{server: "sqld 0.24.32", goos: "linux", goarch: "amd64", cpus: 2, goVersion: "go1.26.8",
@@ -29,16 +26,16 @@ func contains(t *testing.T, got string, want ...string) {
 func TestStressReport(t *testing.T) {
 	cfg := &config{runs: 4, workers: 2, per: 5, busy: 2, deadline: time.Minute, variant: testmatrix.Named("direct"),
 		sets: []paramSet{{}, {label: "maxWriters=0", params: []string{"maxWriters=0"}}}}
-	cleanRun := func(wall time.Duration, load string) stressResult {
-		return stressResult{ok: 10, rows: 10, errs: map[string]int64{}, wall: wall, loadAvg: load}
+	cleanRun := func(wall time.Duration, load string) writerstress.Result {
+		return writerstress.Result{OK: 10, Rows: 10, Errs: map[string]int64{}, Wall: wall, LoadAvg: load}
 	}
-	results := [][]stressResult{
+	results := [][]writerstress.Result{
 		{cleanRun(2300*time.Millisecond, "8.12"), cleanRun(4100*time.Millisecond, "9.50")},
 		{
 			cleanRun(3*time.Second, "10.00"),
-			{ok: 7, rows: 9, hung: true, stalled: true, errs: map[string]int64{"deadline": 3}, wall: time.Minute, loadAvg: "20.30"},
-			{ok: 8, rows: 8, hung: true, errs: map[string]int64{"deadline": 2}, wall: time.Minute, loadAvg: "?"},
-			{ok: 8, rows: 8, errs: map[string]int64{"SQLITE_BUSY": 2}, wall: 5 * time.Second, loadAvg: "12.00"},
+			{OK: 7, Rows: 9, Hung: true, Stalled: true, Errs: map[string]int64{"deadline": 3}, Wall: time.Minute, LoadAvg: "20.30"},
+			{OK: 8, Rows: 8, Hung: true, Errs: map[string]int64{"deadline": 2}, Wall: time.Minute, LoadAvg: "?"},
+			{OK: 8, Rows: 8, Errs: map[string]int64{"SQLITE_BUSY": 2}, Wall: 5 * time.Second, LoadAvg: "12.00"},
 		},
 	}
 	var out bytes.Buffer
@@ -82,44 +79,5 @@ func TestThroughputReport(t *testing.T) {
 	)
 	if strings.Contains(out.String(), "(0.500-1.500), 1 stalled") {
 		t.Error("a stall of the base is counted against the other set")
-	}
-}
-
-func TestStressResultClean(t *testing.T) {
-	ok := stressResult{ok: 10, rows: 10, errs: map[string]int64{}}
-	if !ok.clean(10) {
-		t.Error("a run with every insert done once is not clean")
-	}
-	for name, r := range map[string]stressResult{
-		"hung":         {ok: 10, rows: 10, hung: true, errs: map[string]int64{}},
-		"errors":       {ok: 10, rows: 10, errs: map[string]int64{"SQLITE_BUSY": 1}},
-		"short":        {ok: 9, rows: 9, errs: map[string]int64{}},
-		"extra rows":   {ok: 10, rows: 11, errs: map[string]int64{}},
-		"rows unknown": {ok: 10, rows: -1, errs: map[string]int64{}},
-	} {
-		if r.clean(10) {
-			t.Errorf("%s: clean", name)
-		}
-	}
-	s := stressResult{ok: 7, rows: 9, hung: true, stalled: true, wall: 60004 * time.Millisecond, loadAvg: "20.3",
-		errs: map[string]int64{"deadline": 3, "SQLITE_BUSY": 1}}.String()
-	if want := "ok 7, rows 9, hung true, stalled true, 1m0s, load 20.3, errors: 1x SQLITE_BUSY; 3x deadline"; s != want {
-		t.Errorf("String() = %q, want %q", s, want)
-	}
-}
-
-func TestErrClass(t *testing.T) {
-	long := strings.Repeat("x", 100)
-	for err, want := range map[error]string{
-		fmt.Errorf("exec: %w", context.DeadlineExceeded): "deadline",
-		&libsql.Error{Code: "SQLITE_BUSY"}:               "SQLITE_BUSY",
-		&libsql.Error{Code: "SQLITE_LOCKED"}:             "SQLITE_BUSY",
-		&libsql.Error{Code: "SQLITE_CONSTRAINT"}:         "SQLITE_CONSTRAINT",
-		errors.New("connection refused"):                 "connection refused",
-		errors.New(long):                                 long[:80],
-	} {
-		if got := errClass(err); got != want {
-			t.Errorf("errClass(%v) = %q, want %q", err, got, want)
-		}
 	}
 }

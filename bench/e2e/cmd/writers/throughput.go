@@ -5,13 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/bench/e2e/internal/latency"
-	"github.com/gohrana/libsql/bench/e2e/internal/sqld"
+	"github.com/gohrana/libsql/internal/sqldproc"
+	"github.com/gohrana/libsql/internal/writerstress"
 )
 
 // concurrencies are the numbers of writers the throughput is measured at.
@@ -54,7 +54,7 @@ func throughput(ctx context.Context, cfg *config, bin string, logf func(string, 
 				}
 				samples[ci][k] = append(samples[ci][k], s)
 				logf("round %d/%d, %2d writers, [%s]: %7.0f inserts/s, %d errors, stalled %t, load %s",
-					round+1, cfg.rounds, conc, cfg.sets[k].name(), s.rate, s.errs, s.stalled, loadAverage())
+					round+1, cfg.rounds, conc, cfg.sets[k].name(), s.rate, s.errs, s.stalled, writerstress.LoadAverage())
 				if s.stalled {
 					// Later samples on this server would stall too.
 					tgt.close()
@@ -71,21 +71,21 @@ func throughput(ctx context.Context, cfg *config, bin string, logf func(string, 
 
 // target is a fresh sqld, perhaps behind a latency proxy.
 type target struct {
-	srv   *sqld.Server
+	srv   *sqldproc.Server
 	proxy *latency.Proxy // nil without added latency
 	url   string         // what the driver connects to
 }
 
 func startTarget(ctx context.Context, bin string, delay time.Duration) (*target, error) {
-	srv, err := sqld.Start(ctx, bin)
+	srv, err := sqldproc.Start(ctx, sqldproc.Config{Bin: bin})
 	if err != nil {
 		return nil, err
 	}
-	t := &target{srv: srv, url: srv.URL}
+	t := &target{srv: srv, url: srv.URL()}
 	if delay > 0 {
-		p, err := latency.Start(strings.TrimPrefix(srv.URL, "http://"), delay)
+		p, err := latency.Start(srv.Addr(), delay)
 		if err != nil {
-			srv.Kill()
+			_ = srv.Close()
 			return nil, err
 		}
 		t.proxy, t.url = p, "http://"+p.Addr()
@@ -97,7 +97,7 @@ func (t *target) close() {
 	if t.proxy != nil {
 		t.proxy.Close()
 	}
-	t.srv.Kill()
+	_ = t.srv.Close()
 }
 
 // measureSample creates table on the server at url and inserts into it
@@ -134,7 +134,7 @@ func insertFor(ctx context.Context, ins *sql.Stmt, conc int, d time.Duration) (n
 	var ok, bad atomic.Int64
 	var hung atomic.Bool
 	end := time.Now().Add(d)
-	together(conc, func(w int) {
+	writerstress.Together(conc, func(w int) {
 		for i := 0; time.Now().Before(end) && !hung.Load() && ctx.Err() == nil; i++ {
 			ictx, cancel := context.WithTimeout(ctx, hangAfter)
 			_, err := ins.ExecContext(ictx, w*1_000_000+i)
