@@ -38,7 +38,7 @@ func TestStats(t *testing.T) {
 
 	// A replica that syncs in the background, started with the primary
 	// down.
-	p.kill()
+	p.Kill()
 	bg := openReplica(t, "", p.URL(), embedded.WithSyncInterval(20*time.Millisecond))
 	_, err := r.c.Sync(testCtx(t))
 	if err == nil {
@@ -53,7 +53,7 @@ func TestStats(t *testing.T) {
 		return st.LastErr != nil && st.FailedSyncs > 0 && st.Syncs == 0
 	})
 
-	p.restart()
+	restartSqld(t, p)
 	r.sync(t)
 	if st := r.c.Stats(); st.LastErr != nil || !st.LastErrAt.IsZero() || st.Syncs != 3 || st.FailedSyncs != 1 {
 		t.Fatalf("after the primary came back: %+v", st)
