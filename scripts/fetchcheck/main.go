@@ -26,13 +26,10 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"golang.org/x/mod/modfile"
@@ -40,7 +37,7 @@ import (
 	"golang.org/x/mod/semver"
 	modzip "golang.org/x/mod/zip"
 
-	"github.com/gohrana/libsql/internal/loopback"
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
 const rootPath = "github.com/gohrana/libsql"
@@ -130,12 +127,14 @@ func run(repo, rev, sqld string, keep bool) error {
 		return err
 	}
 
-	url, stop, err := startSqld(sqld, filepath.Join(tmp, "sqld"))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := sqldproc.Start(ctx, sqldproc.Config{Bin: sqld})
 	if err != nil {
 		return err
 	}
-	defer stop()
-	out, err := command(app, env, filepath.Join(app, "app"), url, filepath.Join(tmp, "replica.db"))
+	defer srv.Close()
+	out, err := command(app, env, filepath.Join(app, "app"), srv.URL(), filepath.Join(tmp, "replica.db"))
 	if err != nil {
 		return fmt.Errorf("the program: %w\n%s", err, out)
 	}
@@ -335,46 +334,6 @@ func writeApp(dir string, mods []module.Version) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "main.go"), []byte(appSource), 0o644)
-}
-
-// startSqld starts sqld on a loopback port of its own with its data in
-// dir, and returns its URL and the func that stops it.
-func startSqld(bin, dir string) (string, func(), error) {
-	for try := 0; ; try++ {
-		port, err := loopback.Port()
-		if err != nil {
-			return "", nil, err
-		}
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		var logs bytes.Buffer
-		cmd := exec.Command(bin, "--http-listen-addr", addr, "--no-welcome", "--db-path", filepath.Join(dir, "data.sqld"))
-		cmd.Stdout, cmd.Stderr = &logs, &logs
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		if err := cmd.Start(); err != nil {
-			return "", nil, err
-		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
-		alive := func(context.Context) error {
-			select {
-			case <-exited:
-				return fmt.Errorf("sqld exited during start-up (%v): %s", cmd.ProcessState, logs.String())
-			default:
-				return nil
-			}
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err = loopback.WaitHealthy(ctx, cmd.Process.Pid, alive, port)
-		cancel()
-		if err == nil {
-			return "http://" + addr, func() { _ = cmd.Process.Kill(); <-exited }, nil
-		}
-		_ = cmd.Process.Kill()
-		<-exited
-		if try == 4 {
-			return "", nil, fmt.Errorf("start sqld: %w", err)
-		}
-	}
 }
 
 // goEnv returns the go command's setting of name.
