@@ -145,7 +145,8 @@ func (c *conn) Begin() (driver.Tx, error) {
 // transaction's first statement, so a transaction of k statements costs at
 // most k+1 requests. SQLite transactions are serializable; other isolation
 // levels are an error. ReadOnly transactions refuse statements that would
-// write (checked with describe, cached per connection).
+// write (checked with describe, cached per connection). Config.TxLock
+// (_txlock) says which BEGIN the others send.
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	if c.openTx() != nil {
 		return nil, errors.New("libsql: a transaction is already open on this connection")

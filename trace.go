@@ -111,9 +111,9 @@ func (c TraceCall) String() string { return enumName(traceCallNames[:], int(c)) 
 type RetryReason uint8
 
 const (
-	// RetryBusy is an autocommit statement that failed with SQLITE_BUSY
-	// (it did not apply), run again after a backoff within
-	// Config.BusyTimeout.
+	// RetryBusy is an autocommit statement, or a transaction's BEGIN with
+	// the steps that rode with it, that failed with SQLITE_BUSY (it did
+	// not apply), run again after a backoff within Config.BusyTimeout.
 	RetryBusy RetryReason = iota + 1
 	// RetryStreamExpired is a request sent again on a new server stream:
 	// the stream a finished transaction begun with SQL left open expired
