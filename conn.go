@@ -34,7 +34,7 @@ type conn struct {
 	// deferExec is Config.DeferredExec: the default for transactions.
 	deferExec bool
 	txBegin   string // beginSQL of Config.TxLock
-	readOnly  readOnlyCache
+	described describeCache
 	repl      *session.Replication // the connector's; nil for a conn of no connector
 	// infinities: the codec carries ±Inf floats (Protobuf), so arguments
 	// may be infinite.
@@ -125,15 +125,30 @@ func (c *conn) describer() describer {
 	return &c.auto
 }
 
-// Prepare returns a prepared statement. It costs no request: Hrana has no
-// server-side prepared statements over HTTP that outlive a stream.
+// Prepare returns a prepared statement; see PrepareContext.
 func (c *conn) Prepare(query string) (driver.Stmt, error) {
 	return c.PrepareContext(context.Background(), query)
 }
 
-// PrepareContext returns a prepared statement; see Prepare.
-func (c *conn) PrepareContext(_ context.Context, query string) (driver.Stmt, error) {
-	return &stmt{c: c, sql: query, params: scanParams(query)}, nil
+// PrepareContext returns a prepared statement, checked with the server
+// (describe) as mattn/go-sqlite3, pgx and go-sql-driver/mysql check theirs
+// at Prepare: SQL that cannot run fails here, with the server's error. The
+// answer is kept per text on the connection, so preparing a text again
+// costs no request. A script of several statements, which describe cannot
+// take, is checked when it runs. Executing the statement costs the same
+// single request as an unprepared one: Hrana has no server-side prepared
+// statements over HTTP that outlive a stream.
+func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	st := &stmt{c: c, sql: query, params: scanParams(query), numInput: -1}
+	if st.params.Multi {
+		return st, nil
+	}
+	d, err := c.described.get(ctx, c.describer(), query)
+	if err != nil {
+		return nil, err
+	}
+	st.numInput = d.numInput
+	return st, nil
 }
 
 // Begin starts a transaction with default options.
@@ -165,7 +180,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	// A read-only transaction checks each statement before it runs, so it
 	// gains nothing from deferring them.
 	deferExec := !opts.ReadOnly && deferredFrom(ctx, c.deferExec)
-	c.tx = newTx(ctx, c.s, &c.readOnly, txConfig{readOnly: opts.ReadOnly, deferExec: deferExec,
+	c.tx = newTx(ctx, c.s, &c.described, txConfig{readOnly: opts.ReadOnly, deferExec: deferExec,
 		begin: c.txBegin, busyTimeout: c.auto.busyTimeout}, c.tr)
 	return c.tx, nil
 }
@@ -296,7 +311,7 @@ func (c *conn) runQuery(ctx context.Context, query string, params sqlParams, arg
 	if !hasCode(err, codeResponseTooLarge) {
 		return nil, err
 	}
-	ro, derr := c.readOnly.check(ctx, c.describer(), query)
+	ro, derr := c.described.check(ctx, c.describer(), query)
 	if derr != nil || !ro {
 		if derr != nil {
 			return nil, withNote(err, "the statement ran; it is not run again to stream its rows, since asking whether it writes failed: "+derr.Error())
@@ -306,28 +321,63 @@ func (c *conn) runQuery(ctx context.Context, query string, params sqlParams, arg
 	return c.cursor(ctx, &st)
 }
 
-// readOnlyCache remembers describe's is_readonly per SQL text, for
-// read-only transactions and the cursor fallback.
-type readOnlyCache struct {
-	m map[string]bool
+// describeCache remembers what describe said of each SQL text, for
+// Prepare's check, read-only transactions and the cursor fallback: one
+// request per text per connection.
+type describeCache struct {
+	m map[string]described
 }
 
-// maxReadOnlyCache bounds the cache; it starts over when full.
-const maxReadOnlyCache = 1000
+// described is what the driver keeps of a describe answer.
+type described struct {
+	readOnly bool // SQLite's sqlite3_stmt_readonly
+	numInput int  // the parameters, if all are anonymous (? or ?NNN); else -1
+}
 
-// check reports whether sql only reads (SQLite's sqlite3_stmt_readonly),
-// asking d once per text.
-func (rc *readOnlyCache) check(ctx context.Context, d describer, sql string) (bool, error) {
-	if ro, ok := rc.m[sql]; ok {
-		return ro, nil
+// maxDescribeCache bounds the cache; it starts over when full.
+const maxDescribeCache = 1000
+
+// get returns what describe says of sql, asking d once per text. An error
+// (SQL that cannot run) is not kept: the schema may change.
+func (dc *describeCache) get(ctx context.Context, d describer, sql string) (described, error) {
+	if v, ok := dc.m[sql]; ok {
+		return v, nil
 	}
 	desc, err := d.describe(ctx, sql)
 	if err != nil {
-		return false, err
+		return described{}, err
 	}
-	if rc.m == nil || len(rc.m) >= maxReadOnlyCache {
-		rc.m = map[string]bool{}
+	v := described{readOnly: desc.IsReadonly, numInput: len(desc.Params)}
+	for _, p := range desc.Params {
+		if p.Name != "" && !isNumbered(p.Name) {
+			v.numInput = -1 // named: unused named arguments are allowed
+			break
+		}
 	}
-	rc.m[sql] = desc.IsReadonly
-	return desc.IsReadonly, nil
+	if dc.m == nil || len(dc.m) >= maxDescribeCache {
+		dc.m = map[string]described{}
+	}
+	dc.m[sql] = v
+	return v, nil
+}
+
+// check reports whether sql only reads (SQLite's sqlite3_stmt_readonly),
+// asking d once per text.
+func (dc *describeCache) check(ctx context.Context, d describer, sql string) (bool, error) {
+	v, err := dc.get(ctx, d, sql)
+	return v.readOnly, err
+}
+
+// isNumbered reports whether a parameter's name is a ?NNN, which binds
+// from positional arguments.
+func isNumbered(name string) bool {
+	if len(name) < 2 || name[0] != '?' {
+		return false
+	}
+	for _, c := range name[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

@@ -46,7 +46,7 @@ func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) 
 	}
 	if mode == BatchRead {
 		for i := range st {
-			ro, err := c.readOnly.check(ctx, &c.auto, st[i].SQL)
+			ro, err := c.described.check(ctx, &c.auto, st[i].SQL)
 			if err != nil {
 				return nil, err
 			}

@@ -514,8 +514,10 @@ func TestFakeConnDriverLevel(t *testing.T) {
 	t.Parallel()
 	b1 := fs.Baton(1)
 	srv := fs.New(t, fs.Probe(),
+		prepared("INSERT INTO t VALUES (?)", false, ""),
 		auto(fs.SQL("INSERT INTO t VALUES (?)", fs.Int(1)), fs.Inserted(1, 1)),
 		auto(fs.SQL("INSERT INTO t VALUES (?)", fs.Int(2)), fs.Inserted(1, 2)),
+		prepared("SELECT a FROM t", true),
 		auto(fs.SQL("SELECT a FROM t"), fs.Query(fs.Cols("a"), fs.Vals(fs.Int(1)))),
 		begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(2)),
 		finish(b1, "ROLLBACK"),
@@ -529,8 +531,8 @@ func TestFakeConnDriverLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.NumInput() != -1 {
-		t.Errorf("NumInput %d", st.NumInput())
+	if st.NumInput() != 1 {
+		t.Errorf("NumInput %d, want the 1 parameter describe reported", st.NumInput())
 	}
 	nv := &driver.NamedValue{Ordinal: 1, Value: int32(1)}
 	if err := st.(driver.NamedValueChecker).CheckNamedValue(nv); err != nil || nv.Value != int64(1) {
@@ -658,5 +660,76 @@ func TestFakeConnAutoCodecFallsBack(t *testing.T) {
 	}
 	if srv.Count() != 4 {
 		t.Fatalf("%d requests, want 4", srv.Count())
+	}
+}
+
+// Prepare checks the statement with describe, once per text per
+// connection: SQL that cannot run fails at Prepare with the server's
+// error (not kept: it is asked again); NumInput counts positional
+// parameters, -1 with named ones; a script is not described; inside a
+// transaction describe runs on a stream of its own.
+func TestFakeConnPrepare(t *testing.T) {
+	t.Parallel()
+	b1 := fs.Baton(1)
+	const syntax = `SQLite input error: near "invalid": syntax error`
+	bad := fs.Pipeline("", fs.Describe("invalid sql"), fs.Close()).Respond("", fs.Fail("SQL_INPUT_ERROR", syntax), fs.CloseOK())
+	srv := fs.New(t, fs.Probe(),
+		bad,
+		bad,
+		prepared("SELECT * FROM t WHERE a = ? AND b = ?3", true, "", "?3"),
+		prepared("UPDATE t SET a = :a", false, ":a"),
+		begin(b1, fs.SQL("UPDATE t SET a = 1"), fs.Updated(1)),
+		prepared("DELETE FROM t WHERE a = ?", false, ""),
+		inTx(b1, b1, fs.SQL("DELETE FROM t WHERE a = ?", fs.Int(1)), fs.Updated(1)),
+		finish(b1, "COMMIT"),
+	)
+	db := openDB(t, srv, "")
+	c := pinned(t, db)
+	defer c.Close()
+	for range 2 {
+		_, err := c.PrepareContext(bg, "invalid sql")
+		wantErr(t, err, errs(libsql.ErrSyntax), nil, syntax)
+		if e := asError(t, err); e.Message != syntax || e.Code != "SQL_INPUT_ERROR" {
+			t.Errorf("fields %+v: want the server's message and code", e)
+		}
+	}
+	for _, tt := range []struct {
+		sql  string
+		want int
+	}{
+		{"SELECT * FROM t WHERE a = ? AND b = ?3", 2},
+		{"SELECT * FROM t WHERE a = ? AND b = ?3", 2}, // cached: no second describe
+		{"UPDATE t SET a = :a", -1},
+		{"CREATE TABLE x (a); CREATE TABLE y (b)", -1}, // a script: not described
+	} {
+		var n int
+		err := c.Raw(func(dc any) error {
+			st, err := dc.(driver.ConnPrepareContext).PrepareContext(bg, tt.sql)
+			if err != nil {
+				return err
+			}
+			n = st.NumInput()
+			return st.Close()
+		})
+		if err != nil || n != tt.want {
+			t.Errorf("Prepare(%q): NumInput %d, %v; want %d", tt.sql, n, err, tt.want)
+		}
+	}
+	tx, err := c.BeginTx(bg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec("UPDATE t SET a = 1"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := tx.Prepare("DELETE FROM t WHERE a = ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Exec(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -69,6 +69,12 @@ func closeStream(baton string) fs.Exchange {
 	return fs.Pipeline(baton, fs.Close()).Respond("", fs.CloseOK())
 }
 
+// prepared is the describe with which Prepare checks a statement that has
+// parameters of the given names ("" for an anonymous ?).
+func prepared(sql string, readOnly bool, names ...string) fs.Exchange {
+	return fs.Pipeline("", fs.Describe(sql), fs.Close()).Respond("", fs.DescribeParamsOK(readOnly, names...), fs.CloseOK())
+}
+
 // describe is the driver's describe of a statement, on a stream of its own.
 func describe(sql string, readOnly bool) fs.Exchange {
 	return fs.Pipeline("", fs.Describe(sql), fs.Close()).Respond("", fs.DescribeOK(readOnly), fs.CloseOK())

@@ -14,12 +14,14 @@ var (
 )
 
 // stmt is a prepared statement: the SQL text and its parameters, scanned
-// once. Executing it costs the same single request as an unprepared one.
+// once, checked with the server at Prepare. Executing it costs the same
+// single request as an unprepared one.
 type stmt struct {
-	c      *conn
-	sql    string
-	params sqlParams
-	closed bool
+	c        *conn
+	sql      string
+	params   sqlParams
+	numInput int // from describe; -1: database/sql does not count
+	closed   bool
 }
 
 // Close releases the statement.
@@ -28,9 +30,11 @@ func (s *stmt) Close() error {
 	return nil
 }
 
-// NumInput returns -1: named arguments the statement does not use are
-// allowed, so database/sql must not count them.
-func (s *stmt) NumInput() int { return -1 }
+// NumInput returns the number of parameters the server reported, if all
+// are positional (? or ?NNN), so that database/sql checks the count of
+// arguments; -1 for a statement with named parameters (named arguments it
+// does not use are allowed, so they must not be counted) or a script.
+func (s *stmt) NumInput() int { return s.numInput }
 
 // Exec runs the statement; use ExecContext.
 func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {

@@ -50,7 +50,7 @@ type tx struct {
 	s         sessionConn
 	ctx       context.Context // BeginTx's; it bounds COMMIT
 	readOnly  bool
-	ro        *readOnlyCache // the connection's
+	ro        *describeCache // the connection's
 	state     txState
 	lostErr   error
 	streaming *cursorRows       // rows of a cursor streaming on the stream, if any
@@ -70,7 +70,7 @@ var _ describer = (*tx)(nil)
 
 // newTx begins a transaction on s: nothing is sent yet. tr, if not nil,
 // traces it.
-func newTx(ctx context.Context, s sessionConn, ro *readOnlyCache, cfg txConfig, tr *connTrace) *tx {
+func newTx(ctx context.Context, s sessionConn, ro *describeCache, cfg txConfig, tr *connTrace) *tx {
 	s.Hold()
 	begin := cfg.begin
 	if begin == "" || cfg.readOnly {

@@ -93,6 +93,7 @@ func TestFakeTxQueryAndPrepared(t *testing.T) {
 		fs.Probe(),
 		begin(b1, fs.SQL("SELECT id, name FROM u WHERE id > ?", fs.Int(0)),
 			fs.Query(cols, fs.Vals(fs.Int(1), fs.Text("ada")), fs.Vals(fs.Int(2), fs.Text("bob")))),
+		prepared("UPDATE u SET name = :n WHERE id = :id", false, ":n", ":id"),
 		inTx(b1, b2, fs.SQL("UPDATE u SET name = :n WHERE id = :id").Named("n", fs.Text("cy")).Named("id", fs.Int(2)), fs.Updated(1)),
 		inTx(b2, b3, fs.SQL("UPDATE u SET name = :n WHERE id = :id").Named("n", fs.Text("di")).Named("id", fs.Int(1)), fs.Updated(1)),
 		inTx(b3, b4, fs.SQL("SELECT count(*) FROM u"), fs.Query(fs.Cols("count(*)"), fs.Vals(fs.Int(2)))),

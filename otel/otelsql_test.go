@@ -103,6 +103,8 @@ func TestOtelsql(t *testing.T) {
 
 	t.Run("ConnPrepareContext", func(t *testing.T) {
 		rec.reset()
+		// Prepare checks the statement with describe.
+		srv.Add(fs.Pipeline("", fs.Describe(ins), fs.Close()).Respond("", fs.DescribeParamsOK(false, ""), fs.CloseOK()))
 		srv.Add(auto(fs.SQL(ins, fs.Text("b")).WantRows(false), fs.Inserted(1, 2)))
 		st, err := db.PrepareContext(ctx, ins)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -183,6 +184,21 @@ func SequenceOK() Result { return okResponse(`{"type":"sequence"}`) }
 // DescribeOK answers a describe request with no parameters or columns.
 func DescribeOK(readOnly bool) Result {
 	return okResponse(`{"type":"describe","result":{"params":[],"cols":[],"is_explain":false,"is_readonly":` +
+		strconv.FormatBool(readOnly) + `}}`)
+}
+
+// DescribeParamsOK answers a describe request for a statement with
+// parameters of the given names ("" for an anonymous ?).
+func DescribeParamsOK(readOnly bool, names ...string) Result {
+	params := make([]string, len(names))
+	for i, n := range names {
+		if n == "" {
+			params[i] = `{"name":null}`
+		} else {
+			params[i] = `{"name":` + strconv.Quote(n) + `}`
+		}
+	}
+	return okResponse(`{"type":"describe","result":{"params":[` + strings.Join(params, ",") + `],"cols":[],"is_explain":false,"is_readonly":` +
 		strconv.FormatBool(readOnly) + `}}`)
 }
 
