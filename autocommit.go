@@ -40,13 +40,13 @@ const (
 // Inside a transaction begun with SQL, statements are neither bounded nor
 // retried, as inside BeginTx's transactions; a statement that may begin one
 // is watched (see sqlTx).
-func (a *autocommit) execute(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
+func (a *autocommit) execute(ctx context.Context, st *codec.Stmt, text *sqlText) (*session.Result, error) {
 	if a.sqlTx.open {
-		return a.sqlTx.execute(ctx, a.s, st)
+		return a.sqlTx.execute(ctx, a.s, st, text.Tx)
 	}
-	begin := beginsTx(st.SQL)
+	begin := text.beginsTx()
 	w := a.writers
-	if w != nil && readOnlySQL(st.SQL) {
+	if w != nil && text.ReadOnly {
 		w = nil
 	}
 	if err := a.tr.acquire(ctx, w); err != nil {
@@ -129,7 +129,7 @@ func (a *autocommit) once(ctx context.Context, st *codec.Stmt, begin bool) (*ses
 // sequence runs a script. Scripts (schema files, migrations) are taken to
 // write and hold a write slot, and are watched: one may begin a
 // transaction it does not end.
-func (a *autocommit) sequence(ctx context.Context, script string) error {
+func (a *autocommit) sequence(ctx context.Context, script string, text *sqlText) error {
 	if a.sqlTx.open {
 		return a.sqlTx.sequence(ctx, a.s, script)
 	}
@@ -137,7 +137,7 @@ func (a *autocommit) sequence(ctx context.Context, script string) error {
 		return err
 	}
 	defer a.writers.release()
-	return a.sqlTx.beginScript(ctx, a.s, script)
+	return a.sqlTx.beginScript(ctx, a.s, script, text.BeginsTx)
 }
 
 func (a *autocommit) describe(ctx context.Context, sql string) (codec.DescribeResult, error) {

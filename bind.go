@@ -11,7 +11,7 @@ import (
 // bindArgs puts the arguments into st the way the statement's parameters
 // need them: sqld binds :name/@name/$name only from named_args and ?/?NNN
 // only from args.
-func bindArgs(st *codec.Stmt, p sqlParams, args []driver.NamedValue) error {
+func bindArgs(st *codec.Stmt, p sqlText, args []driver.NamedValue) error {
 	if len(args) == 0 {
 		return nil
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/internal/session"
-	"github.com/gohrana/libsql/sqlscan"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -71,8 +70,7 @@ func newConn(s transport.Stream, cfg *Config, repl *session.Replication, w *writ
 	}
 	for _, p := range cfg.Pragmas {
 		sql, _ := pragmaSQL(p) // checked by Config.validate
-		key, _, _ := sqlscan.Pragma(sql)
-		sc.Persist(key, codec.Stmt{SQL: sql})
+		sc.Persist(analyzeSQL(sql).PragmaKey, codec.Stmt{SQL: sql})
 	}
 	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout, writers: w, tr: ct},
 		deferExec: cfg.DeferredExec, txBegin: beginSQL(cfg.TxLock), repl: repl, infinities: infinities, tr: ct}
@@ -80,11 +78,8 @@ func newConn(s transport.Stream, cfg *Config, repl *session.Replication, w *writ
 
 // remember makes a connection setting that sql just made outlive the
 // server stream it was made on (see pragma.go).
-func (c *conn) remember(sql string, params sqlParams, args []driver.NamedValue) {
-	if params.Multi || len(args) > 0 {
-		return
-	}
-	if key, ok := pragmaSetting(sql); ok {
+func (c *conn) remember(sql string, text sqlText, args []driver.NamedValue) {
+	if key, ok := text.setting(); ok && len(args) == 0 {
 		c.s.Persist(key, codec.Stmt{SQL: sql})
 	}
 }
@@ -97,18 +92,20 @@ func (c *conn) openTx() *tx {
 	return nil
 }
 
-func (c *conn) execute(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
+// execute runs st, whose text is text.
+func (c *conn) execute(ctx context.Context, st *codec.Stmt, text *sqlText) (*session.Result, error) {
 	if t := c.openTx(); t != nil {
 		return t.execute(ctx, st)
 	}
-	return c.auto.execute(ctx, st)
+	return c.auto.execute(ctx, st, text)
 }
 
-func (c *conn) sequence(ctx context.Context, script string) error {
+// sequence runs script, whose text is text.
+func (c *conn) sequence(ctx context.Context, script string, text *sqlText) error {
 	if t := c.openTx(); t != nil {
 		return t.sequence(ctx, script)
 	}
-	return c.auto.sequence(ctx, script)
+	return c.auto.sequence(ctx, script, text)
 }
 
 func (c *conn) cursor(ctx context.Context, st *codec.Stmt) (*cursorRows, error) {
@@ -139,7 +136,7 @@ func (c *conn) Prepare(query string) (driver.Stmt, error) {
 // single request as an unprepared one: Hrana has no server-side prepared
 // statements over HTTP that outlive a stream.
 func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
-	st := &stmt{c: c, sql: query, params: scanParams(query), numInput: -1}
+	st := &stmt{c: c, sql: query, params: analyzeSQL(query), numInput: -1}
 	if st.params.Multi {
 		return st, nil
 	}
@@ -239,15 +236,15 @@ func (c *conn) CheckNamedValue(nv *driver.NamedValue) error { return checkNamedV
 // a text of several statements runs them all, in order (schema files,
 // migrations), stopping at the first error.
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	return c.exec(ctx, query, scanParams(query), args)
+	return c.exec(ctx, query, analyzeSQL(query), args)
 }
 
 // QueryContext runs a statement and returns its rows.
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	return c.query(ctx, query, scanParams(query), args)
+	return c.query(ctx, query, analyzeSQL(query), args)
 }
 
-func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Result, error) {
+func (c *conn) exec(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Result, error) {
 	if c.tr != nil {
 		return c.tracedExec(ctx, query, params, args)
 	}
@@ -255,7 +252,7 @@ func (c *conn) exec(ctx context.Context, query string, params sqlParams, args []
 }
 
 // runExec is exec, untraced.
-func (c *conn) runExec(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Result, error) {
+func (c *conn) runExec(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Result, error) {
 	// Exec discards rows: not asking for them keeps the answer small.
 	st := codec.Stmt{SQL: query}
 	if err := bindArgs(&st, params, args); err != nil {
@@ -267,11 +264,11 @@ func (c *conn) runExec(ctx context.Context, query string, params sqlParams, args
 		// batch step cannot hold; they are sent at once instead.
 		return t.queueExec(ctx, &st)
 	}
-	res, err := c.execute(ctx, &st)
+	res, err := c.execute(ctx, &st, &params)
 	if err != nil {
 		if len(args) == 0 && hasCode(err, codeSQLManyStatements) {
 			// Nothing ran: sqld parses the whole text first.
-			if err := c.sequence(ctx, query); err != nil {
+			if err := c.sequence(ctx, query, &params); err != nil {
 				return nil, err
 			}
 			return driver.RowsAffected(0), nil
@@ -290,7 +287,7 @@ func (c *conn) runExec(ctx context.Context, query string, params sqlParams, args
 // reads, it then runs again through a cursor, which streams rows of any
 // number with bounded memory. A statement that writes is never run twice:
 // its RESPONSE_TOO_LARGE error is returned.
-func (c *conn) query(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Rows, error) {
+func (c *conn) query(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Rows, error) {
 	if c.tr != nil {
 		return c.tracedQuery(ctx, query, params, args)
 	}
@@ -298,12 +295,12 @@ func (c *conn) query(ctx context.Context, query string, params sqlParams, args [
 }
 
 // runQuery is query, untraced.
-func (c *conn) runQuery(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Rows, error) {
+func (c *conn) runQuery(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Rows, error) {
 	st := codec.Stmt{SQL: query, WantRows: true}
 	if err := bindArgs(&st, params, args); err != nil {
 		return nil, err
 	}
-	res, err := c.execute(ctx, &st)
+	res, err := c.execute(ctx, &st, &params)
 	if err == nil {
 		c.remember(query, params, args)
 		return newRows(res), nil

@@ -91,5 +91,5 @@ func (c *conn) bindStatement(st *codec.Stmt, s *Statement) error {
 		}
 		args[i] = nv
 	}
-	return bindArgs(st, scanParams(s.SQL), args)
+	return bindArgs(st, analyzeSQL(s.SQL), args)
 }

@@ -11,8 +11,8 @@ import (
 // between the start and the end of its event (see tracing.go).
 
 // tracedExec is exec as a TraceStatement.
-func (c *conn) tracedExec(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Result, error) {
-	ev := c.tr.statement(TraceStatement, CallExec, query, c.inTx())
+func (c *conn) tracedExec(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Result, error) {
+	ev := c.tr.statement(TraceStatement, CallExec, query, params.Keyword, c.inTx())
 	ctx = c.tr.startStatement(ctx, ev)
 	res, err := c.runExec(ctx, query, params, args)
 	switch r := res.(type) {
@@ -27,8 +27,8 @@ func (c *conn) tracedExec(ctx context.Context, query string, params sqlParams, a
 
 // tracedQuery is query as a TraceStatement, which the rows end when they
 // close.
-func (c *conn) tracedQuery(ctx context.Context, query string, params sqlParams, args []driver.NamedValue) (driver.Rows, error) {
-	ev := c.tr.statement(TraceStatement, CallQuery, query, c.inTx())
+func (c *conn) tracedQuery(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Rows, error) {
+	ev := c.tr.statement(TraceStatement, CallQuery, query, params.Keyword, c.inTx())
 	ctx = c.tr.startStatement(ctx, ev)
 	rows, err := c.runQuery(ctx, query, params, args)
 	if err != nil {
@@ -41,7 +41,7 @@ func (c *conn) tracedQuery(ctx context.Context, query string, params sqlParams, 
 
 // tracedBatch is batch as a TraceBatch.
 func (c *conn) tracedBatch(ctx context.Context, stmts []Statement, mode BatchMode) ([]BatchResult, error) {
-	ev := c.tr.statement(TraceBatch, 0, batchSQL(stmts), c.inTx())
+	ev := c.tr.statement(TraceBatch, 0, batchSQL(stmts), "", c.inTx())
 	ev.BatchSize = len(stmts)
 	ctx = c.tr.startStatement(ctx, ev)
 	out, err := c.runBatch(ctx, stmts, mode)

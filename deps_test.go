@@ -71,3 +71,22 @@ func TestDriverLinksNoTestHelpers(t *testing.T) {
 		}
 	}
 }
+
+// TestTransportsReadNoSQL: the SQL rules live in sqlscan, and the layers
+// below the driver's root package read no SQL: the session and the
+// transports carry statements, and the root tells them what they need
+// (transport.Stream.Send's end).
+func TestTransportsReadNoSQL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./transport/...", "./internal/session").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if strings.HasSuffix(p, "/sqlscan") {
+			t.Errorf("the transports or the session depend on %s", p)
+		}
+	}
+}

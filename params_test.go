@@ -29,7 +29,7 @@ func TestBindArgs(t *testing.T) {
 	}
 	t.Run("positional", func(t *testing.T) {
 		var st codec.Stmt
-		if err := bindArgs(&st, scanParams("SELECT ?, ?"), pos(int64(1), "x")); err != nil {
+		if err := bindArgs(&st, analyzeSQL("SELECT ?, ?"), pos(int64(1), "x")); err != nil {
 			t.Fatal(err)
 		}
 		if len(st.Args) != 2 || len(st.NamedArgs) != 0 || st.Args[0].Int != 1 || string(st.Args[1].Bytes) != "x" {
@@ -38,7 +38,7 @@ func TestBindArgs(t *testing.T) {
 	})
 	t.Run("named, unused ignored", func(t *testing.T) {
 		var st codec.Stmt
-		if err := bindArgs(&st, scanParams("SELECT :a, @b"), named("a", int64(1), "b", int64(2), "c", int64(3))); err != nil {
+		if err := bindArgs(&st, analyzeSQL("SELECT :a, @b"), named("a", int64(1), "b", int64(2), "c", int64(3))); err != nil {
 			t.Fatal(err)
 		}
 		if len(st.NamedArgs) != 2 || st.NamedArgs[0].Name != "a" || st.NamedArgs[1].Name != "b" || len(st.Args) != 0 {
@@ -47,7 +47,7 @@ func TestBindArgs(t *testing.T) {
 	})
 	t.Run("positional for named parameters", func(t *testing.T) {
 		var st codec.Stmt
-		if err := bindArgs(&st, scanParams("SELECT :a, $b, :a"), pos(int64(1), int64(2))); err != nil {
+		if err := bindArgs(&st, analyzeSQL("SELECT :a, $b, :a"), pos(int64(1), int64(2))); err != nil {
 			t.Fatal(err)
 		}
 		if len(st.NamedArgs) != 2 || st.NamedArgs[0].Name != ":a" || st.NamedArgs[1].Name != "$b" || st.NamedArgs[1].Value.Int != 2 {
@@ -59,7 +59,7 @@ func TestBindArgs(t *testing.T) {
 	// which sqld cannot bind to a named parameter.
 	t.Run("positional for #name and Tcl names", func(t *testing.T) {
 		var st codec.Stmt
-		if err := bindArgs(&st, scanParams("SELECT #a, :b::c, @d(e)"), pos(int64(1), int64(2), int64(3))); err != nil {
+		if err := bindArgs(&st, analyzeSQL("SELECT #a, :b::c, @d(e)"), pos(int64(1), int64(2), int64(3))); err != nil {
 			t.Fatal(err)
 		}
 		if len(st.Args) != 0 || len(st.NamedArgs) != 3 || st.NamedArgs[0].Name != "#a" || st.NamedArgs[1].Name != ":b::c" || st.NamedArgs[2].Name != "@d(e)" {
@@ -68,7 +68,7 @@ func TestBindArgs(t *testing.T) {
 	})
 	t.Run("named for #name", func(t *testing.T) {
 		var st codec.Stmt
-		if err := bindArgs(&st, scanParams("SELECT #a"), named("a", int64(1))); err != nil {
+		if err := bindArgs(&st, analyzeSQL("SELECT #a"), named("a", int64(1))); err != nil {
 			t.Fatal(err)
 		}
 		if len(st.NamedArgs) != 1 || st.NamedArgs[0].Name != "a" {
@@ -77,7 +77,7 @@ func TestBindArgs(t *testing.T) {
 	})
 	t.Run("named for ?NNN ignored", func(t *testing.T) {
 		var st codec.Stmt
-		if err := bindArgs(&st, scanParams("SELECT ?1"), named("1", int64(1), "?1", int64(2))); err != nil {
+		if err := bindArgs(&st, analyzeSQL("SELECT ?1"), named("1", int64(1), "?1", int64(2))); err != nil {
 			t.Fatal(err)
 		}
 		if len(st.NamedArgs) != 0 || len(st.Args) != 0 {
@@ -97,7 +97,7 @@ func TestBindArgs(t *testing.T) {
 	for _, tt := range errCases {
 		t.Run(tt.name, func(t *testing.T) {
 			var st codec.Stmt
-			err := bindArgs(&st, scanParams(tt.sql), tt.args)
+			err := bindArgs(&st, analyzeSQL(tt.sql), tt.args)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want error containing %q", err, tt.want)
 			}

@@ -30,13 +30,12 @@ var connectionPragmas = map[string]bool{
 	"threads": true, "trusted_schema": true,
 }
 
-// pragmaSetting reports whether sql is one assignment of a connection
+// setting reports whether the text is one assignment of a connection
 // setting, "PRAGMA [schema.]name = value" or "PRAGMA [schema.]name(value)"
 // (comments and a final ';' allowed), and returns its key: the lower-case
 // name, with its schema if given.
-func pragmaSetting(sql string) (key string, ok bool) {
-	key, name, ok := sqlscan.Pragma(sql)
-	return key, ok && connectionPragmas[name]
+func (p *sqlText) setting() (key string, ok bool) {
+	return p.PragmaKey, connectionPragmas[p.PragmaName]
 }
 
 // pragmaSQL turns a Config.Pragmas entry, "name(value)" or

@@ -35,9 +35,10 @@ func TestPragmaSetting(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		key, ok := pragmaSetting(tt.sql)
+		text := analyzeSQL(tt.sql)
+		key, ok := text.setting()
 		if ok != (tt.key != "") || key != tt.key && ok {
-			t.Errorf("pragmaSetting(%q) = %q, %v; want %q", tt.sql, key, ok, tt.key)
+			t.Errorf("setting of %q = %q, %v; want %q", tt.sql, key, ok, tt.key)
 		}
 	}
 }

@@ -19,7 +19,7 @@ var (
 type stmt struct {
 	c        *conn
 	sql      string
-	params   sqlParams
+	params   sqlText
 	numInput int // from describe; -1: database/sql does not count
 	closed   bool
 }

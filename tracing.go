@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/internal/session"
-	"github.com/gohrana/libsql/sqlscan"
 )
 
 // How the layers report to a Tracer. The root package owns statements,
@@ -136,14 +135,11 @@ func (ct *connTrace) EndResend(ctx context.Context, err error) {
 	ct.end(ctx, ev, fromSession(err))
 }
 
-// statement returns a new TraceStatement of sql (or, with a batch of
-// statements, a TraceBatch).
-func (ct *connTrace) statement(k TraceKind, call TraceCall, sql string, inTx bool) *TraceEvent {
+// statement returns a new TraceStatement of sql, whose first keyword is
+// keyword (or, with a batch of statements, a TraceBatch, without one).
+func (ct *connTrace) statement(k TraceKind, call TraceCall, sql, keyword string, inTx bool) *TraceEvent {
 	ev := ct.event(k)
-	ev.Call, ev.SQL, ev.InTx = call, sql, inTx
-	if k == TraceStatement {
-		ev.Keyword = sqlscan.FirstKeyword(sql)
-	}
+	ev.Call, ev.SQL, ev.Keyword, ev.InTx = call, sql, keyword, inTx
 	return ev
 }
 

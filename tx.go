@@ -460,7 +460,7 @@ func (t *tx) tracedEnd(end txEnd) error {
 	if end == endRollback {
 		call = CallRollback
 	}
-	ev := t.tr.statement(TraceStatement, call, end.sql(), true)
+	ev := t.tr.statement(TraceStatement, call, end.sql(), end.sql(), true)
 	ctx := t.tr.startStatement(t.ctx, ev)
 	err := t.finish(ctx, end)
 	t.tr.endStatement(ctx, ev, err)

@@ -40,16 +40,6 @@ type sqlTx struct {
 	depth int
 }
 
-// beginsTx reports whether sql may begin a transaction: BEGIN, or
-// SAVEPOINT (which begins one outside a transaction).
-func beginsTx(sql string) bool {
-	switch sqlscan.TxControl(sql) {
-	case sqlscan.TxBegin, sqlscan.TxSavepoint:
-		return true
-	}
-	return false
-}
-
 // begin runs a statement that may begin a transaction, watched.
 func (t *sqlTx) begin(ctx context.Context, s sessionConn, st *codec.Stmt) (*session.Result, error) {
 	v3, err := t.watchable(ctx, s)
@@ -59,7 +49,7 @@ func (t *sqlTx) begin(ctx context.Context, s sessionConn, st *codec.Stmt) (*sess
 	s.Hold()
 	if !v3 {
 		res, err := s.Execute(ctx, st)
-		t.afterText(s, st.SQL, err)
+		t.afterText(s, sqlscan.TxBegin, err)
 		return res, err
 	}
 	res, autocommit, err := s.ExecuteWatched(ctx, st)
@@ -68,8 +58,9 @@ func (t *sqlTx) begin(ctx context.Context, s sessionConn, st *codec.Stmt) (*sess
 
 // beginScript runs a script, watched if some statement of it may begin a
 // transaction.
-func (t *sqlTx) beginScript(ctx context.Context, s sessionConn, script string) error {
-	if !sqlscan.AnyBeginsTx(script) {
+// mayBegin is the script's sqlscan.Statement.BeginsTx.
+func (t *sqlTx) beginScript(ctx context.Context, s sessionConn, script string, mayBegin bool) error {
+	if !mayBegin {
 		return s.Sequence(ctx, script)
 	}
 	v3, err := t.watchable(ctx, s)
@@ -88,10 +79,11 @@ func (t *sqlTx) beginScript(ctx context.Context, s sessionConn, script string) e
 
 // execute runs a statement inside the transaction. depth is only counted
 // on a Hrana 2 server.
-func (t *sqlTx) execute(ctx context.Context, s sessionConn, st *codec.Stmt) (*session.Result, error) {
+// kind is the statement's transaction control (sqlscan.TxControl).
+func (t *sqlTx) execute(ctx context.Context, s sessionConn, st *codec.Stmt, kind sqlscan.TxKind) (*session.Result, error) {
 	if t.depth > 0 {
 		res, err := s.Execute(ctx, st)
-		t.afterText(s, st.SQL, err)
+		t.afterText(s, kind, err)
 		return res, err
 	}
 	res, autocommit, err := s.ExecuteWatched(ctx, st)
@@ -102,7 +94,7 @@ func (t *sqlTx) execute(ctx context.Context, s sessionConn, st *codec.Stmt) (*se
 func (t *sqlTx) sequence(ctx context.Context, s sessionConn, script string) error {
 	if t.depth > 0 {
 		err := s.Sequence(ctx, script)
-		t.afterText(s, script, err)
+		t.afterText(s, sqlscan.NotTx, err) // a script is no one statement of transaction control
 		return err
 	}
 	autocommit, err := s.SequenceWatched(ctx, script)
@@ -139,14 +131,15 @@ func (t *sqlTx) after(s sessionConn, autocommit bool, err error, inTx bool) erro
 	return err
 }
 
-// afterText follows a statement on a Hrana 2 server by its SQL text.
-func (t *sqlTx) afterText(s sessionConn, sql string, err error) {
+// afterText follows a statement on a Hrana 2 server by its SQL text's
+// transaction control, kind.
+func (t *sqlTx) afterText(s sessionConn, kind sqlscan.TxKind, err error) {
 	if err != nil && !isStatementError(err) {
 		t.abandon(s)
 		return
 	}
 	if err == nil {
-		switch sqlscan.TxControl(sql) {
+		switch kind {
 		case sqlscan.TxBegin, sqlscan.TxSavepoint:
 			t.depth++
 		case sqlscan.TxCommit, sqlscan.TxRollback:

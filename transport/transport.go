@@ -105,9 +105,15 @@ type Transport interface {
 // Every error it returns is an *Error.
 type Stream interface {
 	// Send sends reqs, in order, and decodes their results into resp (one
-	// result per request). end says that the unit of work ends with them:
-	// no transaction is left open, so a transport whose streams cost server
-	// resources between requests (HTTP) closes the stream with them.
+	// result per request). end says that the unit of work ends with them,
+	// so a transport whose streams cost server resources between requests
+	// (HTTP) closes the stream with them. The caller sends a statement that
+	// may begin a transaction, or fail to end one (BEGIN, SAVEPOINT,
+	// COMMIT, RELEASE), without end: it holds the stream until the server
+	// says the transaction ended. So with end only a batch or a script that
+	// failed half-way can leave a transaction open, which a transport whose
+	// streams outlive the unit of work (WebSocket) rolls back; a transport
+	// reads no SQL.
 	Send(ctx context.Context, reqs []codec.StreamRequest, end bool, resp *Response) error
 	// OpenCursor runs batch through a cursor and returns once the server
 	// has started answering. With end, the stream may close when the

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/sqlscan"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -232,21 +231,16 @@ var rollbackInTx = codec.Batch{Steps: []codec.BatchStep{{
 	Stmt:      codec.Stmt{SQL: "ROLLBACK"},
 }}}
 
-// mayLeaveTx reports whether reqs can leave a transaction open: a batch,
-// a script, a statement that begins one (BEGIN, SAVEPOINT) or one that
-// may fail to end it (COMMIT, END, RELEASE: a deferred foreign key
-// violated, or SQLITE_BUSY, leaves the transaction open). Statements are
-// told by their tokens, past comments (sqlscan.TxControl).
+// mayLeaveTx reports whether reqs, sent with end, can leave a transaction
+// open: a batch or a script that fails half-way. A statement sent with end
+// cannot (transport.Stream.Send: the caller holds the stream, sending
+// without end, for one that may begin a transaction or fail to end one),
+// so the transport need not read SQL.
 func mayLeaveTx(reqs []codec.StreamRequest) bool {
 	for i := range reqs {
 		switch reqs[i].Type {
 		case codec.RequestBatch, codec.RequestSequence:
 			return true
-		case codec.RequestExecute:
-			switch sqlscan.TxControl(reqs[i].Stmt.SQL) {
-			case sqlscan.TxBegin, sqlscan.TxSavepoint, sqlscan.TxCommit, sqlscan.TxRelease:
-				return true
-			}
 		}
 	}
 	return false

@@ -667,12 +667,14 @@ func TestCloseIdle(t *testing.T) {
 // TestTimeout: Options.Timeout ends a request's wait as a deadline would.
 func TestTimeout(t *testing.T) {
 	f := newFake(t)
-	c := newFakeClient(t, f, func(o *options) { o.Timeout = 30 * time.Millisecond })
+	// 150 ms: a quick answer gets through on a loaded machine (30 ms did
+	// not, at a load average of 8 on 2 cores).
+	c := newFakeClient(t, f, func(o *options) { o.Timeout = 150 * time.Millisecond })
 	s := c.NewStream().(*stream)
 	if _, err := execute(context.Background(), s, "SLEEP 1 quick"); err != nil {
 		t.Fatal(err)
 	}
-	_, err := execute(context.Background(), s, "SLEEP 300 slow")
+	_, err := execute(context.Background(), s, "SLEEP 600 slow")
 	if !errors.Is(err, context.DeadlineExceeded) || isSafe(err) || !s.Busy() {
 		t.Fatalf("error %v, Busy %t", err, s.Busy())
 	}
