@@ -215,6 +215,7 @@ FUZZ_TARGETS := \
 	./internal/http1:FuzzReadResponse \
 	./sqlscan:FuzzScan \
 	./sqlscan:FuzzScanClassify \
+	./sqlscan:FuzzAnalyze \
 	./itest/sqlscandiff:FuzzSQLScanDifferential \
 	./transport/ws:FuzzServerMessage \
 	./embedded/internal/replog:FuzzDecoders \
