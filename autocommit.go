@@ -49,7 +49,7 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt, text *sqlText)
 	if w != nil && text.ReadOnly {
 		w = nil
 	}
-	if err := a.tr.acquire(ctx, w); err != nil {
+	if err := w.acquire(ctx, a.tr); err != nil {
 		return nil, err
 	}
 	res, err := a.once(ctx, st, begin)
@@ -58,7 +58,7 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt, text *sqlText)
 		return res, err
 	}
 	err = retryBusy(ctx, a.tr, a.busyTimeout, err, func(ctx context.Context) (bool, error) {
-		if a.tr.acquire(ctx, w) != nil {
+		if w.acquire(ctx, a.tr) != nil {
 			return false, nil
 		}
 		var rerr error
@@ -95,7 +95,7 @@ func retryBusy(ctx context.Context, tr *connTrace, timeout time.Duration, err er
 		if tr != nil {
 			tctx, ev = tr.startRetry(ctx, RetryBusy, attempt, err)
 		}
-		if !tr.sleep(tctx, d) {
+		if !sleep(tctx, d, tr) {
 			if ev != nil {
 				tr.end(tctx, ev, tctx.Err())
 			}
@@ -133,7 +133,7 @@ func (a *autocommit) sequence(ctx context.Context, script string, text *sqlText)
 	if a.sqlTx.open {
 		return a.sqlTx.sequence(ctx, a.s, script)
 	}
-	if err := a.tr.acquire(ctx, a.writers); err != nil {
+	if err := a.writers.acquire(ctx, a.tr); err != nil {
 		return err
 	}
 	defer a.writers.release()
@@ -152,4 +152,25 @@ func (a *autocommit) cursor(ctx context.Context, st *codec.Stmt) (*cursorRows, e
 	}
 	// Outside a transaction a statement's error is just that.
 	return newCursorRows(cur, func(he *codec.Error) error { return stmtError(he) })
+}
+
+// sleep waits d, or until ctx ends, which it reports as false; told to tr
+// (nil: not traced) as a WaitBusyBackoff.
+func sleep(ctx context.Context, d time.Duration, tr *connTrace) bool {
+	var ev *TraceEvent
+	if tr != nil {
+		ctx, ev = tr.startWait(ctx, WaitBusyBackoff)
+	}
+	t := time.NewTimer(d)
+	var err error
+	select {
+	case <-ctx.Done():
+		t.Stop()
+		err = ctx.Err()
+	case <-t.C:
+	}
+	if ev != nil {
+		tr.end(ctx, ev, err)
+	}
+	return err == nil
 }

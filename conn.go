@@ -245,13 +245,19 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 }
 
 func (c *conn) exec(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Result, error) {
+	var ev *TraceEvent
 	if c.tr != nil {
-		return c.tracedExec(ctx, query, params, args)
+		ev = c.tr.statement(TraceStatement, CallExec, query, params.Keyword, c.inTx())
+		ctx = c.tr.startStatement(ctx, ev)
 	}
-	return c.runExec(ctx, query, params, args)
+	res, err := c.runExec(ctx, query, params, args)
+	if ev != nil {
+		c.tr.endExec(ctx, ev, res, err)
+	}
+	return res, err
 }
 
-// runExec is exec, untraced.
+// runExec is exec without its trace.
 func (c *conn) runExec(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Result, error) {
 	// Exec discards rows: not asking for them keeps the answer small.
 	st := codec.Stmt{SQL: query}
@@ -288,13 +294,23 @@ func (c *conn) runExec(ctx context.Context, query string, params sqlText, args [
 // number with bounded memory. A statement that writes is never run twice:
 // its RESPONSE_TOO_LARGE error is returned.
 func (c *conn) query(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Rows, error) {
+	var ev *TraceEvent
 	if c.tr != nil {
-		return c.tracedQuery(ctx, query, params, args)
+		ev = c.tr.statement(TraceStatement, CallQuery, query, params.Keyword, c.inTx())
+		ctx = c.tr.startStatement(ctx, ev)
 	}
-	return c.runQuery(ctx, query, params, args)
+	rows, err := c.runQuery(ctx, query, params, args)
+	if ev != nil {
+		if err != nil {
+			c.tr.endStatement(ctx, ev, err)
+			return nil, err
+		}
+		return c.tr.queryRows(ctx, ev, rows), nil
+	}
+	return rows, err
 }
 
-// runQuery is query, untraced.
+// runQuery is query without its trace.
 func (c *conn) runQuery(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Rows, error) {
 	st := codec.Stmt{SQL: query, WantRows: true}
 	if err := bindArgs(&st, params, args); err != nil {

@@ -19,13 +19,20 @@ func (c *conn) batch(ctx context.Context, stmts []Statement, mode BatchMode) ([]
 	if len(stmts) == 0 {
 		return nil, nil
 	}
+	var ev *TraceEvent
 	if c.tr != nil {
-		return c.tracedBatch(ctx, stmts, mode)
+		ev = c.tr.statement(TraceBatch, 0, batchSQL(stmts), "", c.inTx())
+		ev.BatchSize = len(stmts)
+		ctx = c.tr.startStatement(ctx, ev)
 	}
-	return c.runBatch(ctx, stmts, mode)
+	out, err := c.runBatch(ctx, stmts, mode)
+	if ev != nil {
+		c.tr.endStatement(ctx, ev, err)
+	}
+	return out, err
 }
 
-// runBatch is batch, untraced.
+// runBatch is batch without its trace.
 func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) ([]BatchResult, error) {
 	st := make([]codec.Stmt, len(stmts))
 	for i := range stmts {
@@ -56,7 +63,7 @@ func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) 
 		}
 	}
 	p := plan(st, mode, false, "", guard)
-	if err := c.tr.acquire(ctx, c.auto.writers); err != nil {
+	if err := c.auto.writers.acquire(ctx, c.tr); err != nil {
 		return nil, err
 	}
 	res, err := c.s.Batch(ctx, p.steps)

@@ -2,10 +2,12 @@ package libsql
 
 import (
 	"context"
+	"database/sql/driver"
+	"errors"
+	"io"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gohrana/libsql/internal/session"
 )
@@ -197,44 +199,29 @@ func (ct *connTrace) startRetry(ctx context.Context, why RetryReason, attempt in
 	return ct.t.Start(ctx, ev), ev
 }
 
-// acquire takes a write slot of w (see writers.acquire), telling a wait
-// for one that was not free at once.
-func (ct *connTrace) acquire(ctx context.Context, w *writers) error {
-	if w == nil || w.tryAcquire() {
-		return nil
-	}
-	if ct == nil {
-		return w.wait(ctx)
-	}
+// startWait starts a TraceWait for why.
+func (ct *connTrace) startWait(ctx context.Context, why WaitReason) (context.Context, *TraceEvent) {
 	ev := ct.event(TraceWait)
-	ev.Wait = WaitWriteSlot
-	ctx = ct.t.Start(ctx, ev)
-	err := w.wait(ctx)
-	ct.end(ctx, ev, err)
-	return err
+	ev.Wait = why
+	return ct.t.Start(ctx, ev), ev
 }
 
-// sleep waits d, or until ctx ends, which it reports as false: a
-// WaitBusyBackoff.
-func (ct *connTrace) sleep(ctx context.Context, d time.Duration) bool {
-	var ev *TraceEvent
-	if ct != nil {
-		ev = ct.event(TraceWait)
-		ev.Wait = WaitBusyBackoff
-		ctx = ct.t.Start(ctx, ev)
+// endExec ends an Exec's TraceStatement with what its result says.
+func (ct *connTrace) endExec(ctx context.Context, ev *TraceEvent, res driver.Result, err error) {
+	switch r := res.(type) {
+	case result:
+		ev.RowsAffected = r.affected
+	case *deferredResult:
+		ev.Deferred = r.seq
 	}
-	t := time.NewTimer(d)
-	var err error
-	select {
-	case <-ctx.Done():
-		t.Stop()
-		err = ctx.Err()
-	case <-t.C:
-	}
-	if ev != nil {
-		ct.end(ctx, ev, err)
-	}
-	return err == nil
+	ct.endStatement(ctx, ev, err)
+}
+
+// queryRows returns a traced Query's rows, which end its TraceStatement
+// when they close.
+func (ct *connTrace) queryRows(ctx context.Context, ev *TraceEvent, rows driver.Rows) driver.Rows {
+	ct.ran(ev)
+	return &tracedRows{columnRows: rows.(columnRows), ct: ct, ctx: ctx, ev: ev}
 }
 
 // batchSQL is the text of a Batch for its TraceBatch: the statements'
@@ -248,4 +235,53 @@ func batchSQL(stmts []Statement) string {
 		b.WriteString(stmts[i].SQL)
 	}
 	return b.String()
+}
+
+// columnRows are rows with what both kinds of the driver's rows tell of
+// their columns.
+type columnRows interface {
+	driver.Rows
+	driver.RowsColumnTypeDatabaseTypeName
+	driver.RowsColumnTypeScanType
+	driver.RowsColumnTypeNullable
+}
+
+var (
+	_ columnRows = (*pipelineRows)(nil)
+	_ columnRows = (*cursorRows)(nil)
+	_ columnRows = (*tracedRows)(nil)
+)
+
+// tracedRows are a traced Query's rows: closing them ends its
+// TraceStatement, with the rows delivered and the failure that ended them
+// early, if any.
+type tracedRows struct {
+	columnRows
+	ct    *connTrace
+	ctx   context.Context
+	ev    *TraceEvent
+	err   error
+	ended bool
+}
+
+// Next fills dest with the next row, counting it.
+func (r *tracedRows) Next(dest []driver.Value) error {
+	err := r.columnRows.Next(dest)
+	switch {
+	case err == nil:
+		r.ev.Rows++
+	case !errors.Is(err, io.EOF) && r.err == nil:
+		r.err = err
+	}
+	return err
+}
+
+// Close closes the rows and ends the Query's event.
+func (r *tracedRows) Close() error {
+	err := r.columnRows.Close()
+	if !r.ended {
+		r.ended = true
+		r.ct.end(r.ctx, r.ev, r.err)
+	}
+	return err
 }

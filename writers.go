@@ -25,12 +25,21 @@ func newWriters(n int) *writers {
 
 // acquire takes a slot, waiting for one until ctx ends. The error then
 // matches ctx's error and is safe to retry: nothing was sent. A nil bound
-// has a slot for everyone.
-func (w *writers) acquire(ctx context.Context) error {
+// has a slot for everyone. A wait for a slot that was not free at once is
+// told to tr (nil: not traced) as a WaitWriteSlot.
+func (w *writers) acquire(ctx context.Context, tr *connTrace) error {
 	if w == nil || w.tryAcquire() {
 		return nil
 	}
-	return w.wait(ctx)
+	var ev *TraceEvent
+	if tr != nil {
+		ctx, ev = tr.startWait(ctx, WaitWriteSlot)
+	}
+	err := w.wait(ctx)
+	if ev != nil {
+		tr.end(ctx, ev, err)
+	}
+	return err
 }
 
 // tryAcquire takes a slot if one is free at once.

@@ -21,7 +21,7 @@ func TestWritersBound(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range rounds {
-				if err := w.acquire(context.Background()); err != nil {
+				if err := w.acquire(context.Background(), nil); err != nil {
 					t.Error(err)
 					return
 				}
@@ -40,18 +40,18 @@ func TestWritersBound(t *testing.T) {
 	}
 
 	for range n {
-		if err := w.acquire(context.Background()); err != nil {
+		if err := w.acquire(context.Background(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
-	err := w.acquire(ctx)
+	err := w.acquire(ctx, nil)
 	if !errors.Is(err, context.DeadlineExceeded) || !isSafe(err) {
 		t.Fatalf("acquire on a full bound: %v; want a safe deadline error", err)
 	}
 	w.release()
-	if err := w.acquire(context.Background()); err != nil {
+	if err := w.acquire(context.Background(), nil); err != nil {
 		t.Fatalf("acquire of a freed slot: %v", err)
 	}
 }
@@ -62,7 +62,7 @@ func TestWritersNil(t *testing.T) {
 	}
 	var w *writers
 	for range 3 {
-		if err := w.acquire(context.Background()); err != nil {
+		if err := w.acquire(context.Background(), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
