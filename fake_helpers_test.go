@@ -45,6 +45,14 @@ func newFake(t *testing.T, tp string, script ...fs.Exchange) *fs.Server {
 	return fs.New(t, script...)
 }
 
+// httpOnly skips a subtest over WebSocket, saying why.
+func httpOnly(t *testing.T, tp, why string) {
+	t.Helper()
+	if tp == overWS {
+		t.Skip("HTTP only: " + why)
+	}
+}
+
 // refusedURL is fakesqld.RefusedURL for the transport tp.
 func refusedURL(t *testing.T, tp string) string {
 	u := fs.RefusedURL(t)

@@ -468,9 +468,7 @@ func TestFakeDeferredCommitTransport(t *testing.T) {
 		})
 		t.Run("flush fails", func(t *testing.T) {
 			t.Parallel()
-			if tp == overWS {
-				t.Skip("HTTP only: WebSocket streams do not expire")
-			}
+			httpOnly(t, tp, "WebSocket streams do not expire")
 			b1 := fs.Baton(1)
 			srv := newFake(t, tp, fs.Probe(),
 				fs.Pipeline("", guarded(true, inserts(1, 1), "")).Respond(b1, allOK(2)),
