@@ -61,44 +61,47 @@ func (d *dialScript) dials() int {
 // cause in the message, whatever the call.
 func TestFakeBadConnRefused(t *testing.T) {
 	t.Parallel()
-	db := openURL(t, fs.RefusedURL(t), "")
-	calls := map[string]func() error{
-		"Exec":  func() error { _, err := db.Exec("INSERT INTO t VALUES (1)"); return err },
-		"Query": func() error { _, err := db.Query("SELECT 1"); return err },
-		"Ping":  func() error { return db.Ping() },
-		"prepared": func() error {
-			st, err := db.Prepare("SELECT ?")
-			if err != nil {
+	forTransports(t, func(t *testing.T, tp string) {
+		db := openURL(t, refusedURL(t, tp), "")
+		calls := map[string]func() error{
+			"Exec":  func() error { _, err := db.Exec("INSERT INTO t VALUES (1)"); return err },
+			"Query": func() error { _, err := db.Query("SELECT 1"); return err },
+			"Ping":  func() error { return db.Ping() },
+			"prepared": func() error {
+				st, err := db.Prepare("SELECT ?")
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				_, err = st.Query(1)
 				return err
+			},
+		}
+		for name, call := range calls {
+			err := call()
+			if !errors.Is(err, driver.ErrBadConn) {
+				t.Errorf("%s: %v does not match driver.ErrBadConn", name, err)
 			}
-			defer st.Close()
-			_, err = st.Query(1)
-			return err
-		},
-	}
-	for name, call := range calls {
-		err := call()
-		if !errors.Is(err, driver.ErrBadConn) {
-			t.Errorf("%s: %v does not match driver.ErrBadConn", name, err)
+			if err == nil || !strings.Contains(err.Error(), "refused") {
+				t.Errorf("%s: error %v does not name its cause", name, err)
+			}
+			// What happened, in the user's terms: no internal step names.
+			if err != nil && (!strings.HasPrefix(err.Error(), "libsql: cannot connect to the server: dial tcp ") || strings.Contains(err.Error(), "probe")) {
+				t.Errorf("%s: error %q, want \"libsql: cannot connect to the server: dial tcp ...\"", name, err)
+			}
 		}
-		if err == nil || !strings.Contains(err.Error(), "refused") {
-			t.Errorf("%s: error %v does not name its cause", name, err)
+		// The driver's own connection says the same to database/sql.
+		c := driverConn(t, refusedURL(t, tp), nil)
+		_, err := c.(driver.ExecerContext).ExecContext(bg, "DELETE FROM t", nil)
+		if !errors.Is(err, driver.ErrBadConn) || !strings.Contains(err.Error(), "refused") {
+			t.Errorf("driver.Conn ExecContext: %v", err)
 		}
-		// What happened, in the user's terms: no internal step names.
-		if err != nil && (!strings.HasPrefix(err.Error(), "libsql: cannot connect to the server: dial tcp ") || strings.Contains(err.Error(), "probe")) {
-			t.Errorf("%s: error %q, want \"libsql: cannot connect to the server: dial tcp ...\"", name, err)
-		}
-	}
-	// The driver's own connection says the same to database/sql.
-	c := driverConn(t, fs.RefusedURL(t), nil)
-	_, err := c.(driver.ExecerContext).ExecContext(bg, "DELETE FROM t", nil)
-	if !errors.Is(err, driver.ErrBadConn) || !strings.Contains(err.Error(), "refused") {
-		t.Errorf("driver.Conn ExecContext: %v", err)
-	}
+	})
 }
 
 // database/sql retries a refused request on a fresh connection: the caller
 // sees success. The refused dial may be the probe's or the statement's.
+// HTTP only: the dials are scripted through WithRoundTripper.
 func TestFakeBadConnRetried(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -118,10 +121,12 @@ func TestFakeBadConnRetried(t *testing.T) {
 			}
 		})
 	}
+
 }
 
 // Inside a transaction a refused request is never driver.ErrBadConn:
 // database/sql cannot move a transaction to another connection.
+// HTTP only: the dials are scripted through WithRoundTripper.
 func TestFakeBadConnNotInTx(t *testing.T) {
 	t.Parallel()
 	b1 := fs.Baton(1)
@@ -197,30 +202,36 @@ func TestFakeBadConnNotInTx(t *testing.T) {
 			}
 		})
 	}
+
 }
 
 // Requests that may have reached the server are never driver.ErrBadConn,
 // and database/sql does not send them again (the script has room for one).
 func TestFakeBadConnNotAfterSending(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		name   string
-		reply  fs.Reply
-		params string
-	}{
-		{"connection closed", fs.Drop(), ""},
-		{"HTTP 503", fs.HTTPError(503, "Replicator exited"), ""},
-		{"HTTP 500", fs.HTTPError(500, "Internal Error"), ""},
-		{"timeout", fs.Hang(), "timeout=150ms"},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := fs.New(t, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.Close()).Reply(tt.reply))
-			db := openDB(t, srv, tt.params)
-			_, err := db.Exec("INSERT INTO t VALUES (1)")
-			if err == nil || errors.Is(err, driver.ErrBadConn) {
-				t.Errorf("error %v: want one that does not match driver.ErrBadConn", err)
+	forTransports(t, func(t *testing.T, tp string) {
+		for _, tt := range []struct {
+			name   string
+			reply  fs.Reply
+			params string
+		}{
+			{"connection closed", fs.Drop(), ""},
+			{"HTTP 503", fs.HTTPError(503, "Replicator exited"), ""},
+			{"HTTP 500", fs.HTTPError(500, "Internal Error"), ""},
+			{"timeout", fs.Hang(), "timeout=150ms"},
+		} {
+			if tp == overWS && !tt.reply.OverWS() {
+				continue // an HTTP status has no WebSocket form
 			}
-		})
-	}
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				srv := newFake(t, tp, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.Close()).Reply(tt.reply))
+				db := openDB(t, srv, tt.params)
+				_, err := db.Exec("INSERT INTO t VALUES (1)")
+				if err == nil || errors.Is(err, driver.ErrBadConn) {
+					t.Errorf("error %v: want one that does not match driver.ErrBadConn", err)
+				}
+			})
+		}
+	})
 }

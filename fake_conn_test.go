@@ -24,35 +24,37 @@ import (
 // has not begun, nothing is lost either.
 func TestFakeConnRefused(t *testing.T) {
 	t.Parallel()
-	db := openURL(t, fs.RefusedURL(t), "")
-	calls := []struct {
-		name string
-		call func() error
-	}{
-		{"Exec", func() error { _, err := db.Exec("INSERT INTO t VALUES (1)"); return err }},
-		{"Query", func() error { _, err := db.Query("SELECT 1"); return err }},
-		{"Ping", func() error { return db.Ping() }},
-		{"tx Exec", func() error {
-			tx, err := db.Begin()
-			if err != nil {
-				return err
-			}
-			defer func() {
-				if err := tx.Rollback(); err != nil {
-					t.Errorf("Rollback after a refused first statement: %v", err)
+	forTransports(t, func(t *testing.T, tp string) {
+		db := openURL(t, refusedURL(t, tp), "")
+		calls := []struct {
+			name string
+			call func() error
+		}{
+			{"Exec", func() error { _, err := db.Exec("INSERT INTO t VALUES (1)"); return err }},
+			{"Query", func() error { _, err := db.Query("SELECT 1"); return err }},
+			{"Ping", func() error { return db.Ping() }},
+			{"tx Exec", func() error {
+				tx, err := db.Begin()
+				if err != nil {
+					return err
 				}
-			}()
-			_, err = tx.Exec("INSERT INTO t VALUES (1)")
-			return err
-		}},
-	}
-	for _, c := range calls {
-		err := c.call()
-		wantErr(t, err, nil, errs(libsql.ErrTxLost), "refused")
-		if e := asError(t, err); !e.SafeToRetry() || e.HTTPStatus != 0 {
-			t.Errorf("%s: error %+v: want SafeToRetry and no HTTP status", c.name, e)
+				defer func() {
+					if err := tx.Rollback(); err != nil {
+						t.Errorf("Rollback after a refused first statement: %v", err)
+					}
+				}()
+				_, err = tx.Exec("INSERT INTO t VALUES (1)")
+				return err
+			}},
 		}
-	}
+		for _, c := range calls {
+			err := c.call()
+			wantErr(t, err, nil, errs(libsql.ErrTxLost), "refused")
+			if e := asError(t, err); !e.SafeToRetry() || e.HTTPStatus != 0 {
+				t.Errorf("%s: error %+v: want SafeToRetry and no HTTP status", c.name, e)
+			}
+		}
+	})
 }
 
 // refusingTransport dials the fake server for the first `ok` connections
@@ -125,21 +127,28 @@ func connectorDB(t *testing.T, url string, cfg *libsql.Config, opts ...libsql.Co
 // request may have run, so the error is not safe to retry.
 func TestFakeConnDropped(t *testing.T) {
 	t.Parallel()
-	t.Run("statement", func(t *testing.T) {
-		t.Parallel()
-		srv := fs.New(t, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.Close()).Reply(fs.Drop()))
-		db := openDB(t, srv, "")
-		_, err := db.Exec("INSERT INTO t VALUES (1)")
-		wantErr(t, err, nil, errs(libsql.ErrTxLost), "request failed")
-		if asError(t, err).SafeToRetry() {
-			t.Error("a request the server read is SafeToRetry")
-		}
-	})
-	t.Run("probe", func(t *testing.T) {
-		t.Parallel()
-		srv := fs.New(t, fs.Probe().Reply(fs.Drop()))
-		db := openDB(t, srv, "")
-		wantErr(t, db.Ping(), nil, nil, "request failed: the server closed the connection without a response")
+	forTransports(t, func(t *testing.T, tp string) {
+		t.Run("statement", func(t *testing.T) {
+			t.Parallel()
+			srv := newFake(t, tp, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.Close()).Reply(fs.Drop()))
+			db := openDB(t, srv, "")
+			_, err := db.Exec("INSERT INTO t VALUES (1)")
+			has := "request failed"
+			if tp == overWS {
+				has = "the server closed the connection while the request was in flight"
+			}
+			wantErr(t, err, nil, errs(libsql.ErrTxLost), has)
+			if asError(t, err).SafeToRetry() {
+				t.Error("a request the server read is SafeToRetry")
+			}
+		})
+		t.Run("probe", func(t *testing.T) {
+			t.Parallel()
+			httpOnly(t, tp, "the probe is HTTP's")
+			srv := newFake(t, tp, fs.Probe().Reply(fs.Drop()))
+			db := openDB(t, srv, "")
+			wantErr(t, db.Ping(), nil, nil, "request failed: the server closed the connection without a response")
+		})
 	})
 }
 
@@ -238,119 +247,124 @@ func TestFakeConnTokenRedacted(t *testing.T) {
 // then); with arguments the error is returned.
 func TestFakeConnMultiStatement(t *testing.T) {
 	t.Parallel()
-	const script = "CREATE TABLE a (x); CREATE TABLE b (y)"
-	many := fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement")
-	t.Run("autocommit", func(t *testing.T) {
-		t.Parallel()
-		srv := fs.New(t, fs.Probe(),
-			fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
-			fs.Pipeline("", fs.Sequence(script), fs.Close()).Respond("", fs.SequenceOK(), fs.CloseOK()))
-		db := openDB(t, srv, "")
-		res, err := db.Exec(script)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if n, err := res.RowsAffected(); err != nil || n != 0 {
-			t.Errorf("RowsAffected %d, %v", n, err)
-		}
-	})
-	t.Run("sequence fails", func(t *testing.T) {
-		t.Parallel()
-		srv := fs.New(t, fs.Probe(),
-			fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
-			fs.Pipeline("", fs.Sequence(script), fs.Close()).Respond("", fs.Fail("SQLITE_UNKNOWN", "SQLite error: table a already exists"), fs.CloseOK()))
-		db := openDB(t, srv, "")
-		_, err := db.Exec(script)
-		wantErr(t, err, nil, errs(libsql.ErrSyntax), "already exists")
-	})
-	t.Run("sequence refused", func(t *testing.T) {
-		t.Parallel()
-		srv := fs.New(t, fs.Probe(),
-			fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
-			fs.Pipeline("", fs.Sequence(script), fs.Close()).Reply(fs.HTTPError(403, "Authorization forbidden")))
-		db := openDB(t, srv, "")
-		_, err := db.Exec(script)
-		wantErr(t, err, errs(libsql.ErrPermission), nil)
-	})
-	t.Run("with arguments", func(t *testing.T) {
-		t.Parallel()
-		const s = "INSERT INTO a VALUES (?); INSERT INTO b VALUES (2)"
-		srv := fs.New(t, fs.Probe(),
-			fs.Pipeline("", fs.Execute(fs.SQL(s, fs.Int(1))), fs.Close()).Respond("", many, fs.CloseOK()))
-		db := openDB(t, srv, "")
-		_, err := db.Exec(s, 1)
-		wantErr(t, err, errs(libsql.ErrSyntax), nil, "more than one statement")
-	})
-	t.Run("first in a transaction", func(t *testing.T) {
-		t.Parallel()
-		b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-		srv := fs.New(t, fs.Probe(),
-			fs.Pipeline("", beginBatch(fs.SQL(script))).Respond(b1, many),
-			closeStream(b1),
-			// A sequence cannot be guarded by BEGIN: BEGIN goes first.
-			begin(b2, fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
-			fs.Pipeline(b2, fs.Sequence(script)).Respond(b3, fs.SequenceOK()),
-			finish(b3, "COMMIT"))
-		db := openDB(t, srv, "")
-		tx, _ := db.Begin()
-		if _, err := tx.Exec(script); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-	})
-	t.Run("BEGIN for a sequence fails", func(t *testing.T) {
-		t.Parallel()
-		b1 := fs.Baton(1)
-		srv := fs.New(t, fs.Probe(),
-			fs.Pipeline("", beginBatch(fs.SQL(script))).Respond(b1, many),
-			closeStream(b1),
-			fs.Pipeline("", beginBatch(fs.SQL("SELECT 1"))).Reply(fs.HTTPError(503, "Replicator exited")))
-		db := openDB(t, srv, "")
-		tx, _ := db.Begin()
-		_, err := tx.Exec(script)
-		wantErr(t, err, errs(libsql.ErrTooManyRequests), nil, "Replicator exited")
-		if err := tx.Rollback(); err != nil {
-			t.Error(err)
-		}
-	})
-	t.Run("sequence request fails", func(t *testing.T) {
-		t.Parallel()
-		b1, b2 := fs.Baton(1), fs.Baton(2)
-		srv := fs.New(t, fs.Probe(),
-			begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
-			fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many),
-			fs.Pipeline(b2, fs.Sequence(script)).Reply(fs.StreamExpired()))
-		db := openDB(t, srv, "")
-		tx, _ := db.Begin()
-		if _, err := tx.Exec("DELETE FROM t"); err != nil {
-			t.Fatal(err)
-		}
-		_, err := tx.Exec(script)
-		wantErr(t, err, errs(libsql.ErrTxLost), nil, "STREAM_EXPIRED")
-		if err := tx.Rollback(); err != nil {
-			t.Error(err)
-		}
-	})
-	t.Run("transaction lost in a sequence", func(t *testing.T) {
-		t.Parallel()
-		b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-		srv := fs.New(t, fs.Probe(),
-			begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
-			fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many),
-			fs.Pipeline(b2, fs.Sequence(script)).Respond(b3, fs.Fail("TRANSACTION_TIMEOUT", "Transaction timed out")),
-			closeStream(b3))
-		db := openDB(t, srv, "")
-		tx, _ := db.Begin()
-		if _, err := tx.Exec("DELETE FROM t"); err != nil {
-			t.Fatal(err)
-		}
-		_, err := tx.Exec(script)
-		wantErr(t, err, errs(libsql.ErrTxLost), nil, "TRANSACTION_TIMEOUT")
-		if err := tx.Rollback(); err != nil {
-			t.Error(err)
-		}
+	forTransports(t, func(t *testing.T, tp string) {
+		const script = "CREATE TABLE a (x); CREATE TABLE b (y)"
+		many := fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement")
+		t.Run("autocommit", func(t *testing.T) {
+			t.Parallel()
+			srv := newFake(t, tp, fs.Probe(),
+				fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
+				fs.Pipeline("", fs.Sequence(script), fs.Close()).Respond("", fs.SequenceOK(), fs.CloseOK()))
+			db := openDB(t, srv, "")
+			res, err := db.Exec(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n, err := res.RowsAffected(); err != nil || n != 0 {
+				t.Errorf("RowsAffected %d, %v", n, err)
+			}
+		})
+		t.Run("sequence fails", func(t *testing.T) {
+			t.Parallel()
+			srv := newFake(t, tp, fs.Probe(),
+				fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
+				fs.Pipeline("", fs.Sequence(script), fs.Close()).Respond("", fs.Fail("SQLITE_UNKNOWN", "SQLite error: table a already exists"), fs.CloseOK()))
+			db := openDB(t, srv, "")
+			_, err := db.Exec(script)
+			wantErr(t, err, nil, errs(libsql.ErrSyntax), "already exists")
+		})
+		t.Run("sequence refused", func(t *testing.T) {
+			t.Parallel()
+			httpOnly(t, tp, "the refusal is an HTTP status")
+			srv := newFake(t, tp, fs.Probe(),
+				fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
+				fs.Pipeline("", fs.Sequence(script), fs.Close()).Reply(fs.HTTPError(403, "Authorization forbidden")))
+			db := openDB(t, srv, "")
+			_, err := db.Exec(script)
+			wantErr(t, err, errs(libsql.ErrPermission), nil)
+		})
+		t.Run("with arguments", func(t *testing.T) {
+			t.Parallel()
+			const s = "INSERT INTO a VALUES (?); INSERT INTO b VALUES (2)"
+			srv := newFake(t, tp, fs.Probe(),
+				fs.Pipeline("", fs.Execute(fs.SQL(s, fs.Int(1))), fs.Close()).Respond("", many, fs.CloseOK()))
+			db := openDB(t, srv, "")
+			_, err := db.Exec(s, 1)
+			wantErr(t, err, errs(libsql.ErrSyntax), nil, "more than one statement")
+		})
+		t.Run("first in a transaction", func(t *testing.T) {
+			t.Parallel()
+			b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
+			srv := newFake(t, tp, fs.Probe(),
+				fs.Pipeline("", beginBatch(fs.SQL(script))).Respond(b1, many),
+				closeStream(b1),
+				// A sequence cannot be guarded by BEGIN: BEGIN goes first.
+				begin(b2, fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
+				fs.Pipeline(b2, fs.Sequence(script)).Respond(b3, fs.SequenceOK()),
+				finish(b3, "COMMIT"))
+			db := openDB(t, srv, "")
+			tx, _ := db.Begin()
+			if _, err := tx.Exec(script); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		})
+		t.Run("BEGIN for a sequence fails", func(t *testing.T) {
+			t.Parallel()
+			httpOnly(t, tp, "the failure is an HTTP status")
+			b1 := fs.Baton(1)
+			srv := newFake(t, tp, fs.Probe(),
+				fs.Pipeline("", beginBatch(fs.SQL(script))).Respond(b1, many),
+				closeStream(b1),
+				fs.Pipeline("", beginBatch(fs.SQL("SELECT 1"))).Reply(fs.HTTPError(503, "Replicator exited")))
+			db := openDB(t, srv, "")
+			tx, _ := db.Begin()
+			_, err := tx.Exec(script)
+			wantErr(t, err, errs(libsql.ErrTooManyRequests), nil, "Replicator exited")
+			if err := tx.Rollback(); err != nil {
+				t.Error(err)
+			}
+		})
+		t.Run("sequence request fails", func(t *testing.T) {
+			t.Parallel()
+			httpOnly(t, tp, "WebSocket streams do not expire")
+			b1, b2 := fs.Baton(1), fs.Baton(2)
+			srv := newFake(t, tp, fs.Probe(),
+				begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
+				fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many),
+				fs.Pipeline(b2, fs.Sequence(script)).Reply(fs.StreamExpired()))
+			db := openDB(t, srv, "")
+			tx, _ := db.Begin()
+			if _, err := tx.Exec("DELETE FROM t"); err != nil {
+				t.Fatal(err)
+			}
+			_, err := tx.Exec(script)
+			wantErr(t, err, errs(libsql.ErrTxLost), nil, "STREAM_EXPIRED")
+			if err := tx.Rollback(); err != nil {
+				t.Error(err)
+			}
+		})
+		t.Run("transaction lost in a sequence", func(t *testing.T) {
+			t.Parallel()
+			b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
+			srv := newFake(t, tp, fs.Probe(),
+				begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
+				fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many),
+				fs.Pipeline(b2, fs.Sequence(script)).Respond(b3, fs.Fail("TRANSACTION_TIMEOUT", "Transaction timed out")),
+				closeStream(b3))
+			db := openDB(t, srv, "")
+			tx, _ := db.Begin()
+			if _, err := tx.Exec("DELETE FROM t"); err != nil {
+				t.Fatal(err)
+			}
+			_, err := tx.Exec(script)
+			wantErr(t, err, errs(libsql.ErrTxLost), nil, "TRANSACTION_TIMEOUT")
+			if err := tx.Rollback(); err != nil {
+				t.Error(err)
+			}
+		})
 	})
 }
 
@@ -371,30 +385,32 @@ func TestFakeConnPing(t *testing.T) {
 // call; either way the request may have run.
 func TestFakeConnTimeouts(t *testing.T) {
 	t.Parallel()
-	for _, viaCtx := range []bool{false, true} {
-		t.Run(fmt.Sprint("context=", viaCtx), func(t *testing.T) {
-			t.Parallel()
-			srv := fs.New(t, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close()).Reply(fs.Hang()))
-			params, ctx := "timeout=150ms", bg
-			if viaCtx {
-				var cancel context.CancelFunc
-				params = ""
-				ctx, cancel = context.WithTimeout(bg, 150*time.Millisecond)
-				defer cancel()
-			}
-			db := openDB(t, srv, params)
-			start := time.Now()
-			_, err := db.QueryContext(ctx, "SELECT 1")
-			wantErr(t, err, errs(context.DeadlineExceeded), nil)
-			if d := time.Since(start); d > 3*time.Second {
-				t.Errorf("took %v", d)
-			}
-			var e *libsql.Error
-			if errors.As(err, &e) && e.SafeToRetry() {
-				t.Error("a timed-out request is SafeToRetry")
-			}
-		})
-	}
+	forTransports(t, func(t *testing.T, tp string) {
+		for _, viaCtx := range []bool{false, true} {
+			t.Run(fmt.Sprint("context=", viaCtx), func(t *testing.T) {
+				t.Parallel()
+				srv := newFake(t, tp, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close()).Reply(fs.Hang()))
+				params, ctx := "timeout=150ms", bg
+				if viaCtx {
+					var cancel context.CancelFunc
+					params = ""
+					ctx, cancel = context.WithTimeout(bg, 150*time.Millisecond)
+					defer cancel()
+				}
+				db := openDB(t, srv, params)
+				start := time.Now()
+				_, err := db.QueryContext(ctx, "SELECT 1")
+				wantErr(t, err, errs(context.DeadlineExceeded), nil)
+				if d := time.Since(start); d > 3*time.Second {
+					t.Errorf("took %v", d)
+				}
+				var e *libsql.Error
+				if errors.As(err, &e) && e.SafeToRetry() {
+					t.Error("a timed-out request is SafeToRetry")
+				}
+			})
+		}
+	})
 }
 
 // Responses the driver cannot use: not JSON, or not one result per request.
@@ -425,86 +441,88 @@ func TestFakeConnBadResponses(t *testing.T) {
 // sql.Named or by position).
 func TestFakeConnValuesAndArgs(t *testing.T) {
 	t.Parallel()
-	cols := []fs.Col{{Name: "i", Decltype: "INTEGER"}, {Name: "f", Decltype: "REAL"}, {Name: "s", Decltype: "TEXT"},
-		{Name: "b", Decltype: "BLOB"}, {Name: "n"}, {Name: "d", Decltype: "date"}, {Name: "ts", Decltype: "TIMESTAMP"}, {Name: "inf"}}
-	row := fs.Vals(fs.Int(-5), fs.Float(2.5), fs.Text("héllo"), fs.Blob([]byte{0, 1, 0xff}), fs.Null(),
-		fs.Text("2024-01-02"), fs.Text("not a time"), fs.Float(math.Inf(1)))
-	when := time.Date(2024, 1, 2, 3, 4, 5, 600, time.UTC)
-	srv := fs.New(t, fs.Probe(),
-		auto(fs.SQL("SELECT * FROM v WHERE i = ? AND s = ?", fs.Int(-5), fs.Text("héllo")), fs.Query(cols, row)),
-		auto(fs.SQL("INSERT INTO t VALUES (:a, @b, $c)").Named(":a", fs.Int(1)).Named("@b", fs.Float(0.5)).Named("$c", fs.Null()), fs.Inserted(1, 9)),
-		auto(fs.SQL("INSERT INTO t VALUES (:a, :b)").Named("a", fs.Blob([]byte("x"))).Named("b", fs.Text("2024-01-02 03:04:05.0000006")), fs.Inserted(1, 10)),
-		auto(fs.SQL("UPDATE t SET a = ?2 WHERE b = ?1", fs.Int(1), fs.Int(1)), fs.Updated(3)),
-	)
-	db := openDB(t, srv, "")
-	rows, err := db.Query("SELECT * FROM v WHERE i = ? AND s = ?", -5, "héllo")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	cts, _ := rows.ColumnTypes()
-	var scan []string
-	for _, ct := range cts {
-		scan = append(scan, fmt.Sprint(ct.ScanType()))
-	}
-	if got := strings.Join(scan, " "); got != "int64 float64 string []uint8 interface {} time.Time time.Time interface {}" {
-		t.Errorf("scan types %s", got)
-	}
-	if !rows.Next() {
-		t.Fatal(rows.Err())
-	}
-	var vals [8]any
-	ptrs := make([]any, len(vals))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		t.Fatal(err)
-	}
-	want := []any{int64(-5), 2.5, "héllo", []byte{0, 1, 0xff}, nil, time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), "not a time", math.Inf(1)}
-	if fmt.Sprintf("%#v", vals[:]) != fmt.Sprintf("%#v", want) {
-		t.Errorf("values\n got %#v\nwant %#v", vals[:], want)
-	}
-	if rows.Next() {
-		t.Error("a second row")
-	}
-	rows.Close()
-	if _, err := db.Exec("INSERT INTO t VALUES (:a, @b, $c)", 1, float32(0.5), nil); err != nil {
-		t.Fatal(err)
-	}
-	if r, err := db.Exec("INSERT INTO t VALUES (:a, :b)", sql.Named("a", []byte("x")), sql.Named("b", when), sql.Named("unused", 1)); err != nil {
-		t.Fatal(err)
-	} else if id, _ := r.LastInsertId(); id != 10 {
-		t.Errorf("LastInsertId %d", id)
-	}
-	if r, err := db.Exec("UPDATE t SET a = ?2 WHERE b = ?1", true, uint8(1)); err != nil {
-		t.Fatal(err)
-	} else if n, _ := r.RowsAffected(); n != 3 {
-		t.Errorf("RowsAffected %d", n)
-	}
-	// Refused before anything is sent.
-	n := srv.Count()
-	for _, bad := range []struct {
-		sql  string
-		args []any
-	}{
-		{"SELECT ?, :a", []any{1, 2}},
-		{"SELECT :a", []any{1, sql.Named("a", 2)}},
-		{"SELECT :a, :b", []any{1}},
-		{"SELECT ?", []any{math.Inf(1)}}, // JSON cannot carry it
-		{"SELECT ?", []any{uint64(math.MaxUint64)}},
-		{"SELECT ?", []any{"\xff"}},
-	} {
-		if _, err := db.Exec(bad.sql, bad.args...); err == nil {
-			t.Errorf("Exec %s %v: no error", bad.sql, bad.args)
+	forTransports(t, func(t *testing.T, tp string) {
+		cols := []fs.Col{{Name: "i", Decltype: "INTEGER"}, {Name: "f", Decltype: "REAL"}, {Name: "s", Decltype: "TEXT"},
+			{Name: "b", Decltype: "BLOB"}, {Name: "n"}, {Name: "d", Decltype: "date"}, {Name: "ts", Decltype: "TIMESTAMP"}, {Name: "inf"}}
+		row := fs.Vals(fs.Int(-5), fs.Float(2.5), fs.Text("héllo"), fs.Blob([]byte{0, 1, 0xff}), fs.Null(),
+			fs.Text("2024-01-02"), fs.Text("not a time"), fs.Float(math.Inf(1)))
+		when := time.Date(2024, 1, 2, 3, 4, 5, 600, time.UTC)
+		srv := newFake(t, tp, fs.Probe(),
+			auto(fs.SQL("SELECT * FROM v WHERE i = ? AND s = ?", fs.Int(-5), fs.Text("héllo")), fs.Query(cols, row)),
+			auto(fs.SQL("INSERT INTO t VALUES (:a, @b, $c)").Named(":a", fs.Int(1)).Named("@b", fs.Float(0.5)).Named("$c", fs.Null()), fs.Inserted(1, 9)),
+			auto(fs.SQL("INSERT INTO t VALUES (:a, :b)").Named("a", fs.Blob([]byte("x"))).Named("b", fs.Text("2024-01-02 03:04:05.0000006")), fs.Inserted(1, 10)),
+			auto(fs.SQL("UPDATE t SET a = ?2 WHERE b = ?1", fs.Int(1), fs.Int(1)), fs.Updated(3)),
+		)
+		db := openDB(t, srv, "")
+		rows, err := db.Query("SELECT * FROM v WHERE i = ? AND s = ?", -5, "héllo")
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, err := db.Query(bad.sql, bad.args...); err == nil {
-			t.Errorf("Query %s %v: no error", bad.sql, bad.args)
+		defer rows.Close()
+		cts, _ := rows.ColumnTypes()
+		var scan []string
+		for _, ct := range cts {
+			scan = append(scan, fmt.Sprint(ct.ScanType()))
 		}
-	}
-	if srv.Count() != n {
-		t.Errorf("refused arguments sent %d requests", srv.Count()-n)
-	}
+		if got := strings.Join(scan, " "); got != "int64 float64 string []uint8 interface {} time.Time time.Time interface {}" {
+			t.Errorf("scan types %s", got)
+		}
+		if !rows.Next() {
+			t.Fatal(rows.Err())
+		}
+		var vals [8]any
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		want := []any{int64(-5), 2.5, "héllo", []byte{0, 1, 0xff}, nil, time.Date(2024, 1, 2, 0, 0, 0, 0, time.UTC), "not a time", math.Inf(1)}
+		if fmt.Sprintf("%#v", vals[:]) != fmt.Sprintf("%#v", want) {
+			t.Errorf("values\n got %#v\nwant %#v", vals[:], want)
+		}
+		if rows.Next() {
+			t.Error("a second row")
+		}
+		rows.Close()
+		if _, err := db.Exec("INSERT INTO t VALUES (:a, @b, $c)", 1, float32(0.5), nil); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := db.Exec("INSERT INTO t VALUES (:a, :b)", sql.Named("a", []byte("x")), sql.Named("b", when), sql.Named("unused", 1)); err != nil {
+			t.Fatal(err)
+		} else if id, _ := r.LastInsertId(); id != 10 {
+			t.Errorf("LastInsertId %d", id)
+		}
+		if r, err := db.Exec("UPDATE t SET a = ?2 WHERE b = ?1", true, uint8(1)); err != nil {
+			t.Fatal(err)
+		} else if n, _ := r.RowsAffected(); n != 3 {
+			t.Errorf("RowsAffected %d", n)
+		}
+		// Refused before anything is sent.
+		n := srv.Count()
+		for _, bad := range []struct {
+			sql  string
+			args []any
+		}{
+			{"SELECT ?, :a", []any{1, 2}},
+			{"SELECT :a", []any{1, sql.Named("a", 2)}},
+			{"SELECT :a, :b", []any{1}},
+			{"SELECT ?", []any{math.Inf(1)}}, // JSON cannot carry it
+			{"SELECT ?", []any{uint64(math.MaxUint64)}},
+			{"SELECT ?", []any{"\xff"}},
+		} {
+			if _, err := db.Exec(bad.sql, bad.args...); err == nil {
+				t.Errorf("Exec %s %v: no error", bad.sql, bad.args)
+			}
+			if _, err := db.Query(bad.sql, bad.args...); err == nil {
+				t.Errorf("Query %s %v: no error", bad.sql, bad.args)
+			}
+		}
+		if srv.Count() != n {
+			t.Errorf("refused arguments sent %d requests", srv.Count()-n)
+		}
+	})
 }
 
 // The driver through database/sql/driver: legacy entry points, prepared
@@ -512,84 +530,87 @@ func TestFakeConnValuesAndArgs(t *testing.T) {
 // open (which rolls it back).
 func TestFakeConnDriverLevel(t *testing.T) {
 	t.Parallel()
-	b1 := fs.Baton(1)
-	srv := fs.New(t, fs.Probe(),
-		prepared("INSERT INTO t VALUES (?)", false, ""),
-		auto(fs.SQL("INSERT INTO t VALUES (?)", fs.Int(1)), fs.Inserted(1, 1)),
-		auto(fs.SQL("INSERT INTO t VALUES (?)", fs.Int(2)), fs.Inserted(1, 2)),
-		prepared("SELECT a FROM t", true),
-		auto(fs.SQL("SELECT a FROM t"), fs.Query(fs.Cols("a"), fs.Vals(fs.Int(1)))),
-		begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(2)),
-		finish(b1, "ROLLBACK"),
-	)
-	d := &libsql.Driver{}
-	c, err := d.Open(srv.URL + "?codec=gojson")
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := c.Prepare("INSERT INTO t VALUES (?)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.NumInput() != 1 {
-		t.Errorf("NumInput %d, want the 1 parameter describe reported", st.NumInput())
-	}
-	nv := &driver.NamedValue{Ordinal: 1, Value: int32(1)}
-	if err := st.(driver.NamedValueChecker).CheckNamedValue(nv); err != nil || nv.Value != int64(1) {
-		t.Errorf("CheckNamedValue: %v, %#v", err, nv.Value)
-	}
-	for _, v := range []int64{1, 2} {
-		//lint:ignore SA1019 the legacy entry point is part of the driver
-		if _, err := st.Exec([]driver.Value{v}); err != nil {
+	forTransports(t, func(t *testing.T, tp string) {
+		b1 := fs.Baton(1)
+		srv := newFake(t, tp, fs.Probe(),
+			prepared("INSERT INTO t VALUES (?)", false, ""),
+			auto(fs.SQL("INSERT INTO t VALUES (?)", fs.Int(1)), fs.Inserted(1, 1)),
+			auto(fs.SQL("INSERT INTO t VALUES (?)", fs.Int(2)), fs.Inserted(1, 2)),
+			prepared("SELECT a FROM t", true),
+			auto(fs.SQL("SELECT a FROM t"), fs.Query(fs.Cols("a"), fs.Vals(fs.Int(1)))),
+			begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(2)),
+			finish(b1, "ROLLBACK"),
+		)
+		d := &libsql.Driver{}
+		c, err := d.Open(srv.URL + "?codec=gojson")
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := st.(driver.StmtExecContext).ExecContext(bg, nil); err == nil {
-		t.Error("a closed statement ran")
-	}
-	if _, err := st.(driver.StmtQueryContext).QueryContext(bg, nil); err == nil {
-		t.Error("a closed statement ran")
-	}
-	q, _ := c.Prepare("SELECT a FROM t")
-	//lint:ignore SA1019 the legacy entry point is part of the driver
-	rows, err := q.Query(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dest := make([]driver.Value, 1)
-	if rows.Next(dest) != nil || dest[0] != int64(1) || rows.Next(dest) != io.EOF {
-		t.Errorf("rows: %v", dest)
-	}
-	rows.Close()
-	if !c.(driver.Validator).IsValid() || c.(driver.SessionResetter).ResetSession(bg) != nil {
-		t.Error("an idle connection is not valid")
-	}
-	//lint:ignore SA1019 the legacy entry point is part of the driver
-	tx, err := c.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.(driver.ConnBeginTx).BeginTx(bg, driver.TxOptions{}); err == nil {
-		t.Error("a second transaction began on one connection")
-	}
-	if _, err := c.(driver.ExecerContext).ExecContext(bg, "DELETE FROM t", nil); err != nil {
-		t.Fatal(err)
-	}
-	if c.(driver.Validator).IsValid() || !errors.Is(c.(driver.SessionResetter).ResetSession(bg), driver.ErrBadConn) {
-		t.Error("a connection with a transaction open may go back to the pool")
-	}
-	if err := c.Close(); err != nil { // rolls the transaction back
-		t.Fatal(err)
-	}
-	if err := tx.Commit(); !errors.Is(err, libsql.ErrTxDone) {
-		t.Errorf("Commit after the connection closed: %v", err)
-	}
+		st, err := c.Prepare("INSERT INTO t VALUES (?)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.NumInput() != 1 {
+			t.Errorf("NumInput %d, want the 1 parameter describe reported", st.NumInput())
+		}
+		nv := &driver.NamedValue{Ordinal: 1, Value: int32(1)}
+		if err := st.(driver.NamedValueChecker).CheckNamedValue(nv); err != nil || nv.Value != int64(1) {
+			t.Errorf("CheckNamedValue: %v, %#v", err, nv.Value)
+		}
+		for _, v := range []int64{1, 2} {
+			//lint:ignore SA1019 the legacy entry point is part of the driver
+			if _, err := st.Exec([]driver.Value{v}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.(driver.StmtExecContext).ExecContext(bg, nil); err == nil {
+			t.Error("a closed statement ran")
+		}
+		if _, err := st.(driver.StmtQueryContext).QueryContext(bg, nil); err == nil {
+			t.Error("a closed statement ran")
+		}
+		q, _ := c.Prepare("SELECT a FROM t")
+		//lint:ignore SA1019 the legacy entry point is part of the driver
+		rows, err := q.Query(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dest := make([]driver.Value, 1)
+		if rows.Next(dest) != nil || dest[0] != int64(1) || rows.Next(dest) != io.EOF {
+			t.Errorf("rows: %v", dest)
+		}
+		rows.Close()
+		if !c.(driver.Validator).IsValid() || c.(driver.SessionResetter).ResetSession(bg) != nil {
+			t.Error("an idle connection is not valid")
+		}
+		//lint:ignore SA1019 the legacy entry point is part of the driver
+		tx, err := c.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.(driver.ConnBeginTx).BeginTx(bg, driver.TxOptions{}); err == nil {
+			t.Error("a second transaction began on one connection")
+		}
+		if _, err := c.(driver.ExecerContext).ExecContext(bg, "DELETE FROM t", nil); err != nil {
+			t.Fatal(err)
+		}
+		if c.(driver.Validator).IsValid() || !errors.Is(c.(driver.SessionResetter).ResetSession(bg), driver.ErrBadConn) {
+			t.Error("a connection with a transaction open may go back to the pool")
+		}
+		if err := c.Close(); err != nil { // rolls the transaction back
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); !errors.Is(err, libsql.ErrTxDone) {
+			t.Errorf("Commit after the connection closed: %v", err)
+		}
+	})
 }
 
 // Connectors: options, redaction, and what they send (nothing until used).
+// HTTP only: compression and its headers are HTTP's.
 func TestFakeConnConnector(t *testing.T) {
 	t.Parallel()
 	if _, err := libsql.NewConnector(nil); err == nil {
@@ -638,6 +659,7 @@ func TestFakeConnConnector(t *testing.T) {
 	if err := db2.QueryRow("SELECT 2").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("%d, %v", n, err)
 	}
+
 }
 
 // codec=auto asks for Protobuf first; a server that does not offer

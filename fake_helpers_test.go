@@ -15,6 +15,66 @@ import (
 	"github.com/gohrana/libsql/transport"
 )
 
+// The transports the fake serves. A test whose behaviour is meant to be
+// the same on both runs once per transport (forTransports) on a fake from
+// newFake; the script is the HTTP one, which fakesqld.NewWS maps onto
+// WebSocket requests.
+const (
+	overHTTP = "http"
+	overWS   = "ws"
+)
+
+// forTransports runs f as a parallel subtest per transport.
+func forTransports(t *testing.T, f func(t *testing.T, tp string)) {
+	t.Helper()
+	for _, tp := range []string{overHTTP, overWS} {
+		t.Run(tp, func(t *testing.T) {
+			t.Parallel()
+			f(t, tp)
+		})
+	}
+}
+
+// newFake starts a fake that serves the script over the transport tp; a
+// DB opened on its URL speaks that transport.
+func newFake(t *testing.T, tp string, script ...fs.Exchange) *fs.Server {
+	t.Helper()
+	if tp == overWS {
+		return fs.NewWS(t, script...)
+	}
+	return fs.New(t, script...)
+}
+
+// httpOnly skips a subtest over WebSocket, saying why.
+func httpOnly(t *testing.T, tp, why string) {
+	t.Helper()
+	if tp == overWS {
+		t.Skip("HTTP only: " + why)
+	}
+}
+
+// refusedURL is fakesqld.RefusedURL for the transport tp.
+func refusedURL(t *testing.T, tp string) string {
+	u := fs.RefusedURL(t)
+	if tp == overWS {
+		u = "ws" + strings.TrimPrefix(u, "http")
+	}
+	return u
+}
+
+// roundTrips is the number of exchanges of the script the client reached:
+// on HTTP its pipeline requests, on WebSocket the bursts of stream
+// requests (open_stream, close_stream and hello aside).
+func roundTrips(srv *fs.Server) int {
+	seen := map[int]bool{}
+	for _, r := range srv.Requests() {
+		if r.Exchange >= 0 && r.Path != "/v3" {
+			seen[r.Exchange] = true
+		}
+	}
+	return len(seen)
+}
+
 // openDB opens a database on the fake server with DSN parameters (for
 // example "deferredExec=1"); it is closed when the test ends, before the
 // server checks its script.
@@ -75,6 +135,16 @@ func prepared(sql string, readOnly bool, names ...string) fs.Exchange {
 	return fs.Pipeline("", fs.Describe(sql), fs.Close()).Respond("", fs.DescribeParamsOK(readOnly, names...), fs.CloseOK())
 }
 
+// preparedInTx is prepared inside a transaction that has begun on the
+// stream baton: over HTTP on a stream of its own, over WebSocket on the
+// transaction's stream (transport.Stream.Isolated).
+func preparedInTx(tp, baton, sql string, readOnly bool, names ...string) fs.Exchange {
+	if tp == overWS {
+		return fs.Pipeline(baton, fs.Describe(sql)).Respond(baton, fs.DescribeParamsOK(readOnly, names...))
+	}
+	return prepared(sql, readOnly, names...)
+}
+
 // describe is the driver's describe of a statement, on a stream of its own.
 func describe(sql string, readOnly bool) fs.Exchange {
 	return fs.Pipeline("", fs.Describe(sql), fs.Close()).Respond("", fs.DescribeOK(readOnly), fs.CloseOK())
@@ -121,6 +191,15 @@ func wantErr(t *testing.T, err error, is, isNot []error, has ...string) {
 func errs(e ...error) []error { return e }
 
 var bg = context.Background()
+
+// setURL points cfg at the fake at url, over WebSocket for a ws:// one
+// (Config.URL is http:// with Transport ws).
+func setURL(cfg *libsql.Config, url string) {
+	cfg.URL = url
+	if rest, ok := strings.CutPrefix(url, "ws"); ok {
+		cfg.URL, cfg.Transport = "http"+rest, libsql.TransportWS
+	}
+}
 
 // fakeConfig is libsql.NewConfig for the fake, which speaks JSON: the
 // codec is direct.

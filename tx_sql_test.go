@@ -34,55 +34,59 @@ func pinned(t *testing.T, db *sql.DB) *sql.Conn {
 // statement closes the stream.
 func TestFakeSQLTxCommit(t *testing.T) {
 	t.Parallel()
-	b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-	srv := fs.New(t, fs.Probe(),
-		watched("", b1, fs.SQL("BEGIN IMMEDIATE"), fs.Empty(), false),
-		watched(b1, b2, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1), false),
-		watched(b2, b3, fs.SQL("COMMIT"), fs.Empty(), true),
-		fs.Pipeline(b3, fs.Execute(fs.SQL("SELECT 1")), fs.Close()).
-			Respond("", fs.ExecuteOK(fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))), fs.CloseOK()))
-	db := openDB(t, srv, "")
-	c := pinned(t, db)
-	defer c.Close()
-	for _, q := range []string{"BEGIN IMMEDIATE", "INSERT INTO t VALUES (1)", "COMMIT"} {
-		if _, err := c.ExecContext(bg, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
+	forTransports(t, func(t *testing.T, tp string) {
+		b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
+		srv := newFake(t, tp, fs.Probe(),
+			watched("", b1, fs.SQL("BEGIN IMMEDIATE"), fs.Empty(), false),
+			watched(b1, b2, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1), false),
+			watched(b2, b3, fs.SQL("COMMIT"), fs.Empty(), true),
+			fs.Pipeline(b3, fs.Execute(fs.SQL("SELECT 1")), fs.Close()).
+				Respond("", fs.ExecuteOK(fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))), fs.CloseOK()))
+		db := openDB(t, srv, "")
+		c := pinned(t, db)
+		defer c.Close()
+		for _, q := range []string{"BEGIN IMMEDIATE", "INSERT INTO t VALUES (1)", "COMMIT"} {
+			if _, err := c.ExecContext(bg, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
 		}
-	}
-	var n int
-	if err := c.QueryRowContext(bg, "SELECT 1").Scan(&n); err != nil || n != 1 {
-		t.Fatalf("after COMMIT: %d, %v", n, err)
-	}
+		var n int
+		if err := c.QueryRowContext(bg, "SELECT 1").Scan(&n); err != nil || n != 1 {
+			t.Fatalf("after COMMIT: %d, %v", n, err)
+		}
+	})
 }
 
 // A comment before BEGIN does not hide it, and a statement's failure
 // inside the transaction keeps it open, as SQLite does.
 func TestFakeSQLTxCommentAndFailure(t *testing.T) {
 	t.Parallel()
-	b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-	srv := fs.New(t, fs.Probe(),
-		watched("", b1, fs.SQL("/* note */ begin"), fs.Empty(), false),
-		fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.GetAutocommit()).
-			Respond(b2, fs.Fail("SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.x"), fs.GetAutocommitOK(false)),
-		watched(b2, b3, fs.SQL("ROLLBACK"), fs.Empty(), true),
-		closeStream(b3))
-	db := openDB(t, srv, "")
-	c := pinned(t, db)
-	if _, err := c.ExecContext(bg, "/* note */ begin"); err != nil {
-		t.Fatal(err)
-	}
-	_, err := c.ExecContext(bg, "INSERT INTO t VALUES (1)")
-	wantErr(t, err, errs(libsql.ErrUniqueViolation), errs(libsql.ErrTxLost))
-	if _, err := c.ExecContext(bg, "ROLLBACK"); err != nil {
-		t.Fatal(err)
-	}
-	// The lingering stream is closed when the connection is.
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
+	forTransports(t, func(t *testing.T, tp string) {
+		b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
+		srv := newFake(t, tp, fs.Probe(),
+			watched("", b1, fs.SQL("/* note */ begin"), fs.Empty(), false),
+			fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.GetAutocommit()).
+				Respond(b2, fs.Fail("SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.x"), fs.GetAutocommitOK(false)),
+			watched(b2, b3, fs.SQL("ROLLBACK"), fs.Empty(), true),
+			closeStream(b3))
+		db := openDB(t, srv, "")
+		c := pinned(t, db)
+		if _, err := c.ExecContext(bg, "/* note */ begin"); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.ExecContext(bg, "INSERT INTO t VALUES (1)")
+		wantErr(t, err, errs(libsql.ErrUniqueViolation), errs(libsql.ErrTxLost))
+		if _, err := c.ExecContext(bg, "ROLLBACK"); err != nil {
+			t.Fatal(err)
+		}
+		// The lingering stream is closed when the connection is.
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // A connection given back with its transaction open is not reused: closing
@@ -90,34 +94,37 @@ func TestFakeSQLTxCommentAndFailure(t *testing.T) {
 // connection.
 func TestFakeSQLTxLeftOpen(t *testing.T) {
 	t.Parallel()
-	b1 := fs.Baton(1)
-	srv := fs.New(t, fs.Probe(),
-		watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
-		closeStream(b1),
-		auto(fs.SQL("INSERT INTO t VALUES (2)"), fs.Inserted(1, 2)))
-	db := openDB(t, srv, "")
-	c := pinned(t, db)
-	if _, err := c.ExecContext(bg, "BEGIN"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.BeginTx(bg, nil); err == nil {
-		t.Error("BeginTx inside a transaction begun with SQL succeeded")
-	}
-	// database/sql closes a connection that is not valid as it takes it
-	// back: the close has gone out when Close returns.
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.ExecContext(bg, "INSERT INTO t VALUES (2)"); err != nil {
-		t.Fatal(err)
-	}
-	if s := db.Stats(); s.OpenConnections != 1 {
-		t.Errorf("%d open connections, want the fresh one", s.OpenConnections)
-	}
+	forTransports(t, func(t *testing.T, tp string) {
+		b1 := fs.Baton(1)
+		srv := newFake(t, tp, fs.Probe(),
+			watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
+			closeStream(b1),
+			auto(fs.SQL("INSERT INTO t VALUES (2)"), fs.Inserted(1, 2)))
+		db := openDB(t, srv, "")
+		c := pinned(t, db)
+		if _, err := c.ExecContext(bg, "BEGIN"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.BeginTx(bg, nil); err == nil {
+			t.Error("BeginTx inside a transaction begun with SQL succeeded")
+		}
+		// database/sql closes a connection that is not valid as it takes it
+		// back: the close has gone out when Close returns.
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(bg, "INSERT INTO t VALUES (2)"); err != nil {
+			t.Fatal(err)
+		}
+		if s := db.Stats(); s.OpenConnections != 1 {
+			t.Errorf("%d open connections, want the fresh one", s.OpenConnections)
+		}
+	})
 }
 
 // An SQL-level transaction whose stream expires is lost, and says so; the
 // connection then works again on a new stream.
+// HTTP only: WebSocket streams do not expire.
 func TestFakeSQLTxStreamExpired(t *testing.T) {
 	t.Parallel()
 	b1 := fs.Baton(1)
@@ -137,11 +144,13 @@ func TestFakeSQLTxStreamExpired(t *testing.T) {
 	if err := c.QueryRowContext(bg, "SELECT 2").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("after the loss: %d, %v", n, err)
 	}
+
 }
 
 // A lingering stream (kept to learn that COMMIT ended the transaction) that
 // expires before the next statement costs that statement nothing: the
 // server refused it unrun, so it goes again on a new stream.
+// HTTP only: WebSocket streams do not expire.
 func TestFakeSQLTxLingeringExpired(t *testing.T) {
 	t.Parallel()
 	b1, b2 := fs.Baton(1), fs.Baton(2)
@@ -158,32 +167,35 @@ func TestFakeSQLTxLingeringExpired(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+
 }
 
 // A script that begins a transaction it does not end keeps it open; one
 // that begins none is sent as before.
 func TestFakeSQLTxScript(t *testing.T) {
 	t.Parallel()
-	const script = "BEGIN; INSERT INTO t VALUES (1)"
-	b1, b2 := fs.Baton(1), fs.Baton(2)
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).
-			Respond("", fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement"), fs.CloseOK()),
-		fs.Pipeline("", fs.Sequence(script), fs.GetAutocommit()).Respond(b1, fs.SequenceOK(), fs.GetAutocommitOK(false)),
-		watched(b1, b2, fs.SQL("COMMIT"), fs.Empty(), true),
-		closeStream(b2))
-	db := openDB(t, srv, "")
-	c := pinned(t, db)
-	if _, err := c.ExecContext(bg, script); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.ExecContext(bg, "COMMIT"); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.Close(); err != nil && !errors.Is(err, sql.ErrConnDone) {
-		t.Fatal(err)
-	}
+	forTransports(t, func(t *testing.T, tp string) {
+		const script = "BEGIN; INSERT INTO t VALUES (1)"
+		b1, b2 := fs.Baton(1), fs.Baton(2)
+		srv := newFake(t, tp, fs.Probe(),
+			fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).
+				Respond("", fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement"), fs.CloseOK()),
+			fs.Pipeline("", fs.Sequence(script), fs.GetAutocommit()).Respond(b1, fs.SequenceOK(), fs.GetAutocommitOK(false)),
+			watched(b1, b2, fs.SQL("COMMIT"), fs.Empty(), true),
+			closeStream(b2))
+		db := openDB(t, srv, "")
+		c := pinned(t, db)
+		if _, err := c.ExecContext(bg, script); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.ExecContext(bg, "COMMIT"); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Close(); err != nil && !errors.Is(err, sql.ErrConnDone) {
+			t.Fatal(err)
+		}
+	})
 }

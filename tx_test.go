@@ -20,80 +20,86 @@ import (
 // transaction sends nothing at all.
 func TestFakeTxRequestCounts(t *testing.T) {
 	t.Parallel()
-	for _, codec := range []string{"direct", "gojson"} {
-		for _, end := range []string{"COMMIT", "ROLLBACK"} {
-			for k := 0; k <= 4; k++ {
-				t.Run(fmt.Sprintf("%s/%s/%d", codec, end, k), func(t *testing.T) {
-					t.Parallel()
-					srv := fs.New(t)
-					if k > 0 {
-						srv.Add(fs.Probe())
-					}
-					baton := ""
-					for i := 1; i <= k; i++ {
-						st := fs.SQL("INSERT INTO t VALUES (?)", fs.Int(int64(i)))
-						next := fs.Baton(i)
-						if i == 1 {
-							srv.Add(begin(next, st, fs.Inserted(1, int64(i*10))))
-						} else {
-							srv.Add(inTx(baton, next, st, fs.Inserted(1, int64(i*10))))
+	forTransports(t, func(t *testing.T, tp string) {
+		for _, codec := range []string{"direct", "gojson"} {
+			for _, end := range []string{"COMMIT", "ROLLBACK"} {
+				for k := 0; k <= 4; k++ {
+					t.Run(fmt.Sprintf("%s/%s/%d", codec, end, k), func(t *testing.T) {
+						t.Parallel()
+						srv := newFake(t, tp)
+						if k > 0 {
+							srv.Add(fs.Probe())
 						}
-						baton = next
-					}
-					if k > 0 {
-						srv.Add(finish(baton, end))
-					}
-					db := openDB(t, srv, "codec="+codec)
-					tx, err := db.BeginTx(bg, nil)
-					if err != nil {
-						t.Fatal(err)
-					}
-					for i := 1; i <= k; i++ {
-						res, err := tx.Exec("INSERT INTO t VALUES (?)", i)
+						baton := ""
+						for i := 1; i <= k; i++ {
+							st := fs.SQL("INSERT INTO t VALUES (?)", fs.Int(int64(i)))
+							next := fs.Baton(i)
+							if i == 1 {
+								srv.Add(begin(next, st, fs.Inserted(1, int64(i*10))))
+							} else {
+								srv.Add(inTx(baton, next, st, fs.Inserted(1, int64(i*10))))
+							}
+							baton = next
+						}
+						if k > 0 {
+							srv.Add(finish(baton, end))
+						}
+						db := openDB(t, srv, "codec="+codec)
+						tx, err := db.BeginTx(bg, nil)
 						if err != nil {
-							t.Fatalf("statement %d: %v", i, err)
+							t.Fatal(err)
 						}
-						if id, _ := res.LastInsertId(); id != int64(i*10) {
-							t.Errorf("statement %d: LastInsertId = %d", i, id)
+						for i := 1; i <= k; i++ {
+							res, err := tx.Exec("INSERT INTO t VALUES (?)", i)
+							if err != nil {
+								t.Fatalf("statement %d: %v", i, err)
+							}
+							if id, _ := res.LastInsertId(); id != int64(i*10) {
+								t.Errorf("statement %d: LastInsertId = %d", i, id)
+							}
+							if n, _ := res.RowsAffected(); n != 1 {
+								t.Errorf("statement %d: RowsAffected = %d", i, n)
+							}
 						}
-						if n, _ := res.RowsAffected(); n != 1 {
-							t.Errorf("statement %d: RowsAffected = %d", i, n)
+						if end == "COMMIT" {
+							err = tx.Commit()
+						} else {
+							err = tx.Rollback()
 						}
-					}
-					if end == "COMMIT" {
-						err = tx.Commit()
-					} else {
-						err = tx.Rollback()
-					}
-					if err != nil {
-						t.Fatalf("%s: %v", end, err)
-					}
-					want := k + 1
-					if k == 0 {
-						want = 0
-					}
-					if got := srv.CountPath("/v3/pipeline"); got != want {
-						t.Errorf("%d pipeline requests, want %d", got, want)
-					}
-					if k == 0 && srv.Count() != 0 {
-						t.Errorf("an empty transaction sent %d requests", srv.Count())
-					}
-				})
+						if err != nil {
+							t.Fatalf("%s: %v", end, err)
+						}
+						want := k + 1
+						if k == 0 {
+							want = 0
+						}
+						if got := roundTrips(srv); got != want {
+							t.Errorf("%d round trips, want %d", got, want)
+						}
+						if k == 0 && srv.Count() != 0 {
+							t.Errorf("an empty transaction sent %d requests", srv.Count())
+						}
+					})
+				}
 			}
 		}
-	}
+	})
 }
 
 // Queries and prepared statements in a transaction follow the same path.
 func TestFakeTxQueryAndPrepared(t *testing.T) {
 	t.Parallel()
+	forTransports(t, testFakeTxQueryAndPrepared)
+}
+
+func testFakeTxQueryAndPrepared(t *testing.T, tp string) {
 	b1, b2, b3, b4 := fs.Baton(1), fs.Baton(2), fs.Baton(3), fs.Baton(4)
 	cols := []fs.Col{{Name: "id", Decltype: "INTEGER"}, {Name: "name", Decltype: "TEXT"}}
-	srv := fs.New(t,
+	srv := newFake(t, tp,
 		fs.Probe(),
 		begin(b1, fs.SQL("SELECT id, name FROM u WHERE id > ?", fs.Int(0)),
 			fs.Query(cols, fs.Vals(fs.Int(1), fs.Text("ada")), fs.Vals(fs.Int(2), fs.Text("bob")))),
-		prepared("UPDATE u SET name = :n WHERE id = :id", false, ":n", ":id"),
+		preparedInTx(tp, b1, "UPDATE u SET name = :n WHERE id = :id", false, ":n", ":id"),
 		inTx(b1, b2, fs.SQL("UPDATE u SET name = :n WHERE id = :id").Named("n", fs.Text("cy")).Named("id", fs.Int(2)), fs.Updated(1)),
 		inTx(b2, b3, fs.SQL("UPDATE u SET name = :n WHERE id = :id").Named("n", fs.Text("di")).Named("id", fs.Int(1)), fs.Updated(1)),
 		inTx(b3, b4, fs.SQL("SELECT count(*) FROM u"), fs.Query(fs.Cols("count(*)"), fs.Vals(fs.Int(2)))),
@@ -149,34 +155,36 @@ func TestFakeTxQueryAndPrepared(t *testing.T) {
 // next statement begins it on a new stream.
 func TestFakeTxRefusedBeforeBegin(t *testing.T) {
 	t.Parallel()
-	b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-	srv := fs.New(t,
-		fs.Probe(),
-		fs.Pipeline("", beginBatch(fs.SQL("INSRT INTO t VALUES (1)"))).
-			Respond(b1, fs.Fail("SQL_PARSE_ERROR", "SQL string could not be parsed: syntax error around L1:1: `INSRT`")),
-		closeStream(b1),
-		begin(b2, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
-		inTx(b2, b3, fs.SQL("INSERT INTO t VALUES (2)"), fs.Inserted(1, 2)),
-		finish(b3, "COMMIT"),
-	)
-	db := openDB(t, srv, "")
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tx.Exec("INSRT INTO t VALUES (1)")
-	wantErr(t, err, errs(libsql.ErrSyntax), errs(libsql.ErrTxLost), "INSRT", "SQL_PARSE_ERROR")
-	if e := asError(t, err); e.Code != "SQL_PARSE_ERROR" || e.HTTPStatus != 0 {
-		t.Errorf("error %+v", e)
-	}
-	for i := 1; i <= 2; i++ {
-		if _, err := tx.Exec(fmt.Sprintf("INSERT INTO t VALUES (%d)", i)); err != nil {
+	forTransports(t, func(t *testing.T, tp string) {
+		b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
+		srv := newFake(t, tp,
+			fs.Probe(),
+			fs.Pipeline("", beginBatch(fs.SQL("INSRT INTO t VALUES (1)"))).
+				Respond(b1, fs.Fail("SQL_PARSE_ERROR", "SQL string could not be parsed: syntax error around L1:1: `INSRT`")),
+			closeStream(b1),
+			begin(b2, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
+			inTx(b2, b3, fs.SQL("INSERT INTO t VALUES (2)"), fs.Inserted(1, 2)),
+			finish(b3, "COMMIT"),
+		)
+		db := openDB(t, srv, "")
+		tx, err := db.Begin()
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+		_, err = tx.Exec("INSRT INTO t VALUES (1)")
+		wantErr(t, err, errs(libsql.ErrSyntax), errs(libsql.ErrTxLost), "INSRT", "SQL_PARSE_ERROR")
+		if e := asError(t, err); e.Code != "SQL_PARSE_ERROR" || e.HTTPStatus != 0 {
+			t.Errorf("error %+v", e)
+		}
+		for i := 1; i <= 2; i++ {
+			if _, err := tx.Exec(fmt.Sprintf("INSERT INTO t VALUES (%d)", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // Whichever call sends a transaction's BEGIN (its first statement, a Batch,
@@ -186,120 +194,124 @@ func TestFakeTxRefusedBeforeBegin(t *testing.T) {
 // took for done, lose the transaction with it.
 func TestFakeTxBeginFailsAlike(t *testing.T) {
 	t.Parallel()
-	b1 := fs.Baton(1)
-	const locked = "SQLite error: database is locked"
-	busy := fs.StepFailed("SQLITE_BUSY", locked)
-	st := fs.SQL("UPDATE t SET v = 1")
-	tests := []struct {
-		name     string
-		exchange []fs.Exchange
-		params   string
-		run      func(c *sql.Conn, tx *sql.Tx) error
-		lost     bool
-	}{
-		{"statement", []fs.Exchange{
-			fs.Pipeline("", beginBatch(st)).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
-			closeStream(b1),
-		}, "busyTimeout=0", func(_ *sql.Conn, tx *sql.Tx) error {
-			_, err := tx.Exec("UPDATE t SET v = 1")
-			return err
-		}, false},
-		{"batch", []fs.Exchange{
-			fs.Pipeline("", fs.Batch(
-				fs.Step(fs.SQL("BEGIN")),
-				fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
-				fs.Step(st).If(inBatchTx(1)),
-				fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
-				fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
-				fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
-				busy, fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped())),
-			closeStream(b1),
-		}, "busyTimeout=0", func(c *sql.Conn, _ *sql.Tx) error {
-			_, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "UPDATE t SET v = 1"}})
-			return err
-		}, false},
-		{"deferred", []fs.Exchange{
-			fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).
-				Respond("", fs.BatchOK(busy, fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()),
-		}, "deferredExec=1&busyTimeout=0", func(_ *sql.Conn, tx *sql.Tx) error {
-			if _, err := tx.Exec("INSERT INTO t VALUES (?)", 1); err != nil {
-				return fmt.Errorf("queued: %w", err)
-			}
-			return tx.Commit()
-		}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := fs.New(t, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
-			db := openDB(t, srv, tt.params)
-			c := pinned(t, db)
-			defer c.Close()
-			tx, err := c.BeginTx(bg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = tt.run(c, tx)
-			isNot := errs(libsql.ErrTxLost)
-			is := errs(libsql.ErrBusy)
-			if tt.lost {
-				is, isNot = append(is, libsql.ErrTxLost), nil
-			}
-			wantErr(t, err, is, isNot, "BEGIN failed: "+locked+" (SQLITE_BUSY)")
-			if e := asError(t, err); e.Message != locked || e.SQL != "BEGIN" || e.Statement != 0 || e.Deferred || e.RolledBack {
-				t.Errorf("fields %+v: want the server's message and SQL BEGIN alone", e)
-			}
-			if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
-				t.Errorf("Rollback: %v", err)
-			}
-		})
-	}
+	forTransports(t, func(t *testing.T, tp string) {
+		b1 := fs.Baton(1)
+		const locked = "SQLite error: database is locked"
+		busy := fs.StepFailed("SQLITE_BUSY", locked)
+		st := fs.SQL("UPDATE t SET v = 1")
+		tests := []struct {
+			name     string
+			exchange []fs.Exchange
+			params   string
+			run      func(c *sql.Conn, tx *sql.Tx) error
+			lost     bool
+		}{
+			{"statement", []fs.Exchange{
+				fs.Pipeline("", beginBatch(st)).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
+				closeStream(b1),
+			}, "busyTimeout=0", func(_ *sql.Conn, tx *sql.Tx) error {
+				_, err := tx.Exec("UPDATE t SET v = 1")
+				return err
+			}, false},
+			{"batch", []fs.Exchange{
+				fs.Pipeline("", fs.Batch(
+					fs.Step(fs.SQL("BEGIN")),
+					fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
+					fs.Step(st).If(inBatchTx(1)),
+					fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
+					fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
+					fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
+					busy, fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped())),
+				closeStream(b1),
+			}, "busyTimeout=0", func(c *sql.Conn, _ *sql.Tx) error {
+				_, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "UPDATE t SET v = 1"}})
+				return err
+			}, false},
+			{"deferred", []fs.Exchange{
+				fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).
+					Respond("", fs.BatchOK(busy, fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()),
+			}, "deferredExec=1&busyTimeout=0", func(_ *sql.Conn, tx *sql.Tx) error {
+				if _, err := tx.Exec("INSERT INTO t VALUES (?)", 1); err != nil {
+					return fmt.Errorf("queued: %w", err)
+				}
+				return tx.Commit()
+			}, true},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				srv := newFake(t, tp, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
+				db := openDB(t, srv, tt.params)
+				c := pinned(t, db)
+				defer c.Close()
+				tx, err := c.BeginTx(bg, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = tt.run(c, tx)
+				isNot := errs(libsql.ErrTxLost)
+				is := errs(libsql.ErrBusy)
+				if tt.lost {
+					is, isNot = append(is, libsql.ErrTxLost), nil
+				}
+				wantErr(t, err, is, isNot, "BEGIN failed: "+locked+" (SQLITE_BUSY)")
+				if e := asError(t, err); e.Message != locked || e.SQL != "BEGIN" || e.Statement != 0 || e.Deferred || e.RolledBack {
+					t.Errorf("fields %+v: want the server's message and SQL BEGIN alone", e)
+				}
+				if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+					t.Errorf("Rollback: %v", err)
+				}
+			})
+		}
+	})
 }
 
 // BEGIN itself failing (or an answer that does not fit the batch) ends the
 // attempt: the stream is closed, and nothing is left to roll back.
 func TestFakeTxBeginFails(t *testing.T) {
 	t.Parallel()
-	b1 := fs.Baton(1)
-	st := fs.SQL("INSERT INTO t VALUES (1)")
-	tests := []struct {
-		name   string
-		answer fs.Result
-		is     []error
-		isNot  []error
-		has    string
-		active bool // the transaction began, so Rollback sends ROLLBACK
-	}{
-		{"busy", fs.BatchOK(fs.StepFailed("SQLITE_BUSY", "SQLite error: database is locked"), fs.StepSkipped()),
-			errs(libsql.ErrBusy), errs(libsql.ErrTxLost), "database is locked", false},
-		{"BEGIN skipped", fs.BatchOK(fs.StepSkipped(), fs.StepSkipped()), nil, errs(libsql.ErrTxLost), "the server skipped BEGIN", false},
-		{"three results", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty())),
-			errs(libsql.ErrTxLost), nil, "2-step batch with 3 results", false},
-		{"statement skipped", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepSkipped()), nil, errs(libsql.ErrTxLost),
-			"skipped the statement after BEGIN", true},
-		{"statement failed", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.a")),
-			errs(libsql.ErrConstraint), errs(libsql.ErrTxLost), "UNIQUE constraint failed", true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			end := closeStream(b1)
-			if tt.active {
-				end = finish(b1, "ROLLBACK")
-			}
-			srv := fs.New(t, fs.Probe(), fs.Pipeline("", beginBatch(st)).Respond(b1, tt.answer), end)
-			db := openDB(t, srv, "busyTimeout=0") // a BEGIN that failed with SQLITE_BUSY is not retried
-			tx, err := db.Begin()
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = tx.Exec("INSERT INTO t VALUES (1)")
-			wantErr(t, err, tt.is, tt.isNot, tt.has)
-			if err := tx.Rollback(); err != nil {
-				t.Fatalf("Rollback: %v", err)
-			}
-		})
-	}
+	forTransports(t, func(t *testing.T, tp string) {
+		b1 := fs.Baton(1)
+		st := fs.SQL("INSERT INTO t VALUES (1)")
+		tests := []struct {
+			name   string
+			answer fs.Result
+			is     []error
+			isNot  []error
+			has    string
+			active bool // the transaction began, so Rollback sends ROLLBACK
+		}{
+			{"busy", fs.BatchOK(fs.StepFailed("SQLITE_BUSY", "SQLite error: database is locked"), fs.StepSkipped()),
+				errs(libsql.ErrBusy), errs(libsql.ErrTxLost), "database is locked", false},
+			{"BEGIN skipped", fs.BatchOK(fs.StepSkipped(), fs.StepSkipped()), nil, errs(libsql.ErrTxLost), "the server skipped BEGIN", false},
+			{"three results", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty())),
+				errs(libsql.ErrTxLost), nil, "2-step batch with 3 results", false},
+			{"statement skipped", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepSkipped()), nil, errs(libsql.ErrTxLost),
+				"skipped the statement after BEGIN", true},
+			{"statement failed", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.a")),
+				errs(libsql.ErrConstraint), errs(libsql.ErrTxLost), "UNIQUE constraint failed", true},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				end := closeStream(b1)
+				if tt.active {
+					end = finish(b1, "ROLLBACK")
+				}
+				srv := newFake(t, tp, fs.Probe(), fs.Pipeline("", beginBatch(st)).Respond(b1, tt.answer), end)
+				db := openDB(t, srv, "busyTimeout=0") // a BEGIN that failed with SQLITE_BUSY is not retried
+				tx, err := db.Begin()
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = tx.Exec("INSERT INTO t VALUES (1)")
+				wantErr(t, err, tt.is, tt.isNot, tt.has)
+				if err := tx.Rollback(); err != nil {
+					t.Fatalf("Rollback: %v", err)
+				}
+			})
+		}
+	})
 }
 
 // The server losing a transaction (lock stolen after the transaction
@@ -309,180 +321,195 @@ func TestFakeTxBeginFails(t *testing.T) {
 // Commit returns the loss. A stream the server may still hold is closed.
 func TestFakeTxLost(t *testing.T) {
 	t.Parallel()
-	b1, b2 := fs.Baton(1), fs.Baton(2)
-	st2 := fs.SQL("UPDATE t SET a = 2")
-	tests := []struct {
-		name string
-		fail fs.Exchange
-		// closeWith is the baton the driver still holds, so it closes the
-		// stream when the transaction ends; "" if the stream is gone.
-		closeWith string
-		code      string
-		has       string
-	}{
-		{"TRANSACTION_TIMEOUT", fs.Pipeline(b1, fs.Execute(st2)).Respond(b2, fs.Fail("TRANSACTION_TIMEOUT", "Transaction timed out")),
-			b2, "TRANSACTION_TIMEOUT", "Transaction timed out"},
-		{"STREAM_EXPIRED", fs.Pipeline(b1, fs.Execute(st2)).Reply(fs.StreamExpired()),
-			"", "STREAM_EXPIRED", "The stream has expired due to inactivity"},
-		{"invalid baton", fs.Pipeline(b1, fs.Execute(st2)).Reply(fs.ProtocolError("Received an invalid baton")),
-			"", "", "Received an invalid baton"},
-		{"HTTP 500", fs.Pipeline(b1, fs.Execute(st2)).Reply(fs.HTTPError(500, "Internal Error: `boom`")),
-			"", "", "Internal Error"},
-		{"connection closed", fs.Pipeline(b1, fs.Execute(st2)).Reply(fs.Drop()),
-			b1, "", "request failed"},
-		{"undecodable answer", fs.Pipeline(b1, fs.Execute(st2)).Reply(fs.JSON(200, `{"baton":"x","results":[{"type":"ok"`)),
-			"", "", "decode"},
-	}
-	for _, tt := range tests {
-		for _, end := range []string{"ROLLBACK", "COMMIT"} {
-			t.Run(tt.name+"/"+end, func(t *testing.T) {
-				t.Parallel()
-				srv := fs.New(t, fs.Probe(), begin(b1, fs.SQL("UPDATE t SET a = 1"), fs.Updated(1)), tt.fail)
-				if tt.closeWith != "" {
-					srv.Add(closeStream(tt.closeWith))
-				}
-				db := openDB(t, srv, "")
-				tx, err := db.Begin()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := tx.Exec("UPDATE t SET a = 1"); err != nil {
-					t.Fatal(err)
-				}
-				_, err = tx.Exec("UPDATE t SET a = 2")
-				wantErr(t, err, errs(libsql.ErrTxLost), nil, tt.has)
-				if e := asError(t, err); e.Code != tt.code {
-					t.Errorf("code %q, want %q", e.Code, tt.code)
-				}
-				n := srv.Count()
-				_, err2 := tx.Exec("UPDATE t SET a = 3")
-				wantErr(t, err2, errs(libsql.ErrTxLost), nil, tt.has)
-				_, err3 := tx.Query("SELECT 1")
-				wantErr(t, err3, errs(libsql.ErrTxLost), nil)
-				if srv.Count() != n {
-					t.Errorf("statements after the loss sent %d requests", srv.Count()-n)
-				}
-				if end == "ROLLBACK" {
-					if err := tx.Rollback(); err != nil {
-						t.Errorf("Rollback of a lost transaction: %v", err)
-					}
-				} else {
-					wantErr(t, tx.Commit(), errs(libsql.ErrTxLost), nil, tt.has)
-				}
-			})
+	forTransports(t, func(t *testing.T, tp string) {
+		b1, b2 := fs.Baton(1), fs.Baton(2)
+		st2 := fs.SQL("UPDATE t SET a = 2")
+		tests := []struct {
+			name string
+			fail fs.Exchange
+			// closeWith is the baton the driver still holds, so it closes the
+			// stream when the transaction ends; "" if the stream is gone.
+			closeWith string
+			code      string
+			has       string
+		}{
+			{"TRANSACTION_TIMEOUT", fs.Pipeline(b1, fs.Execute(st2)).Respond(b2, fs.Fail("TRANSACTION_TIMEOUT", "Transaction timed out")),
+				b2, "TRANSACTION_TIMEOUT", "Transaction timed out"},
+			{"STREAM_EXPIRED", fs.Pipeline(b1, fs.Execute(st2)).Reply(fs.StreamExpired()),
+				"", "STREAM_EXPIRED", "The stream has expired due to inactivity"},
+			{"invalid baton", fs.Pipeline(b1, fs.Execute(st2)).Reply(fs.ProtocolError("Received an invalid baton")),
+				"", "", "Received an invalid baton"},
+			{"HTTP 500", fs.Pipeline(b1, fs.Execute(st2)).Reply(fs.HTTPError(500, "Internal Error: `boom`")),
+				"", "", "Internal Error"},
+			{"connection closed", fs.Pipeline(b1, fs.Execute(st2)).Reply(fs.Drop()),
+				b1, "", "request failed"},
+			{"undecodable answer", fs.Pipeline(b1, fs.Execute(st2)).Reply(fs.JSON(200, `{"baton":"x","results":[{"type":"ok"`)),
+				"", "", "decode"},
 		}
-	}
+		for _, tt := range tests {
+			if tp == overWS && !tt.fail.OverWS() {
+				continue // an HTTP status or body has no WebSocket form
+			}
+			if tp == overWS && tt.name == "connection closed" {
+				// The stream went with the socket; the transport says so.
+				tt.closeWith, tt.has = "", "the server closed the connection"
+			}
+			for _, end := range []string{"ROLLBACK", "COMMIT"} {
+				t.Run(tt.name+"/"+end, func(t *testing.T) {
+					t.Parallel()
+					srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("UPDATE t SET a = 1"), fs.Updated(1)), tt.fail)
+					if tt.closeWith != "" {
+						srv.Add(closeStream(tt.closeWith))
+					}
+					db := openDB(t, srv, "")
+					tx, err := db.Begin()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if _, err := tx.Exec("UPDATE t SET a = 1"); err != nil {
+						t.Fatal(err)
+					}
+					_, err = tx.Exec("UPDATE t SET a = 2")
+					wantErr(t, err, errs(libsql.ErrTxLost), nil, tt.has)
+					if e := asError(t, err); e.Code != tt.code {
+						t.Errorf("code %q, want %q", e.Code, tt.code)
+					}
+					n := srv.Count()
+					_, err2 := tx.Exec("UPDATE t SET a = 3")
+					wantErr(t, err2, errs(libsql.ErrTxLost), nil, tt.has)
+					_, err3 := tx.Query("SELECT 1")
+					wantErr(t, err3, errs(libsql.ErrTxLost), nil)
+					if srv.Count() != n {
+						t.Errorf("statements after the loss sent %d requests", srv.Count()-n)
+					}
+					if end == "ROLLBACK" {
+						if err := tx.Rollback(); err != nil {
+							t.Errorf("Rollback of a lost transaction: %v", err)
+						}
+					} else {
+						wantErr(t, tx.Commit(), errs(libsql.ErrTxLost), nil, tt.has)
+					}
+				})
+			}
+		}
+	})
 }
 
 // The lock stolen during the first statement: BEGIN ran, the statement got
 // TRANSACTION_TIMEOUT.
 func TestFakeTxTimeoutInFirstStatement(t *testing.T) {
 	t.Parallel()
-	b1 := fs.Baton(1)
-	st := fs.SQL("INSERT INTO t VALUES (1)")
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", beginBatch(st)).Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("TRANSACTION_TIMEOUT", "Transaction timed out"))),
-		closeStream(b1))
-	db := openDB(t, srv, "")
-	tx, _ := db.Begin()
-	_, err := tx.Exec("INSERT INTO t VALUES (1)")
-	wantErr(t, err, errs(libsql.ErrTxLost), nil, "TRANSACTION_TIMEOUT")
-	wantErr(t, tx.Commit(), errs(libsql.ErrTxLost), nil)
+	forTransports(t, func(t *testing.T, tp string) {
+		b1 := fs.Baton(1)
+		st := fs.SQL("INSERT INTO t VALUES (1)")
+		srv := newFake(t, tp, fs.Probe(),
+			fs.Pipeline("", beginBatch(st)).Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("TRANSACTION_TIMEOUT", "Transaction timed out"))),
+			closeStream(b1))
+		db := openDB(t, srv, "")
+		tx, _ := db.Begin()
+		_, err := tx.Exec("INSERT INTO t VALUES (1)")
+		wantErr(t, err, errs(libsql.ErrTxLost), nil, "TRANSACTION_TIMEOUT")
+		wantErr(t, tx.Commit(), errs(libsql.ErrTxLost), nil)
+	})
 }
 
 // COMMIT or ROLLBACK failing inside a successful response.
 func TestFakeTxFinishFails(t *testing.T) {
 	t.Parallel()
-	b1 := fs.Baton(1)
-	tests := []struct {
-		end   string
-		code  string
-		is    []error
-		isNot []error
-	}{
-		// The close after a failed COMMIT rolled the transaction back.
-		{"COMMIT", "SQLITE_BUSY", errs(libsql.ErrBusy, libsql.ErrTxLost), nil},
-		{"COMMIT", "TRANSACTION_TIMEOUT", errs(libsql.ErrTxLost), nil},
-		{"COMMIT", "SQLITE_UNKNOWN", errs(libsql.ErrTxLost), nil},
-		{"ROLLBACK", "SQLITE_UNKNOWN", nil, errs(libsql.ErrTxLost)},
-		{"ROLLBACK", "TRANSACTION_TIMEOUT", errs(libsql.ErrTxLost), nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.end+"/"+tt.code, func(t *testing.T) {
-			t.Parallel()
-			srv := fs.New(t, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(3)),
-				fs.Pipeline(b1, fs.Execute(fs.SQL(tt.end)), fs.Close()).Respond("", fs.Fail(tt.code, "SQLite error: it failed"), fs.CloseOK()))
-			db := openDB(t, srv, "")
-			tx, _ := db.Begin()
-			if _, err := tx.Exec("DELETE FROM t"); err != nil {
-				t.Fatal(err)
-			}
-			var err error
-			if tt.end == "COMMIT" {
-				err = tx.Commit()
-			} else {
-				err = tx.Rollback()
-			}
-			shown := tt.code
-			if shown == "SQLITE_UNKNOWN" {
-				shown = "SQLITE_ERROR" // sqld's name for it; the text uses SQLite's
-			}
-			wantErr(t, err, tt.is, tt.isNot, "it failed", shown)
-			if e := asError(t, err); e.Code != tt.code {
-				t.Errorf("Code %q, want %q", e.Code, tt.code)
-			}
-		})
-	}
+	forTransports(t, func(t *testing.T, tp string) {
+		b1 := fs.Baton(1)
+		tests := []struct {
+			end   string
+			code  string
+			is    []error
+			isNot []error
+		}{
+			// The close after a failed COMMIT rolled the transaction back.
+			{"COMMIT", "SQLITE_BUSY", errs(libsql.ErrBusy, libsql.ErrTxLost), nil},
+			{"COMMIT", "TRANSACTION_TIMEOUT", errs(libsql.ErrTxLost), nil},
+			{"COMMIT", "SQLITE_UNKNOWN", errs(libsql.ErrTxLost), nil},
+			{"ROLLBACK", "SQLITE_UNKNOWN", nil, errs(libsql.ErrTxLost)},
+			{"ROLLBACK", "TRANSACTION_TIMEOUT", errs(libsql.ErrTxLost), nil},
+		}
+		for _, tt := range tests {
+			t.Run(tt.end+"/"+tt.code, func(t *testing.T) {
+				t.Parallel()
+				srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(3)),
+					fs.Pipeline(b1, fs.Execute(fs.SQL(tt.end)), fs.Close()).Respond("", fs.Fail(tt.code, "SQLite error: it failed"), fs.CloseOK()))
+				db := openDB(t, srv, "")
+				tx, _ := db.Begin()
+				if _, err := tx.Exec("DELETE FROM t"); err != nil {
+					t.Fatal(err)
+				}
+				var err error
+				if tt.end == "COMMIT" {
+					err = tx.Commit()
+				} else {
+					err = tx.Rollback()
+				}
+				shown := tt.code
+				if shown == "SQLITE_UNKNOWN" {
+					shown = "SQLITE_ERROR" // sqld's name for it; the text uses SQLite's
+				}
+				wantErr(t, err, tt.is, tt.isNot, "it failed", shown)
+				if e := asError(t, err); e.Code != tt.code {
+					t.Errorf("Code %q, want %q", e.Code, tt.code)
+				}
+			})
+		}
+	})
 }
 
 // database/sql refuses a second Commit itself (sql.ErrTxDone); the driver's
 // own transaction says libsql.ErrTxDone when used through driver.Conn.
 func TestFakeTxDone(t *testing.T) {
 	t.Parallel()
-	b1 := fs.Baton(1)
-	t.Run("database/sql", func(t *testing.T) {
-		t.Parallel()
-		srv := fs.New(t, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)), finish(b1, "COMMIT"))
-		db := openDB(t, srv, "")
-		tx, _ := db.Begin()
-		if _, err := tx.Exec("DELETE FROM t"); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Commit(); !errors.Is(err, sql.ErrTxDone) {
-			t.Errorf("second Commit: %v", err)
-		}
-		if _, err := tx.Exec("DELETE FROM t"); !errors.Is(err, sql.ErrTxDone) {
-			t.Errorf("Exec after Commit: %v", err)
-		}
-	})
-	for _, second := range []string{"COMMIT", "ROLLBACK"} {
-		t.Run("driver/"+second, func(t *testing.T) {
+	forTransports(t, func(t *testing.T, tp string) {
+		b1 := fs.Baton(1)
+		t.Run("database/sql", func(t *testing.T) {
 			t.Parallel()
-			srv := fs.New(t, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)), finish(b1, "COMMIT"))
-			conn := driverConn(t, srv.URL, nil)
-			tx, err := conn.(driver.ConnBeginTx).BeginTx(bg, driver.TxOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := conn.(driver.ExecerContext).ExecContext(bg, "DELETE FROM t", nil); err != nil {
+			srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)), finish(b1, "COMMIT"))
+			db := openDB(t, srv, "")
+			tx, _ := db.Begin()
+			if _, err := tx.Exec("DELETE FROM t"); err != nil {
 				t.Fatal(err)
 			}
 			if err := tx.Commit(); err != nil {
 				t.Fatal(err)
 			}
-			if second == "COMMIT" {
-				err = tx.Commit()
-			} else {
-				err = tx.Rollback()
+			if err := tx.Commit(); !errors.Is(err, sql.ErrTxDone) {
+				t.Errorf("second Commit: %v", err)
 			}
-			if !errors.Is(err, libsql.ErrTxDone) {
-				t.Errorf("%s after COMMIT: %v", second, err)
+			if _, err := tx.Exec("DELETE FROM t"); !errors.Is(err, sql.ErrTxDone) {
+				t.Errorf("Exec after Commit: %v", err)
 			}
 		})
-	}
+		for _, second := range []string{"COMMIT", "ROLLBACK"} {
+			t.Run("driver/"+second, func(t *testing.T) {
+				t.Parallel()
+				srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)), finish(b1, "COMMIT"))
+				conn := driverConn(t, srv.URL, nil)
+				tx, err := conn.(driver.ConnBeginTx).BeginTx(bg, driver.TxOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := conn.(driver.ExecerContext).ExecContext(bg, "DELETE FROM t", nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := tx.Commit(); err != nil {
+					t.Fatal(err)
+				}
+				if second == "COMMIT" {
+					err = tx.Commit()
+				} else {
+					err = tx.Rollback()
+				}
+				if !errors.Is(err, libsql.ErrTxDone) {
+					t.Errorf("%s after COMMIT: %v", second, err)
+				}
+			})
+		}
+	})
 }
 
 // driverConn opens a driver.Conn straight from a Connector.
@@ -491,7 +518,7 @@ func driverConn(t *testing.T, url string, cfg *libsql.Config) driver.Conn {
 	if cfg == nil {
 		cfg = fakeConfig()
 	}
-	cfg.URL = url
+	setURL(cfg, url)
 	cn, err := libsql.NewConnector(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -509,55 +536,58 @@ func driverConn(t *testing.T, url string, cfg *libsql.Config) driver.Conn {
 // before sending them.
 func TestFakeTxReadOnly(t *testing.T) {
 	t.Parallel()
-	b0, b1, b2 := fs.Baton(10), fs.Baton(1), fs.Baton(2)
-	const ins, sel, multi = "INSERT INTO t VALUES (1)", "SELECT a FROM t", "SELECT 1; SELECT 2"
-	res := fs.Query(fs.Cols("a"), fs.Vals(fs.Int(7)))
-	srv := fs.New(t,
-		fs.Probe(),
-		describe(ins, false),
-		// describe looks at the first statement of a script only; the
-		// batch refuses the script, and a sequence is not allowed.
-		describe(multi, true),
-		fs.Pipeline("", beginBatch(fs.SQL(multi))).
-			Respond(b0, fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement")),
-		closeStream(b0),
-		describe(sel, true),
-		begin(b1, fs.SQL(sel), res),
-		inTx(b1, b2, fs.SQL(sel), res),
-		finish(b2, "COMMIT"),
-	)
-	db := openDB(t, srv, "")
-	db.SetMaxOpenConns(1) // the describe cache is per connection
-	tx, err := db.BeginTx(bg, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tx.Exec(ins)
-	wantErr(t, err, errs(libsql.ErrReadOnly), errs(libsql.ErrTxLost), "read-only transaction")
-	if e := asError(t, err); e.HTTPStatus != 0 || e.SafeToRetry() {
-		t.Errorf("error %+v", e)
-	}
-	_, err = tx.Exec(multi)
-	wantErr(t, err, errs(libsql.ErrReadOnly), errs(libsql.ErrTxLost), "multi-statement")
-	for range 2 {
-		var a int
-		if err := tx.QueryRow(sel).Scan(&a); err != nil || a != 7 {
-			t.Fatalf("query: %d, %v", a, err)
+	forTransports(t, func(t *testing.T, tp string) {
+		b0, b1, b2 := fs.Baton(10), fs.Baton(1), fs.Baton(2)
+		const ins, sel, multi = "INSERT INTO t VALUES (1)", "SELECT a FROM t", "SELECT 1; SELECT 2"
+		res := fs.Query(fs.Cols("a"), fs.Vals(fs.Int(7)))
+		srv := newFake(t, tp,
+			fs.Probe(),
+			describe(ins, false),
+			// describe looks at the first statement of a script only; the
+			// batch refuses the script, and a sequence is not allowed.
+			describe(multi, true),
+			fs.Pipeline("", beginBatch(fs.SQL(multi))).
+				Respond(b0, fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement")),
+			closeStream(b0),
+			describe(sel, true),
+			begin(b1, fs.SQL(sel), res),
+			inTx(b1, b2, fs.SQL(sel), res),
+			finish(b2, "COMMIT"),
+		)
+		db := openDB(t, srv, "")
+		db.SetMaxOpenConns(1) // the describe cache is per connection
+		tx, err := db.BeginTx(bg, &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	n := srv.Count()
-	_, err = tx.Exec(ins)
-	wantErr(t, err, errs(libsql.ErrReadOnly), nil)
-	if srv.Count() != n {
-		t.Errorf("the refused write sent %d requests; describe's answer is cached", srv.Count()-n)
-	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+		_, err = tx.Exec(ins)
+		wantErr(t, err, errs(libsql.ErrReadOnly), errs(libsql.ErrTxLost), "read-only transaction")
+		if e := asError(t, err); e.HTTPStatus != 0 || e.SafeToRetry() {
+			t.Errorf("error %+v", e)
+		}
+		_, err = tx.Exec(multi)
+		wantErr(t, err, errs(libsql.ErrReadOnly), errs(libsql.ErrTxLost), "multi-statement")
+		for range 2 {
+			var a int
+			if err := tx.QueryRow(sel).Scan(&a); err != nil || a != 7 {
+				t.Fatalf("query: %d, %v", a, err)
+			}
+		}
+		n := srv.Count()
+		_, err = tx.Exec(ins)
+		wantErr(t, err, errs(libsql.ErrReadOnly), nil)
+		if srv.Count() != n {
+			t.Errorf("the refused write sent %d requests; describe's answer is cached", srv.Count()-n)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // describe failing, and a failing statement read-only: the errors come
 // back as they are.
+// HTTP only: the failure is an HTTP status.
 func TestFakeTxReadOnlyDescribeFails(t *testing.T) {
 	t.Parallel()
 	srv := fs.New(t,
@@ -578,32 +608,35 @@ func TestFakeTxReadOnlyDescribeFails(t *testing.T) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
+
 }
 
 // Only the default and serializable isolation levels are accepted; BeginTx
 // sends nothing either way.
 func TestFakeTxIsolation(t *testing.T) {
 	t.Parallel()
-	srv := fs.New(t)
-	db := openDB(t, srv, "")
-	if _, err := db.BeginTx(bg, &sql.TxOptions{Isolation: sql.LevelReadCommitted}); err == nil || !strings.Contains(err.Error(), "isolation level") {
-		t.Errorf("read committed: %v", err)
-	}
-	tx, err := db.BeginTx(bg, &sql.TxOptions{Isolation: sql.LevelSerializable})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(bg)
-	cancel()
-	if _, err := db.BeginTx(ctx, nil); !errors.Is(err, context.Canceled) {
-		t.Errorf("BeginTx with an ended context: %v", err)
-	}
-	if srv.Count() != 0 {
-		t.Errorf("%d requests", srv.Count())
-	}
+	forTransports(t, func(t *testing.T, tp string) {
+		srv := newFake(t, tp)
+		db := openDB(t, srv, "")
+		if _, err := db.BeginTx(bg, &sql.TxOptions{Isolation: sql.LevelReadCommitted}); err == nil || !strings.Contains(err.Error(), "isolation level") {
+			t.Errorf("read committed: %v", err)
+		}
+		tx, err := db.BeginTx(bg, &sql.TxOptions{Isolation: sql.LevelSerializable})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(bg)
+		cancel()
+		if _, err := db.BeginTx(ctx, nil); !errors.Is(err, context.Canceled) {
+			t.Errorf("BeginTx with an ended context: %v", err)
+		}
+		if srv.Count() != 0 {
+			t.Errorf("%d requests", srv.Count())
+		}
+	})
 }
 
 // When BeginTx's context ends, database/sql rolls the transaction back
@@ -611,65 +644,70 @@ func TestFakeTxIsolation(t *testing.T) {
 // transaction's statements are refused.
 func TestFakeTxContextEnds(t *testing.T) {
 	t.Parallel()
-	b1 := fs.Baton(1)
-	srv := fs.New(t, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)), finish(b1, "ROLLBACK"))
-	db := openDB(t, srv, "")
-	ctx, cancel := context.WithCancel(bg)
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec("DELETE FROM t"); err != nil {
-		t.Fatal(err)
-	}
-	cancel()
-	if !srv.Await(5 * time.Second) {
-		t.Fatal("no ROLLBACK after the context ended")
-	}
-	// The ROLLBACK has arrived; database/sql's goroutine that sent it must
-	// also have read its answer before the test ends and the fake closes
-	// its connections.
-	deadline := time.Now().Add(5 * time.Second)
-	for db.Stats().InUse > 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the connection is still in use after the ROLLBACK")
+	forTransports(t, func(t *testing.T, tp string) {
+		b1 := fs.Baton(1)
+		srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)), finish(b1, "ROLLBACK"))
+		db := openDB(t, srv, "")
+		ctx, cancel := context.WithCancel(bg)
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(time.Millisecond)
-	}
-	if _, err := tx.Exec("DELETE FROM t"); err == nil {
-		t.Error("a statement ran after the transaction's context ended")
-	}
-	if err := tx.Commit(); err == nil {
-		t.Error("Commit after the context ended succeeded")
-	}
+		if _, err := tx.Exec("DELETE FROM t"); err != nil {
+			t.Fatal(err)
+		}
+		cancel()
+		if !srv.Await(5 * time.Second) {
+			t.Fatal("no ROLLBACK after the context ended")
+		}
+		// The ROLLBACK has arrived; database/sql's goroutine that sent it must
+		// also have read its answer before the test ends and the fake closes
+		// its connections.
+		deadline := time.Now().Add(5 * time.Second)
+		for db.Stats().InUse > 0 {
+			if time.Now().After(deadline) {
+				t.Fatal("the connection is still in use after the ROLLBACK")
+			}
+			time.Sleep(time.Millisecond)
+		}
+		if _, err := tx.Exec("DELETE FROM t"); err == nil {
+			t.Error("a statement ran after the transaction's context ended")
+		}
+		if err := tx.Commit(); err == nil {
+			t.Error("Commit after the context ended succeeded")
+		}
+	})
 }
 
 // A transaction's statement whose own context ends while it waits for the
 // server loses the transaction: the request may have run.
 func TestFakeTxStatementContextEnds(t *testing.T) {
 	t.Parallel()
-	b1 := fs.Baton(1)
-	srv := fs.New(t, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)),
-		fs.Pipeline(b1, fs.Execute(fs.SQL("DELETE FROM u"))).Reply(fs.Hang()),
-		closeStream(b1))
-	db := openDB(t, srv, "")
-	tx, _ := db.Begin()
-	if _, err := tx.Exec("DELETE FROM t"); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(bg, 100*time.Millisecond)
-	defer cancel()
-	_, err := tx.ExecContext(ctx, "DELETE FROM u")
-	wantErr(t, err, errs(libsql.ErrTxLost, context.DeadlineExceeded), nil)
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
+	forTransports(t, func(t *testing.T, tp string) {
+		b1 := fs.Baton(1)
+		srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)),
+			fs.Pipeline(b1, fs.Execute(fs.SQL("DELETE FROM u"))).Reply(fs.Hang()),
+			closeStream(b1))
+		db := openDB(t, srv, "")
+		tx, _ := db.Begin()
+		if _, err := tx.Exec("DELETE FROM t"); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(bg, 100*time.Millisecond)
+		defer cancel()
+		_, err := tx.ExecContext(ctx, "DELETE FROM u")
+		wantErr(t, err, errs(libsql.ErrTxLost, context.DeadlineExceeded), nil)
+		if err := tx.Rollback(); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // sqld refuses with 429 before it touches the stream, so the transaction
 // and its write lock live on there: the transaction is lost to the caller,
 // and Rollback closes the stream rather than leave the lock until the
 // stream expires.
+// HTTP only: 429 is an HTTP status.
 func TestFakeTx429ClosesStream(t *testing.T) {
 	t.Parallel()
 	b1 := fs.Baton(1)
@@ -690,6 +728,7 @@ func TestFakeTx429ClosesStream(t *testing.T) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
+
 }
 
 // _txlock says which BEGIN a transaction sends, wherever it rides: with
@@ -697,72 +736,74 @@ func TestFakeTx429ClosesStream(t *testing.T) {
 // statements. A read-only transaction keeps BEGIN.
 func TestFakeTxLock(t *testing.T) {
 	t.Parallel()
-	b1 := fs.Baton(1)
-	st := fs.SQL("UPDATE t SET v = 1")
-	first := func(begin string) []fs.Exchange {
-		return []fs.Exchange{
-			fs.Pipeline("", fs.Batch(fs.Step(fs.SQL(begin)), fs.Step(st).If(fs.OK(0)))).
-				Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()))),
-			finish(b1, "COMMIT"),
+	forTransports(t, func(t *testing.T, tp string) {
+		b1 := fs.Baton(1)
+		st := fs.SQL("UPDATE t SET v = 1")
+		first := func(begin string) []fs.Exchange {
+			return []fs.Exchange{
+				fs.Pipeline("", fs.Batch(fs.Step(fs.SQL(begin)), fs.Step(st).If(fs.OK(0)))).
+					Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()))),
+				finish(b1, "COMMIT"),
+			}
 		}
-	}
-	exec := func(_ *sql.Conn, tx *sql.Tx) error {
-		_, err := tx.Exec("UPDATE t SET v = 1")
-		return err
-	}
-	tests := []struct {
-		name     string
-		params   string
-		readOnly bool
-		exchange []fs.Exchange
-		run      func(c *sql.Conn, tx *sql.Tx) error
-	}{
-		{"default", "", false, first("BEGIN"), exec},
-		{"deferred", "_txlock=deferred", false, first("BEGIN"), exec},
-		{"immediate", "_txlock=immediate", false, first("BEGIN IMMEDIATE"), exec},
-		{"exclusive", "_txlock=exclusive", false, first("BEGIN EXCLUSIVE"), exec},
-		{"read-only", "_txlock=immediate", true, append([]fs.Exchange{describe("UPDATE t SET v = 1", true)}, first("BEGIN")...), exec},
-		{"batch", "_txlock=immediate", false, []fs.Exchange{
-			fs.Pipeline("", fs.Batch(
-				fs.Step(fs.SQL("BEGIN IMMEDIATE")),
-				fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
-				fs.Step(st).If(inBatchTx(1)),
-				fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
-				fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
-				fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
-				fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepSkipped(), fs.StepSkipped())),
-			finish(b1, "COMMIT"),
-		}, func(c *sql.Conn, _ *sql.Tx) error {
-			_, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "UPDATE t SET v = 1"}})
+		exec := func(_ *sql.Conn, tx *sql.Tx) error {
+			_, err := tx.Exec("UPDATE t SET v = 1")
 			return err
-		}},
-		{"deferred statements", "_txlock=exclusive&deferredExec=1", false, []fs.Exchange{
-			fs.Pipeline("", guardedWith("BEGIN EXCLUSIVE", inserts(1, 1), "COMMIT"), fs.Close()).
-				Respond("", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty())), fs.CloseOK()),
-		}, func(_ *sql.Conn, tx *sql.Tx) error {
-			_, err := tx.Exec("INSERT INTO t VALUES (?)", 1)
-			return err
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := fs.New(t, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
-			db := openDB(t, srv, tt.params)
-			c := pinned(t, db)
-			defer c.Close()
-			tx, err := c.BeginTx(bg, &sql.TxOptions{ReadOnly: tt.readOnly})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := tt.run(c, tx); err != nil {
-				t.Fatal(err)
-			}
-			if err := tx.Commit(); err != nil {
-				t.Fatalf("Commit: %v", err)
-			}
-		})
-	}
+		}
+		tests := []struct {
+			name     string
+			params   string
+			readOnly bool
+			exchange []fs.Exchange
+			run      func(c *sql.Conn, tx *sql.Tx) error
+		}{
+			{"default", "", false, first("BEGIN"), exec},
+			{"deferred", "_txlock=deferred", false, first("BEGIN"), exec},
+			{"immediate", "_txlock=immediate", false, first("BEGIN IMMEDIATE"), exec},
+			{"exclusive", "_txlock=exclusive", false, first("BEGIN EXCLUSIVE"), exec},
+			{"read-only", "_txlock=immediate", true, append([]fs.Exchange{describe("UPDATE t SET v = 1", true)}, first("BEGIN")...), exec},
+			{"batch", "_txlock=immediate", false, []fs.Exchange{
+				fs.Pipeline("", fs.Batch(
+					fs.Step(fs.SQL("BEGIN IMMEDIATE")),
+					fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
+					fs.Step(st).If(inBatchTx(1)),
+					fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
+					fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
+					fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
+					fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepSkipped(), fs.StepSkipped())),
+				finish(b1, "COMMIT"),
+			}, func(c *sql.Conn, _ *sql.Tx) error {
+				_, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "UPDATE t SET v = 1"}})
+				return err
+			}},
+			{"deferred statements", "_txlock=exclusive&deferredExec=1", false, []fs.Exchange{
+				fs.Pipeline("", guardedWith("BEGIN EXCLUSIVE", inserts(1, 1), "COMMIT"), fs.Close()).
+					Respond("", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty())), fs.CloseOK()),
+			}, func(_ *sql.Conn, tx *sql.Tx) error {
+				_, err := tx.Exec("INSERT INTO t VALUES (?)", 1)
+				return err
+			}},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				srv := newFake(t, tp, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
+				db := openDB(t, srv, tt.params)
+				c := pinned(t, db)
+				defer c.Close()
+				tx, err := c.BeginTx(bg, &sql.TxOptions{ReadOnly: tt.readOnly})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := tt.run(c, tx); err != nil {
+					t.Fatal(err)
+				}
+				if err := tx.Commit(); err != nil {
+					t.Fatalf("Commit: %v", err)
+				}
+			})
+		}
+	})
 }
 
 // A BEGIN that failed with SQLITE_BUSY, with every step after it skipped,
@@ -770,79 +811,81 @@ func TestFakeTxLock(t *testing.T) {
 // wherever BEGIN rode; one whose answer shows a later step ran is not.
 func TestFakeTxBeginBusyRetried(t *testing.T) {
 	t.Parallel()
-	b1, b2 := fs.Baton(1), fs.Baton(2)
-	const locked = "SQLite error: database is locked"
-	busy := fs.StepFailed("SQLITE_BUSY", locked)
-	st := fs.SQL("UPDATE t SET v = 1")
-	immediate := fs.Batch(fs.Step(fs.SQL("BEGIN IMMEDIATE")), fs.Step(st).If(fs.OK(0)))
-	tests := []struct {
-		name     string
-		params   string
-		exchange []fs.Exchange
-		run      func(tx *sql.Tx) error
-		wantErr  string // "": the transaction commits
-	}{
-		{"statement", "_txlock=immediate", []fs.Exchange{
-			fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
-			closeStream(b1),
-			fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
-			closeStream(b1),
-			fs.Pipeline("", immediate).Respond(b2, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()))),
-			finish(b2, "COMMIT"),
-		}, func(tx *sql.Tx) error {
-			_, err := tx.Exec("UPDATE t SET v = 1")
-			return err
-		}, ""},
-		{"deferred statements", "_txlock=immediate&deferredExec=1", []fs.Exchange{
-			fs.Pipeline("", guardedWith("BEGIN IMMEDIATE", inserts(1, 2), "COMMIT"), fs.Close()).
-				Respond("", fs.BatchOK(busy, fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()),
-			fs.Pipeline("", guardedWith("BEGIN IMMEDIATE", inserts(1, 2), "COMMIT"), fs.Close()).
-				Respond("", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty())), fs.CloseOK()),
-		}, func(tx *sql.Tx) error {
-			for i := 1; i <= 2; i++ {
-				if _, err := tx.Exec("INSERT INTO t VALUES (?)", i); err != nil {
-					return err
+	forTransports(t, func(t *testing.T, tp string) {
+		b1, b2 := fs.Baton(1), fs.Baton(2)
+		const locked = "SQLite error: database is locked"
+		busy := fs.StepFailed("SQLITE_BUSY", locked)
+		st := fs.SQL("UPDATE t SET v = 1")
+		immediate := fs.Batch(fs.Step(fs.SQL("BEGIN IMMEDIATE")), fs.Step(st).If(fs.OK(0)))
+		tests := []struct {
+			name     string
+			params   string
+			exchange []fs.Exchange
+			run      func(tx *sql.Tx) error
+			wantErr  string // "": the transaction commits
+		}{
+			{"statement", "_txlock=immediate", []fs.Exchange{
+				fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
+				closeStream(b1),
+				fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
+				closeStream(b1),
+				fs.Pipeline("", immediate).Respond(b2, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()))),
+				finish(b2, "COMMIT"),
+			}, func(tx *sql.Tx) error {
+				_, err := tx.Exec("UPDATE t SET v = 1")
+				return err
+			}, ""},
+			{"deferred statements", "_txlock=immediate&deferredExec=1", []fs.Exchange{
+				fs.Pipeline("", guardedWith("BEGIN IMMEDIATE", inserts(1, 2), "COMMIT"), fs.Close()).
+					Respond("", fs.BatchOK(busy, fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()),
+				fs.Pipeline("", guardedWith("BEGIN IMMEDIATE", inserts(1, 2), "COMMIT"), fs.Close()).
+					Respond("", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty())), fs.CloseOK()),
+			}, func(tx *sql.Tx) error {
+				for i := 1; i <= 2; i++ {
+					if _, err := tx.Exec("INSERT INTO t VALUES (?)", i); err != nil {
+						return err
+					}
 				}
-			}
-			return nil
-		}, ""},
-		{"a later step ran", "_txlock=immediate", []fs.Exchange{
-			fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepFailed("SQLITE_BUSY", locked))),
-			closeStream(b1),
-		}, func(tx *sql.Tx) error {
-			_, err := tx.Exec("UPDATE t SET v = 1")
-			return err
-		}, "BEGIN failed: " + locked},
-		{"busyTimeout=0", "_txlock=immediate&busyTimeout=0", []fs.Exchange{
-			fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
-			closeStream(b1),
-		}, func(tx *sql.Tx) error {
-			_, err := tx.Exec("UPDATE t SET v = 1")
-			return err
-		}, "BEGIN failed: " + locked},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := fs.New(t, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
-			db := openDB(t, srv, tt.params)
-			tx, err := db.BeginTx(bg, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = tt.run(tx)
-			if err == nil {
-				err = tx.Commit()
-			} else {
-				_ = tx.Rollback()
-			}
-			if tt.wantErr == "" {
+				return nil
+			}, ""},
+			{"a later step ran", "_txlock=immediate", []fs.Exchange{
+				fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepFailed("SQLITE_BUSY", locked))),
+				closeStream(b1),
+			}, func(tx *sql.Tx) error {
+				_, err := tx.Exec("UPDATE t SET v = 1")
+				return err
+			}, "BEGIN failed: " + locked},
+			{"busyTimeout=0", "_txlock=immediate&busyTimeout=0", []fs.Exchange{
+				fs.Pipeline("", immediate).Respond(b1, fs.BatchOK(busy, fs.StepSkipped())),
+				closeStream(b1),
+			}, func(tx *sql.Tx) error {
+				_, err := tx.Exec("UPDATE t SET v = 1")
+				return err
+			}, "BEGIN failed: " + locked},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				t.Parallel()
+				srv := newFake(t, tp, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
+				db := openDB(t, srv, tt.params)
+				tx, err := db.BeginTx(bg, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				return
-			}
-			wantErr(t, err, errs(libsql.ErrBusy), errs(libsql.ErrTxLost), tt.wantErr)
-		})
-	}
+				err = tt.run(tx)
+				if err == nil {
+					err = tx.Commit()
+				} else {
+					_ = tx.Rollback()
+				}
+				if tt.wantErr == "" {
+					if err != nil {
+						t.Fatal(err)
+					}
+					return
+				}
+				wantErr(t, err, errs(libsql.ErrBusy), errs(libsql.ErrTxLost), tt.wantErr)
+			})
+		}
+	})
 }

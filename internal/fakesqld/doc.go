@@ -77,6 +77,14 @@
 // reached fail the test when it ends (or at Verify). Every request is
 // recorded (Requests, Count, CountPath), matched or not.
 //
+// WebSocket. NewWS serves the same script over Hrana's WebSocket protocol
+// (ws://, subprotocols hrana3 and hrana2): each pipeline exchange is served
+// as the stream requests it stands for, on one stream, batons naming
+// streams; probes are passed over; a Close becomes the close_stream of a
+// transaction's stream, or nothing on a stream that lives on. NewWS tells
+// the mapping in full; Exchange.OverWS and Reply.OverWS say what has a
+// WebSocket form.
+//
 // Exchanges are matched in the order requests arrive, and each is served on
 // its own goroutine, so a request may arrive while an earlier reply is still
 // being written: a cursor keep-alive sent during a paused cursor body

@@ -34,6 +34,8 @@ type Server struct {
 	reqs    []Request
 	changed chan struct{} // closed and replaced whenever a request arrives
 	closed  bool
+
+	ws *wsState // nil: the server speaks HTTP (see NewWS)
 }
 
 // Request is one request the server received.
@@ -52,6 +54,9 @@ type Request struct {
 	// Mismatch says why the request did not match its exchange; "" if it
 	// did.
 	Mismatch string
+	// Socket is, over WebSocket (NewWS), the number of the socket the
+	// message came on, from 1 in order of connection; 0 over HTTP.
+	Socket int
 }
 
 // String describes the request and shows its body.
@@ -64,11 +69,16 @@ func (r Request) String() string {
 // failures, when the test and its subtests end (t.Cleanup).
 func New(t testing.TB, script ...Exchange) *Server {
 	t.Helper()
-	s := &Server{t: t, done: make(chan struct{}), changed: make(chan struct{})}
-	s.script = append(s.script, script...)
+	s := newServer(t, script)
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
 	s.URL = s.srv.URL
 	t.Cleanup(s.Close)
+	return s
+}
+
+func newServer(t testing.TB, script []Exchange) *Server {
+	s := &Server{t: t, done: make(chan struct{}), changed: make(chan struct{})}
+	s.script = append(s.script, script...)
 	return s
 }
 
@@ -111,7 +121,8 @@ func (s *Server) CountPath(path string) int {
 func (s *Server) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.script) - s.next
+	s.skipProbes()
+	return len(s.script) - s.next + s.asideLen()
 }
 
 // Await waits until every exchange of the script has been reached or d has
@@ -122,7 +133,8 @@ func (s *Server) Await(d time.Duration) bool {
 	defer deadline.Stop()
 	for {
 		s.mu.Lock()
-		left, ch := len(s.script)-s.next, s.changed
+		s.skipProbes()
+		left, ch := len(s.script)-s.next+s.asideLen(), s.changed
 		s.mu.Unlock()
 		if left <= 0 {
 			return true
@@ -140,9 +152,14 @@ func (s *Server) Await(d time.Duration) bool {
 func (s *Server) Verify() {
 	s.t.Helper()
 	s.mu.Lock()
+	s.skipProbes()
 	left := s.script[s.next:]
 	first := s.next
+	tails := s.pendingTails()
 	s.mu.Unlock()
+	for _, tl := range tails {
+		s.t.Errorf("fakesqld: %s", tl)
+	}
 	if len(left) == 0 {
 		return
 	}
@@ -170,6 +187,7 @@ func (s *Server) Close() {
 	s.closed = true
 	s.mu.Unlock()
 	close(s.done)
+	s.ws.close()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
 	s.Verify()
@@ -252,6 +270,13 @@ type Exchange struct {
 	headers      [][2]string
 	summary      string
 	reply        Reply
+
+	// The exchange in Hrana terms, for serving it over WebSocket (ws.go):
+	// a pipeline's baton and stream requests, or the version probe.
+	pipeline bool
+	baton    string
+	reqs     []Req
+	probe    bool
 }
 
 // Expect expects a request with the method and path and any body (see
@@ -265,7 +290,7 @@ func Expect(method, path string) Exchange {
 // HTTP)"). Reply replaces the answer, e.g. with NotFound() for a server
 // without Hrana 3.
 func Probe() Exchange {
-	return Exchange{method: http.MethodGet, path: "/v3", body: nil, summary: "GET /v3",
+	return Exchange{method: http.MethodGet, path: "/v3", body: nil, summary: "GET /v3", probe: true,
 		reply: PlainText(http.StatusOK, "Hello, this is HTTP API v2 (Hrana over HTTP)")}
 }
 
@@ -278,7 +303,7 @@ func Pipeline(baton string, reqs ...Req) Exchange {
 		l[i] = r.m
 		parts[i] = r.sum
 	}
-	return Exchange{method: http.MethodPost, path: "/v3/pipeline",
+	return Exchange{method: http.MethodPost, path: "/v3/pipeline", pipeline: true, baton: baton, reqs: reqs,
 		body:    map[string]any{"baton": batonTree(baton), "requests": l},
 		summary: "POST /v3/pipeline baton=" + showBaton(baton) + " [" + strings.Join(parts, ", ") + "]"}
 }
@@ -297,6 +322,7 @@ func Cursor(baton string, steps ...BatchStep) Exchange {
 
 // At changes the expected path (e.g. "/v2/pipeline").
 func (e Exchange) At(path string) Exchange {
+	e.pipeline, e.probe = false, false // another endpoint: HTTP only
 	e.summary = strings.Replace(e.summary, e.path, path, 1)
 	e.path = path
 	return e
@@ -304,6 +330,7 @@ func (e Exchange) At(path string) Exchange {
 
 // WithHeader also expects a request header to have the value v.
 func (e Exchange) WithHeader(key, v string) Exchange {
+	e.pipeline, e.probe = false, false // headers are HTTP's
 	e.headers = append(append([][2]string(nil), e.headers...), [2]string{key, v})
 	return e
 }
@@ -320,18 +347,21 @@ func (e Exchange) WithBody(jsonText string) Exchange {
 // WithJSON expects the body to be this JSON tree (maps, slices, strings,
 // float64, bools, nil and Any), compared structurally.
 func (e Exchange) WithJSON(tree any) Exchange {
+	e.pipeline, e.probe = false, false
 	e.body, e.anyBody = tree, false
 	return e
 }
 
 // AnyBody accepts any body.
 func (e Exchange) AnyBody() Exchange {
+	e.pipeline, e.probe = false, false
 	e.body, e.anyBody = nil, true
 	return e
 }
 
 // Reply sets the reply.
 func (e Exchange) Reply(r Reply) Exchange {
+	e.probe = false // a probe answered otherwise is an HTTP matter
 	e.reply = r
 	return e
 }
@@ -385,6 +415,7 @@ func (e Exchange) match(r *Request) string {
 type Reply struct {
 	desc  string
 	serve func(s *Server, w http.ResponseWriter, r *http.Request)
+	ws    wsReply // what it does over WebSocket (ws.go)
 }
 
 // Raw answers with a status, headers and a body.
@@ -420,6 +451,7 @@ func NotFound() Reply { return Raw(http.StatusNotFound, nil, nil) }
 func PipelineReply(baton string, results ...Result) Reply {
 	r := JSON(http.StatusOK, string(PipelineBody(baton, results...)))
 	r.desc = fmt.Sprintf("200 baton=%s, %d result(s)", showBaton(baton), len(results))
+	r.ws = wsReply{kind: wsAnswer, baton: baton, results: results}
 	return r
 }
 
@@ -478,7 +510,7 @@ func CursorReply(baton string, lines ...Line) Reply {
 
 // Drop reads the request and closes the connection without answering.
 func Drop() Reply {
-	return Reply{desc: "drop the connection", serve: func(s *Server, w http.ResponseWriter, _ *http.Request) {
+	return Reply{desc: "drop the connection", ws: wsReply{kind: wsDrop}, serve: func(s *Server, w http.ResponseWriter, _ *http.Request) {
 		conn, _, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			s.t.Errorf("fakesqld: Drop: %v", err)
@@ -490,7 +522,7 @@ func Drop() Reply {
 
 // Delay answers with r after d (unless the client gives up first).
 func Delay(d time.Duration, r Reply) Reply {
-	return Reply{desc: fmt.Sprintf("after %v: %s", d, r.desc), serve: func(s *Server, w http.ResponseWriter, req *http.Request) {
+	return Reply{desc: fmt.Sprintf("after %v: %s", d, r.desc), ws: wsReply{kind: r.ws.kind, baton: r.ws.baton, results: r.ws.results, delay: d + r.ws.delay}, serve: func(s *Server, w http.ResponseWriter, req *http.Request) {
 		if s.wait(req.Context(), d) {
 			r.serve(s, w, req)
 		}
@@ -500,7 +532,7 @@ func Delay(d time.Duration, r Reply) Reply {
 // Hang answers nothing until the client gives up (closes the connection)
 // or the server is closed.
 func Hang() Reply {
-	return Reply{desc: "hang", serve: func(s *Server, w http.ResponseWriter, r *http.Request) {
+	return Reply{desc: "hang", ws: wsReply{kind: wsHang}, serve: func(s *Server, w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 		case <-s.done:
