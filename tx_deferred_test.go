@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gohrana/libsql"
 	fs "github.com/gohrana/libsql/internal/fakesqld"
@@ -362,6 +363,11 @@ func TestFakeDeferredFailure(t *testing.T) {
 			}
 			_, err := tx.Query("SELECT * FROM t")
 			wantErr(t, err, errs(libsql.ErrConstraint, libsql.ErrTxLost), nil, "deferred statement #1", "NOT NULL")
+			// Over WebSocket the stream's close goes out without waiting
+			// for its answer, and may reach the fake a little later.
+			for deadline := time.Now().Add(5 * time.Second); roundTrips(srv) < 2 && time.Now().Before(deadline); {
+				time.Sleep(time.Millisecond)
+			}
 			n := srv.Count()
 			_, err = tx.Exec("INSERT INTO t VALUES (?)", 3)
 			wantErr(t, err, errs(libsql.ErrConstraint, libsql.ErrTxLost), nil)
