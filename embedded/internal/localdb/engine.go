@@ -31,7 +31,8 @@ func init() {
 	d.MustRegisterScalarFunction("libsql_vector_idx", -1, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
 		return nil, errVectorIndex
 	})
-	sql.Register(DriverName, d)
+	registerVector(d)
+	sql.Register(DriverName, topKDriver{d})
 }
 
 // schemaPragmas are set on every connection to a local file.
