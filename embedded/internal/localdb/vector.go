@@ -268,6 +268,7 @@ type vectorIndex struct {
 	column string // the indexed expression: a column
 	where  string // a partial index's condition, or ""
 	key    string // rowid, or the first primary key column
+	limit  int    // the most rows a search returns: libSQL's search_l
 }
 
 // readIndex reads an index's parameters (libsql_vector_meta_shadow's
@@ -283,7 +284,10 @@ func readIndex(ctx context.Context, conn sqlite.ExecQuerierContext, name string)
 	for i := 0; i+9 <= len(meta); i += 9 {
 		params[meta[i]] = binary.LittleEndian.Uint64(meta[i+1:])
 	}
-	ix := &vectorIndex{typ: vector.Type(params[3]), dims: int(params[4]), metric: vector.Cosine}
+	ix := &vectorIndex{typ: vector.Type(params[3]), dims: int(params[4]), metric: vector.Cosine, limit: int(params[9])}
+	if ix.limit <= 0 {
+		ix.limit = 200 // libSQL's VECTOR_SEARCH_L_DEFAULT
+	}
 	if params[5] == uint64(vector.L2) {
 		ix.metric = vector.L2
 	}
@@ -347,8 +351,10 @@ func parseIndexSQL(def string) (column, where string, err error) {
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
 // scan returns the keys of the k rows nearest q, nearest first; rows at
-// the same distance in the table's order.
+// the same distance in the table's order. Like libSQL's, it returns at
+// most the index's search_l rows (DiskANN keeps that many candidates).
 func (ix *vectorIndex) scan(ctx context.Context, conn sqlite.ExecQuerierContext, q *vector.Vector, k int) ([]any, error) {
+	k = min(k, ix.limit)
 	if k == 0 {
 		return nil, nil
 	}
