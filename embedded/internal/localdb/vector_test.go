@@ -1,7 +1,16 @@
 package localdb
 
 import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
 	"testing"
+
+	"github.com/gohrana/libsql/embedded/internal/vector"
+	"modernc.org/sqlite"
 )
 
 func TestParseIndexSQL(t *testing.T) {
@@ -35,5 +44,62 @@ func TestNearest(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("sorted = %v, want %v", got, want)
 		}
+	}
+}
+
+// BenchmarkTopKScan: the exact search of vector_top_k over 10,000
+// FLOAT32 vectors of 256 dimensions (the scan, the distances, the heap),
+// on one connection of the replica's driver.
+func BenchmarkTopKScan(b *testing.B) {
+	const rows, dims = 10000, 256
+	path := filepath.Join(b.TempDir(), "v.db")
+	db, err := openDB(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.Exec("CREATE TABLE t (id INTEGER PRIMARY KEY, e F32_BLOB(256))"); err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	tx, _ := db.Begin()
+	for i := range rows {
+		v := make([]byte, 4*dims)
+		for j := range dims {
+			binary.LittleEndian.PutUint32(v[4*j:], math.Float32bits(float32(r.NormFloat64())))
+		}
+		if _, err := tx.Exec("INSERT INTO t VALUES (?, ?)", i+1, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
+	db.Close()
+	if db, err = OpenReaders(path, 1); err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	q := vector.New(vector.Float32, dims)
+	for j := range dims {
+		binary.LittleEndian.PutUint32(q.Data[4*j:], math.Float32bits(float32(r.NormFloat64())))
+	}
+	ix := &vectorIndex{typ: vector.Float32, dims: dims, metric: vector.Cosine, table: "t", column: "e", key: "rowid", limit: 200}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close()
+	b.ResetTimer()
+	err = conn.Raw(func(dc any) error {
+		for range b.N {
+			ids, err := ix.scan(context.Background(), dc.(sqlite.ExecQuerierContext), q, 10)
+			if err != nil || len(ids) != 10 {
+				return fmt.Errorf("%v, %v", ids, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 }
