@@ -42,10 +42,18 @@ func registerVector(d *sqlite.Driver) {
 	d.MustRegisterDeterministicScalarFunction("vector_extract", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
 		return vector.Extract(args[0])
 	})
+	// The distances read their arguments in place (VolatileArgs): an
+	// ORDER BY vector_distance_cos(col, ?) or vector_top_k's scan then
+	// copies no row's blob.
 	for name, m := range map[string]vector.Metric{"vector_distance_cos": vector.Cosine, "vector_distance_l2": vector.L2} {
-		d.MustRegisterDeterministicScalarFunction(name, 2, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
-			return vector.Distance(m, args[0], args[1])
-		})
+		if err := d.RegisterFunction(name, &sqlite.FunctionImpl{
+			NArgs: 2, Deterministic: true, VolatileArgs: true,
+			Scalar: func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+				return vector.Distance(m, args[0], args[1])
+			},
+		}); err != nil {
+			panic(err)
+		}
 	}
 	if err := d.RegisterModule(topKModuleName, topKModule{}); err != nil {
 		panic(err)
@@ -358,11 +366,17 @@ func (ix *vectorIndex) scan(ctx context.Context, conn sqlite.ExecQuerierContext,
 	if k == 0 {
 		return nil, nil
 	}
-	stmt := fmt.Sprintf("SELECT %s, %s FROM main.%s WHERE %s IS NOT NULL", ix.key, ix.column, quoteIdent(ix.table), ix.column)
+	// The distances are computed by SQLite calling vector_distance_*,
+	// which reads each row's blob in place.
+	fn := "vector_distance_cos"
+	if ix.metric == vector.L2 {
+		fn = "vector_distance_l2"
+	}
+	stmt := fmt.Sprintf("SELECT %s, %s(%s, ?) FROM main.%s WHERE %s IS NOT NULL", ix.key, fn, ix.column, quoteIdent(ix.table), ix.column)
 	if ix.where != "" {
 		stmt += " AND (" + ix.where + ")"
 	}
-	rows, err := conn.QueryContext(ctx, stmt, nil)
+	rows, err := conn.QueryContext(ctx, stmt, []driver.NamedValue{{Ordinal: 1, Value: q.Blob()}})
 	if err != nil {
 		return nil, searchErr("%v", err)
 	}
@@ -375,15 +389,10 @@ func (ix *vectorIndex) scan(ctx context.Context, conn sqlite.ExecQuerierContext,
 		} else if err != nil {
 			return nil, searchErr("%v", err)
 		}
-		b, ok := dest[1].([]byte)
-		if !ok {
-			continue
+		d := float32(math.NaN()) // SQLite's NULL for a NaN distance
+		if f, ok := dest[1].(float64); ok {
+			d = float32(f)
 		}
-		v, ok := vector.View(b, ix.typ, ix.dims)
-		if !ok {
-			continue // libSQL refuses to index such a row
-		}
-		d := vector.VectorDistance(ix.metric, q, v)
 		best.offer(candidate{dist: d, seq: n, key: dest[0]})
 	}
 	return best.sorted(), nil

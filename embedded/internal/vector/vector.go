@@ -35,7 +35,8 @@ const MaxDims = 65536
 const maxFloatChars = 1024
 
 // A Vector is a parsed vector: its type, its number of elements and its
-// data in libSQL's in-memory layout, which is the blob's data part
+// data in libSQL's in-memory layout, which is the blob's data part (and
+// a parsed blob's Data is that part of the blob itself)
 // (elements little-endian; FLOAT8 with alpha and shift after the aligned
 // elements; FLOAT1BIT one bit an element, least significant first).
 type Vector struct {
@@ -223,17 +224,9 @@ func parseBlob(b []byte, t Type) (*Vector, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := New(t, dims)
-	switch t {
-	case Float8:
-		// The elements, then alpha and shift after the aligned part; the
-		// alignment bytes are not kept (libSQL leaves them unset).
-		copy(v.Data[:dims], b)
-		copy(v.Data[align4(dims):], b[align4(dims):align4(dims)+8])
-	default:
-		copy(v.Data, b[:len(v.Data)])
-	}
-	return v, nil
+	// A view of the blob: every caller is done with it before the blob
+	// goes (the functions' arguments may be SQLite's own memory).
+	return &Vector{Type: t, Dims: dims, Data: b[:dataSize(t, dims)]}, nil
 }
 
 // blobShape checks a blob of type t (as blobMeta read it) against what
