@@ -221,6 +221,7 @@ FUZZ_TARGETS := \
 	./embedded/internal/replog:FuzzDecoders \
 	./embedded/internal/replog:FuzzStream \
 	./embedded/internal/replica:FuzzSyncGarbage \
+	./embedded/internal/vector:FuzzVectorFunctions \
 	.:FuzzDSN \
 	.:FuzzVectorBlob \
 	.:FuzzVectorText

@@ -20,10 +20,13 @@
 //     reads) runs on the local file; with read-your-writes on (the
 //     default) it first waits until the file has applied every write made
 //     through the Connector;
-//   - everything else runs on the primary: writes, DDL, scripts, libSQL's
-//     own SQL (vector functions, vector_top_k), a read the local SQLite
-//     cannot run, and every statement of a transaction, from BeginTx or a
-//     BEGIN in SQL to its end;
+//   - libSQL's vector SQL (vector32, vector_extract, vector_distance_cos,
+//     vector_top_k, ...) runs on the local file too, with the primary's
+//     results (vector_top_k as an exact search);
+//   - everything else runs on the primary: writes, DDL, scripts, the
+//     libsql_* functions, a read the local SQLite cannot run, and every
+//     statement of a transaction, from BeginTx or a BEGIN in SQL to its
+//     end;
 //   - a PRAGMA that would change the local file or a local connection is
 //     refused with ErrPragma.
 //

@@ -140,11 +140,13 @@ func pragmaName(query string) string {
 }
 
 // names returns the route of a read by the names it uses: the primary
-// for a libSQL-only function or table (vector, vector32,
-// vector_distance_cos, vector_top_k, libsql_vector_idx, ...), which the
-// local SQLite lacks; routeTables or routeIndexes for a table-valued
-// function that describes the schema (pragma_index_list); else the local
-// file.
+// for a libsql_* function (libsql_server_version, libsql_vector_idx),
+// which the local SQLite lacks; routeTables or routeIndexes for a
+// table-valued function that describes the schema (pragma_index_list);
+// else the local file. libSQL's vector SQL (vector32, vector_extract,
+// vector_distance_cos, vector_top_k, ...) runs locally (localdb); a
+// function the local file lacks fails there with "no such function" and
+// goes to the primary (localFallback).
 func names(query string) route {
 	found := routeLocal
 	s := sqlscan.NewScanner(query)
@@ -157,7 +159,7 @@ func names(query string) route {
 			w = w[1 : len(w)-1]
 		}
 		switch {
-		case hasPrefixFold(w, "vector") || hasPrefixFold(w, "libsql_"):
+		case hasPrefixFold(w, "libsql_"):
 			return routePrimary
 		case hasPrefixFold(w, "pragma_"):
 			if r := schemaPragmas[strings.ToLower(w[len("pragma_"):])]; r > found {

@@ -346,8 +346,8 @@ func render(t testing.TB, db *sql.DB, q string) string {
 	return b.String()
 }
 
-// TestVectorOnPrimary: vector SQL through the Connector runs on the
-// primary.
+// TestVectorOnPrimary: vector SQL through the Connector answers what the
+// primary answers (it runs locally since issue 24: vector_test.go).
 func TestVectorOnPrimary(t *testing.T) {
 	p := startSqld(t)
 	prim := primaryDB(t, p.URL())

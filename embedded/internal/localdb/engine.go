@@ -31,7 +31,8 @@ func init() {
 	d.MustRegisterScalarFunction("libsql_vector_idx", -1, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
 		return nil, errVectorIndex
 	})
-	sql.Register(DriverName, d)
+	registerVector(d)
+	sql.Register(DriverName, topKDriver{d})
 }
 
 // schemaPragmas are set on every connection to a local file.
@@ -48,10 +49,17 @@ func openDB(path string, pragmas ...string) (*sql.DB, error) {
 	return sql.Open(DriverName, DSN(path, append(append([]string(nil), schemaPragmas...), pragmas...)...))
 }
 
+// readerPragmas are set on the connections that serve local reads. The
+// file is read through a memory map (up to 1 GiB): a scan of a table
+// larger than the page cache (vector_top_k's exact search, an ORDER BY
+// vector_distance_cos) then reads the OS's pages in place instead of one
+// pread syscall per page on every pass.
+var readerPragmas = []string{"query_only(1)", "busy_timeout(5000)", "mmap_size(1073741824)"}
+
 // OpenReaders opens the read-only pool of connections that serve local
 // reads of the file at path, at most max at once.
 func OpenReaders(path string, max int) (*sql.DB, error) {
-	db, err := openDB(path, "query_only(1)", "busy_timeout(5000)")
+	db, err := openDB(path, readerPragmas...)
 	if err != nil {
 		return nil, err
 	}
