@@ -300,7 +300,7 @@ func TestVectorDifferential(t *testing.T) {
 		}
 		want[i] = maskF8(want[i])
 	}
-	p.kill() // from here on only the local file can answer
+	p.Kill() // from here on only the local file can answer
 	counts := map[string]int{}
 	for i, c := range calls {
 		if undefinedOnPrimary(c) {

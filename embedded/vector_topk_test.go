@@ -130,7 +130,7 @@ func TestVectorTopKLocal(t *testing.T) {
 	for i, q := range topKErrors {
 		wantErr[i] = ask(t, prim, q)
 	}
-	p.kill()
+	p.Kill()
 
 	for i, q := range queries {
 		for _, tc := range []struct {
