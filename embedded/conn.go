@@ -45,15 +45,21 @@ func (c *conn) inTx() bool {
 }
 
 // where returns the route of a statement on this connection.
-func (c *conn) where(query string) route {
+func (c *conn) where(query string, st *sqlscan.Statement) route {
 	if c.inTx() {
 		return routePrimary
 	}
-	return classify(query)
+	return classify(query, st)
 }
 
 func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
-	r := c.where(query)
+	st := sqlscan.Analyze(query)
+	return c.exec(ctx, query, &st, args)
+}
+
+// exec is ExecContext of a text already analysed.
+func (c *conn) exec(ctx context.Context, query string, st *sqlscan.Statement, args []driver.NamedValue) (driver.Result, error) {
+	r := c.where(query, st)
 	if r == routeTables || r == routeIndexes {
 		r = c.schemaRoute(ctx, r)
 	}
@@ -66,11 +72,17 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 			return res, err
 		}
 	}
-	return c.primaryExec(ctx, query, args)
+	return c.primaryExec(ctx, query, st.ReadOnly, args)
 }
 
 func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	r := c.where(query)
+	st := sqlscan.Analyze(query)
+	return c.query(ctx, query, &st, args)
+}
+
+// query is QueryContext of a text already analysed.
+func (c *conn) query(ctx context.Context, query string, st *sqlscan.Statement, args []driver.NamedValue) (driver.Rows, error) {
+	r := c.where(query, st)
 	if r == routeTables || r == routeIndexes {
 		r = c.schemaRoute(ctx, r)
 	}
@@ -78,14 +90,14 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 	case routeRefuse:
 		return nil, refused(query)
 	case routeCheck:
-		return c.localCheck(ctx, query)
+		return c.localCheck(ctx, query, st)
 	case routeLocal:
 		rows, err := c.localQuery(ctx, query, args)
 		if !c.fallBack(ctx, err) {
 			return rows, err
 		}
 	}
-	return c.primaryQuery(ctx, query, args)
+	return c.primaryQuery(ctx, query, st.ReadOnly, args)
 }
 
 // fallBack reports whether a local read that failed with err should go
@@ -131,7 +143,7 @@ func (c *conn) localSchemaHas(ctx context.Context, r route) bool {
 
 // localCheck answers PRAGMA integrity_check or quick_check of the whole
 // local file as the primary would of its own: see localdb.IntegrityCheck.
-func (c *conn) localCheck(ctx context.Context, query string) (driver.Rows, error) {
+func (c *conn) localCheck(ctx context.Context, query string, st *sqlscan.Statement) (driver.Rows, error) {
 	if err := c.c.readYourWrites(ctx); err != nil {
 		return nil, err
 	}
@@ -140,8 +152,8 @@ func (c *conn) localCheck(ctx context.Context, query string) (driver.Rows, error
 		return nil, err
 	}
 	name := pragmaName(query)
-	if _, n, ok := sqlscan.Pragma(query); ok {
-		name = n
+	if st.SetsPragma() {
+		name = st.PragmaName
 	}
 	db, release, err := c.c.local.acquire(ctx)
 	if err != nil {
@@ -164,10 +176,11 @@ func refused(query string) error {
 }
 
 // mayHaveWritten makes the next local read wait for a sync if a statement
-// on the primary may have written: it is not certainly a read, and it ran
-// or may have run (an SQL error or a refusal ran nothing).
-func (c *conn) mayHaveWritten(query string, err error) {
-	if sqlscan.ReadOnly(query) {
+// on the primary may have written: it is not certainly a read (readOnly,
+// sqlscan.Statement's), and it ran or may have run (an SQL error or a
+// refusal ran nothing).
+func (c *conn) mayHaveWritten(readOnly bool, err error) {
+	if readOnly {
 		return
 	}
 	var pe *PrimaryError
@@ -176,17 +189,17 @@ func (c *conn) mayHaveWritten(query string, err error) {
 	}
 }
 
-func (c *conn) primaryExec(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+func (c *conn) primaryExec(ctx context.Context, query string, readOnly bool, args []driver.NamedValue) (driver.Result, error) {
 	res, err := c.primary.(driver.ExecerContext).ExecContext(ctx, query, args)
 	err = primaryErr(err)
-	c.mayHaveWritten(query, err)
+	c.mayHaveWritten(readOnly, err)
 	return res, err
 }
 
-func (c *conn) primaryQuery(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+func (c *conn) primaryQuery(ctx context.Context, query string, readOnly bool, args []driver.NamedValue) (driver.Rows, error) {
 	rows, err := c.primary.(driver.QueryerContext).QueryContext(ctx, query, args)
 	err = primaryErr(err)
-	c.mayHaveWritten(query, err)
+	c.mayHaveWritten(readOnly, err)
 	return rows, err
 }
 
@@ -264,7 +277,7 @@ func (c *conn) Prepare(query string) (driver.Stmt, error) {
 // PrepareContext returns a statement that is routed when it runs, as the
 // connection routes its text.
 func (c *conn) PrepareContext(_ context.Context, query string) (driver.Stmt, error) {
-	return &stmt{c: c, query: query}, nil
+	return &stmt{c: c, query: query, st: sqlscan.Analyze(query)}, nil
 }
 
 func (c *conn) Ping(ctx context.Context) error {
@@ -311,7 +324,7 @@ type tx struct {
 func (t *tx) Commit() error {
 	t.c.tx = nil
 	err := primaryErr(t.inner.Commit())
-	t.c.mayHaveWritten("COMMIT", err)
+	t.c.mayHaveWritten(false, err)
 	return err
 }
 
@@ -324,17 +337,18 @@ func (t *tx) Rollback() error {
 type stmt struct {
 	c     *conn
 	query string
+	st    sqlscan.Statement // the text, read once
 }
 
 func (s *stmt) Close() error  { return nil }
 func (s *stmt) NumInput() int { return -1 }
 
 func (s *stmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	return s.c.ExecContext(ctx, s.query, args)
+	return s.c.exec(ctx, s.query, &s.st, args)
 }
 
 func (s *stmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	return s.c.QueryContext(ctx, s.query, args)
+	return s.c.query(ctx, s.query, &s.st, args)
 }
 
 func (s *stmt) Exec(args []driver.Value) (driver.Result, error) {

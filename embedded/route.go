@@ -20,14 +20,15 @@ const (
 	routeIndexes              // a description of indexes: local while every object loaded
 )
 
-// classify says where a statement runs when no transaction is open.
-// Only what certainly reads runs locally; everything else goes to the
-// primary, which is always right, only slower.
-func classify(query string) route {
-	if strings.EqualFold(sqlscan.FirstKeyword(query), "PRAGMA") {
-		return classifyPragma(query)
+// classify says where a statement runs when no transaction is open,
+// from its text query and what the driver's rules say of it (st, from
+// sqlscan.Analyze). Only what certainly reads runs locally; everything
+// else goes to the primary, which is always right, only slower.
+func classify(query string, st *sqlscan.Statement) route {
+	if strings.EqualFold(st.Keyword, "PRAGMA") {
+		return classifyPragma(query, st)
 	}
-	if !sqlscan.ReadOnly(query) {
+	if !st.ReadOnly {
 		return routePrimary
 	}
 	return names(query)
@@ -62,11 +63,11 @@ var actionPragmas = map[string]bool{
 // readPragmas with its argument) runs locally; one that sets or acts is
 // refused, since it would change the local file or a local connection
 // only. A PRAGMA of more than one statement goes to the primary.
-func classifyPragma(query string) route {
-	if sqlscan.ScanParams(query).Multi {
+func classifyPragma(query string, st *sqlscan.Statement) route {
+	if st.Multi {
 		return routePrimary
 	}
-	if _, name, ok := sqlscan.Pragma(query); ok {
+	if name := st.PragmaName; st.SetsPragma() {
 		switch {
 		case checkPragmas[name]:
 			if _, err := checkLimit(query); err == nil {

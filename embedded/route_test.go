@@ -3,6 +3,8 @@ package embedded
 import (
 	"errors"
 	"testing"
+
+	"github.com/gohrana/libsql/sqlscan"
 )
 
 func TestClassify(t *testing.T) {
@@ -55,7 +57,8 @@ func TestClassify(t *testing.T) {
 		{"PRAGMA", routePrimary},
 	}
 	for _, tt := range tests {
-		if got := classify(tt.sql); got != tt.want {
+		st := sqlscan.Analyze(tt.sql)
+		if got := classify(tt.sql, &st); got != tt.want {
 			t.Errorf("classify(%q) = %d, want %d", tt.sql, got, tt.want)
 		}
 	}
