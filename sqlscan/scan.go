@@ -9,7 +9,10 @@
 // routes statements with it) read SQL by the same rules without reaching
 // into the driver's internal packages.
 //
-//	s := sqlscan.NewScanner(sql)
+//	st := sqlscan.Analyze(sql) // every rule at once: read a text once
+//	if st.ReadOnly && !st.Multi { ... }
+//
+//	s := sqlscan.NewScanner(sql) // the tokens themselves
 //	for t := s.Next(); t.Kind != sqlscan.EOF; t = s.Next() {
 //		fmt.Println(t.Kind, sql[t.Start:t.End])
 //	}
