@@ -35,7 +35,9 @@ func TestDeferredExec(t *testing.T) {
 				table := newTable(t)
 				const n = 300 // queue limit 128: batches of 128, 128, then 44 with COMMIT
 				results := make([]sql.Result, n)
-				requests(t, 3, func() {
+				// 4: Prepare's describe (once per text per connection) and
+				// the three batches.
+				requests(t, 4, func() {
 					tx, err := db.BeginTx(ctx, nil)
 					require.NoError(t, err)
 					stmt, err := tx.PrepareContext(ctx, "INSERT INTO "+table+" (id, v) VALUES (?, ?)")
