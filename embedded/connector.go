@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 	"github.com/gohrana/libsql/embedded/internal/replica"
 	"github.com/gohrana/libsql/embedded/internal/replog"
 )
@@ -36,6 +37,7 @@ type Connector struct {
 	repl    *replica.Replicator
 	client  *replog.Client // the replication log's, for its byte count
 	local   *local
+	key     *encrypt.Key // nil: the replica is in the clear
 	log     *slog.Logger
 
 	// wrote is the Replicator's sync count when the last write through
@@ -86,8 +88,14 @@ func NewConnector(dbPath, primaryURL string, opts ...Option) (*Connector, error)
 		cfg.TLSConfig = o.tls
 	}
 	cfg.DisableReadYourWrites = false // the Connector needs the index
+	// The key is checked against the file before anything opens it.
+	key, err := encrypt.Load(path, o.encKey, o.encrypted)
+	if err != nil {
+		return nil, err
+	}
 	primary, err := libsql.NewConnector(cfg, o.primary...)
 	if err != nil {
+		key.Close()
 		return nil, err
 	}
 
@@ -102,19 +110,21 @@ func NewConnector(dbPath, primaryURL string, opts ...Option) (*Connector, error)
 		Client:    replicationClient(cfg),
 		Timeout:   cfg.Timeout,
 	})
-	c := &Connector{opts: o, primary: primary, client: client, log: log,
+	c := &Connector{opts: o, primary: primary, client: client, key: key, log: log,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	ctx := context.Background()
 	// The writing side opens first: it sets the file's WAL mode.
-	c.local = &local{path: path}
-	c.repl, err = replica.Open(ctx, replica.Config{Path: path, Client: client, Logger: log, Readers: c.local})
+	c.local = &local{path: path, key: key}
+	c.repl, err = replica.Open(ctx, replica.Config{Path: path, Client: client, Logger: log, Readers: c.local, Key: key})
 	if err != nil {
 		primary.Close()
+		key.Close()
 		return nil, err
 	}
 	if err := c.local.Attach(); err != nil {
 		c.repl.Close()
 		primary.Close()
+		key.Close()
 		return nil, err
 	}
 	go c.loop()
@@ -177,6 +187,7 @@ func (c *Connector) Close() error {
 		close(c.stop)
 		<-c.done
 		c.closeErr = errors.Join(c.local.Close(), c.repl.Close(), c.primary.Close())
+		c.key.Close()
 	})
 	return c.closeErr
 }

@@ -19,17 +19,22 @@ import (
 const (
 	crashPathEnv = "EMBEDDED_CRASH_PATH"
 	crashURLEnv  = "EMBEDDED_CRASH_URL"
+	crashKeyEnv  = "EMBEDDED_CRASH_KEY" // WithEncryption's key, if set
 )
 
 func TestMain(m *testing.M) {
 	if path := os.Getenv(crashPathEnv); path != "" {
-		os.Exit(crashHelper(path, os.Getenv(crashURLEnv)))
+		os.Exit(crashHelper(path, os.Getenv(crashURLEnv), os.Getenv(crashKeyEnv)))
 	}
 	os.Exit(m.Run())
 }
 
-func crashHelper(path, url string) int {
-	c, err := embedded.NewConnector(path, url, embedded.WithSyncInterval(0))
+func crashHelper(path, url, key string) int {
+	opts := []embedded.Option{embedded.WithSyncInterval(0)}
+	if key != "" {
+		opts = append(opts, embedded.WithEncryption(key))
+	}
+	c, err := embedded.NewConnector(path, url, opts...)
 	if err != nil {
 		fmt.Println("error", err)
 		return 1
@@ -48,11 +53,20 @@ func crashHelper(path, url string) int {
 // TestCrashDuringSync: a replica process SIGKILLed at several points of a
 // large sync leaves a file that opens with integrity_check ok, holding a
 // state the primary had (whole transactions only), and a new process
-// resumes from there, without downloading again what was applied.
+// resumes from there, without downloading again what was applied; in the
+// clear and encrypted (the file then opens with the key).
 func TestCrashDuringSync(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a large sync")
 	}
+	for _, key := range []string{"", "crash-test-key"} {
+		t.Run(map[bool]string{false: "plaintext", true: "encrypted"}[key != ""], func(t *testing.T) {
+			testCrashDuringSync(t, key)
+		})
+	}
+}
+
+func testCrashDuringSync(t *testing.T, key string) {
 	p := startSqld(t)
 	prim := primaryDB(t, p.URL())
 	const txRows, txs = 10000, 16
@@ -69,7 +83,7 @@ func TestCrashDuringSync(t *testing.T) {
 	// rows (right after a local commit, during the next batch).
 	for run := range 5 {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashPathEnv+"="+path, crashURLEnv+"="+p.URL())
+		cmd.Env = append(os.Environ(), crashPathEnv+"="+path, crashURLEnv+"="+p.URL(), crashKeyEnv+"="+key)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 		out, err := cmd.StdoutPipe()
 		if err != nil {
@@ -93,13 +107,13 @@ func TestCrashDuringSync(t *testing.T) {
 			}
 			fmt.Sscan(strings.TrimPrefix(lines.Text(), "synced "), &applied, &frameNo)
 		default:
-			waitRows(t, path, lastCount+1)
+			waitRows(t, path, key, lastCount+1)
 			cmd.Process.Kill()
 		}
 		cmd.Wait()
 
 		// The file as the crash left it.
-		db := localFile(t, path)
+		db := localFileKey(t, path, key)
 		var count int
 		if err := db.QueryRow("SELECT count(*) FROM t").Scan(&count); err != nil && !strings.Contains(err.Error(), "no such table") {
 			t.Fatalf("run %d: %v", run, err)
@@ -124,10 +138,11 @@ func TestCrashDuringSync(t *testing.T) {
 	t.Logf("the last run applied %d frames of the log's %d", applied, frameNo+1)
 }
 
-// waitRows waits until the replica file at path has at least n rows in t.
-func waitRows(t *testing.T, path string, n int) {
+// waitRows waits until the replica file at path (encrypted under key, if
+// not "") has at least n rows in t.
+func waitRows(t *testing.T, path, key string, n int) {
 	t.Helper()
-	db := localFile(t, path)
+	db := localFileKey(t, path, key)
 	defer db.Close()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {

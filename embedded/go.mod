@@ -6,6 +6,9 @@ replace github.com/gohrana/libsql => ../
 
 require (
 	github.com/gohrana/libsql v0.1.0
+	golang.org/x/crypto v0.58.0
+	lukechampine.com/adiantum v1.1.1
+	modernc.org/libc v1.80.1
 	modernc.org/sqlite v1.62.0
 )
 
@@ -17,7 +20,6 @@ require (
 	github.com/ncruces/go-strftime v1.1.0 // indirect
 	github.com/remyoudompheng/bigfft v0.0.0-20230129092748-24d4a6f8daec // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
 )

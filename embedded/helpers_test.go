@@ -12,6 +12,7 @@ import (
 
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/embedded"
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 )
 
 // testCtx returns a context that ends with the test, bounded.
@@ -103,7 +104,26 @@ func fill(t testing.TB, db *sql.DB, name string, n int) {
 // read-only.
 func localFile(t testing.TB, path string) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	return localFileKey(t, path, "")
+}
+
+// localFileKey is localFile of a replica encrypted under key ("": in the
+// clear), through the encrypting VFS.
+func localFileKey(t testing.TB, path, key string) *sql.DB {
+	t.Helper()
+	dsn := "file:" + path + "?mode=ro"
+	if key != "" {
+		k, err := encrypt.Load(path, key, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(k.Close) // after the db's Close, registered below
+		if err := encrypt.Register(); err != nil {
+			t.Fatal(err)
+		}
+		dsn += "&vfs=" + encrypt.VFSName + "&" + k.URIParam()
+	}
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"sync"
 
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 	"github.com/gohrana/libsql/embedded/internal/localdb"
 )
 
@@ -17,6 +18,7 @@ const maxLocalReaders = 16
 // a swap waits for the reads in flight and none straddles two files.
 type local struct {
 	path string
+	key  *encrypt.Key // nil: the file is in the clear
 
 	mu       sync.Mutex
 	db       *sql.DB       // nil while detached
@@ -27,7 +29,7 @@ type local struct {
 }
 
 func (l *local) open() (*sql.DB, error) {
-	return localdb.OpenReaders(l.path, maxLocalReaders)
+	return localdb.OpenReaders(l.path, maxLocalReaders, l.key)
 }
 
 // acquire returns the pool for one read and the func that ends the read.

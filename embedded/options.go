@@ -36,6 +36,8 @@ type options struct {
 	logger       *slog.Logger
 	tls          *tls.Config
 	primary      []libsql.ConnectorOption
+	encKey       string
+	encrypted    bool
 }
 
 func defaultOptions() options {

@@ -17,10 +17,17 @@ const contentQuery = "SELECT (SELECT group_concat(name, ',') FROM (SELECT name F
 // tables and rows of t, and the local file checks ok.
 func sameContent(t *testing.T, step string, r *replica, prim *sql.DB) {
 	t.Helper()
+	sameContentKey(t, step, r, prim, "")
+}
+
+// sameContentKey is sameContent of a replica encrypted under key ("": in
+// the clear).
+func sameContentKey(t *testing.T, step string, r *replica, prim *sql.DB, key string) {
+	t.Helper()
 	if got, want := one[string](t, r.db, contentQuery), one[string](t, prim, contentQuery); got != want {
 		t.Fatalf("%s: local %q, primary %q", step, got, want)
 	}
-	if got := one[string](t, localFile(t, r.path), "PRAGMA integrity_check"); got != "ok" {
+	if got := one[string](t, localFileKey(t, r.path, key), "PRAGMA integrity_check"); got != "ok" {
 		t.Fatalf("%s: integrity_check %q", step, got)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 
 	"modernc.org/sqlite"
+
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 )
 
 // DriverName is the database/sql driver of every connection to a local
@@ -46,7 +48,21 @@ var schemaPragmas = []string{"writable_schema(1)"}
 // openDB opens path with the replica's driver, the schema pragmas and
 // pragmas, each "name(value)".
 func openDB(path string, pragmas ...string) (*sql.DB, error) {
-	return sql.Open(DriverName, DSN(path, append(append([]string(nil), schemaPragmas...), pragmas...)...))
+	return openKeyDB(path, nil, pragmas...)
+}
+
+// openKeyDB is openDB through the encrypting VFS under key (nil: the
+// default VFS, in the clear). An encrypted file keeps SQLite's temporary
+// tables and indexes in memory (the VFS would encipher them, at a cost).
+func openKeyDB(path string, key *encrypt.Key, pragmas ...string) (*sql.DB, error) {
+	dsn := DSN(path, append(append([]string(nil), schemaPragmas...), pragmas...)...)
+	if key != nil {
+		if err := encrypt.Register(); err != nil {
+			return nil, err
+		}
+		dsn += "&vfs=" + encrypt.VFSName + "&" + key.URIParam() + "&_pragma=temp_store(MEMORY)"
+	}
+	return sql.Open(DriverName, dsn)
 }
 
 // readerPragmas are set on the connections that serve local reads. The
@@ -57,9 +73,10 @@ func openDB(path string, pragmas ...string) (*sql.DB, error) {
 var readerPragmas = []string{"query_only(1)", "busy_timeout(5000)", "mmap_size(1073741824)"}
 
 // OpenReaders opens the read-only pool of connections that serve local
-// reads of the file at path, at most max at once.
-func OpenReaders(path string, max int) (*sql.DB, error) {
-	db, err := openDB(path, readerPragmas...)
+// reads of the file at path, at most max at once, under key (nil: a file
+// in the clear).
+func OpenReaders(path string, max int, key *encrypt.Key) (*sql.DB, error) {
+	db, err := openKeyDB(path, key, readerPragmas...)
 	if err != nil {
 		return nil, err
 	}

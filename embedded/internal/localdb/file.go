@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"net/url"
 	"slices"
+
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 )
 
 // PageSize is the only page size a replica handles: libSQL's.
@@ -33,6 +35,7 @@ func DSN(path string, pragmas ...string) string {
 // only this package writes through. Readers open their own connections.
 type File struct {
 	path string
+	key  *encrypt.Key // nil: the file is in the clear
 	db   *sql.DB
 	pos  Position
 	size uint32 // the file's size in pages
@@ -42,14 +45,20 @@ type File struct {
 // its position. A file with pages but no position was not made by a
 // replica and is refused.
 func Open(ctx context.Context, path string) (*File, error) {
-	db, err := openDB(path, "busy_timeout(10000)", "synchronous(FULL)", "journal_mode(WAL)")
+	return OpenKey(ctx, path, nil)
+}
+
+// OpenKey is Open of a file encrypted under key (nil: in the clear). The
+// key must already have been checked against the file (encrypt.Load).
+func OpenKey(ctx context.Context, path string, key *encrypt.Key) (*File, error) {
+	db, err := openKeyDB(path, key, "busy_timeout(10000)", "synchronous(FULL)", "journal_mode(WAL)")
 	if err != nil {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	f := &File{path: path, db: db}
+	f := &File{path: path, key: key, db: db}
 	if err := f.load(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("localdb: open %s: %w", path, err)

@@ -1,9 +1,11 @@
 package localdb
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -139,44 +141,63 @@ func TestOpenRefusesForeignFile(t *testing.T) {
 }
 
 // TestSpoolApply: a snapshot's pages, added in any order and some twice,
-// make the same file as the primary's.
+// make the same file as the primary's; for an encrypted file the spool on
+// disk holds none of them in the clear.
 func TestSpoolApply(t *testing.T) {
+	const marker = "spool-marker-93c1"
 	src := newSource(t)
 	src.exec("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
-	src.exec("INSERT INTO t SELECT value, printf('%0200d', value) FROM generate_series(1, 3000)")
+	src.exec("INSERT INTO t SELECT value, printf('%s%0200d', ?, value) FROM generate_series(1, 3000)", marker)
 	all := src.commit()
-	dir := t.TempDir()
-	s, err := NewSpool(filepath.Join(dir, "replica.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	stale := make([]byte, PageSize)
-	for pgno := all.SizeAfter; pgno >= 1; pgno-- {
-		if pgno%10 == 0 {
-			if err := s.Add(pgno, stale); err != nil { // replaced below
+	for _, encrypted := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plaintext", true: "encrypted"}[encrypted], func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "replica.db")
+			var f *File
+			var r *sql.DB
+			if encrypted {
+				f, r = openLocalKey(t, path, "spool key")
+			} else {
+				f, r = openLocal(t, path)
+			}
+			s, err := f.NewSpool()
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		if err := s.Add(pgno, all.Pages[pgno]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if s.Len() != int(all.SizeAfter) {
-		t.Fatalf("spool holds %d pages, want %d", s.Len(), all.SizeAfter)
-	}
-	if err := s.Add(0, stale); !errors.Is(err, ErrBadCommit) {
-		t.Errorf("page 0: %v", err)
-	}
-	f, r := openLocal(t, filepath.Join(dir, "replica.db"))
-	if err := f.ApplySpool(context.Background(), s, all.SizeAfter, all.Pos); err != nil {
-		t.Fatal(err)
-	}
-	if got := integrity(t, r); got != "ok" {
-		t.Fatalf("integrity_check %q", got)
-	}
-	if got, want := dump(t, r, contentQuery), dump(t, src.db, contentQuery); got != want {
-		t.Errorf("local %q, primary %q", got, want)
+			defer s.Close()
+			stale := make([]byte, PageSize)
+			for pgno := all.SizeAfter; pgno >= 1; pgno-- {
+				if pgno%10 == 0 {
+					if err := s.Add(pgno, stale); err != nil { // replaced below
+						t.Fatal(err)
+					}
+				}
+				if err := s.Add(pgno, all.Pages[pgno]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if s.Len() != int(all.SizeAfter) {
+				t.Fatalf("spool holds %d pages, want %d", s.Len(), all.SizeAfter)
+			}
+			if err := s.Add(0, stale); !errors.Is(err, ErrBadCommit) {
+				t.Errorf("page 0: %v", err)
+			}
+			spooled, err := os.ReadFile(s.f.Name())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if clear := bytes.Contains(spooled, []byte(marker)); clear == encrypted {
+				t.Fatalf("marker in the clear in the spool: %v", clear)
+			}
+			if err := f.ApplySpool(context.Background(), s, all.SizeAfter, all.Pos); err != nil {
+				t.Fatal(err)
+			}
+			if got := integrity(t, r); got != "ok" {
+				t.Fatalf("integrity_check %q", got)
+			}
+			if got, want := dump(t, r, contentQuery), dump(t, src.db, contentQuery); got != want {
+				t.Errorf("local %q, primary %q", got, want)
+			}
+		})
 	}
 }
 

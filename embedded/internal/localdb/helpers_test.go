@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 )
 
 // source is a stand-in primary: a local SQLite database whose pages are
@@ -106,6 +108,27 @@ func openLocal(t *testing.T, path string) (*File, *sql.DB) {
 	}
 	t.Cleanup(func() { f.Close() })
 	r, err := sql.Open("sqlite", DSN(path, "query_only(1)", "busy_timeout(5000)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return f, r
+}
+
+// openLocalKey is openLocal of a file encrypted under key.
+func openLocalKey(t *testing.T, path, key string) (*File, *sql.DB) {
+	t.Helper()
+	k, err := encrypt.Load(path, key, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Close)
+	f, err := OpenKey(context.Background(), path, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	r, err := OpenReaders(path, 1, k)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func TestLibSQLSchema(t *testing.T) {
 		t.Errorf("vanilla SQLite: %d, %v; want malformed database schema (r)", n, err)
 	}
 
-	db, err := OpenReaders(path, 2)
+	db, err := OpenReaders(path, 2, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestLibSQLSchema(t *testing.T) {
 // unloaded objects'.
 func TestIntegrityCheckReportsFaults(t *testing.T) {
 	path := libsqlFile(t, true)
-	db, err := OpenReaders(path, 1)
+	db, err := OpenReaders(path, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

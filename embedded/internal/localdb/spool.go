@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 )
 
 // Spool holds the pages of a snapshot on disk until the snapshot is
@@ -14,9 +16,11 @@ import (
 // Each page sits at its own offset of a temporary file, so memory stays at
 // a bit per page.
 type Spool struct {
-	f    *os.File
-	have []uint64 // bitmap of the pages present
-	n    int
+	f     *os.File
+	have  []uint64 // bitmap of the pages present
+	n     int
+	seal  *encrypt.Pages // nil: pages in the clear
+	sealB []byte         // the enciphered copy of a page being added
 }
 
 // SpoolPattern is the glob of the spools of the database at path (for
@@ -35,10 +39,27 @@ func NewSpool(path string) (*Spool, error) {
 	return &Spool{f: f}, nil
 }
 
+// NewSpool creates a spool for a snapshot of f: beside it, and for an
+// encrypted file with its pages enciphered under a random key held in
+// memory only (a spool never outlives its process: Open removes those a
+// crash left).
+func (f *File) NewSpool() (*Spool, error) {
+	s, err := NewSpool(f.path)
+	if err == nil && f.key != nil {
+		s.seal, s.sealB = encrypt.NewPages(), make([]byte, PageSize)
+	}
+	return s, err
+}
+
 // Add keeps page as page pgno, replacing an earlier one.
 func (s *Spool) Add(pgno uint32, page []byte) error {
 	if pgno == 0 || len(page) != PageSize {
 		return fmt.Errorf("%w: page %d of %d bytes", ErrBadCommit, pgno, len(page))
+	}
+	if s.seal != nil {
+		copy(s.sealB, page)
+		s.seal.Seal(s.sealB, pgno)
+		page = s.sealB
 	}
 	if _, err := s.f.WriteAt(page, int64(pgno-1)*PageSize); err != nil {
 		return fmt.Errorf("localdb: spool: %w", err)
@@ -76,6 +97,9 @@ func (s *Spool) page(pgno uint32, buf []byte) ([]byte, error) {
 	buf = buf[:PageSize]
 	if _, err := s.f.ReadAt(buf, int64(pgno-1)*PageSize); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("localdb: spool: %w", err)
+	}
+	if s.seal != nil {
+		s.seal.Open(buf, pgno)
 	}
 	return buf, nil
 }

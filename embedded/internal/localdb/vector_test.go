@@ -75,7 +75,7 @@ func BenchmarkTopKScan(b *testing.B) {
 		b.Fatal(err)
 	}
 	db.Close()
-	if db, err = OpenReaders(path, 1); err != nil {
+	if db, err = OpenReaders(path, 1, nil); err != nil {
 		b.Fatal(err)
 	}
 	defer db.Close()

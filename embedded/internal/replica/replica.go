@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 	"github.com/gohrana/libsql/embedded/internal/localdb"
 	"github.com/gohrana/libsql/embedded/internal/replog"
 )
@@ -38,6 +39,9 @@ type Config struct {
 	Readers Readers
 	// DetachTimeout bounds a swap's wait for the reads in flight.
 	DetachTimeout time.Duration
+	// Key encrypts the local file, and any file built to replace it (nil:
+	// in the clear).
+	Key *encrypt.Key
 }
 
 // Result is what one Sync did.
@@ -126,7 +130,7 @@ func Open(ctx context.Context, cfg Config) (*Replicator, error) {
 			_ = os.Remove(p)
 		}
 	}
-	f, err := localdb.Open(ctx, cfg.Path)
+	f, err := localdb.OpenKey(ctx, cfg.Path, cfg.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -332,7 +336,7 @@ func (r *Replicator) assembler(f *localdb.File, next uint64) *assembler {
 // transaction, through a spool on disk.
 func (r *Replicator) snapshot(ctx context.Context, f *localdb.File, pos localdb.Position) (int, error) {
 	r.log.LogAttrs(ctx, slog.LevelInfo, "embedded: the log was compacted; loading a snapshot", slog.Uint64("from", pos.Next))
-	sp, err := localdb.NewSpool(f.Path())
+	sp, err := f.NewSpool()
 	if err != nil {
 		return 0, err
 	}
@@ -393,7 +397,7 @@ func bootstrapPath(path string) string { return path + "-bootstrap" }
 func (r *Replicator) rebootstrap(ctx context.Context) (int, error) {
 	path := bootstrapPath(r.cfg.Path)
 	r.log.LogAttrs(ctx, slog.LevelWarn, "embedded: the primary's log was reset; building a new file", slog.String("log_id", r.hello.LogID), slog.String("path", path))
-	nf, err := localdb.Open(ctx, path)
+	nf, err := localdb.OpenKey(ctx, path, r.cfg.Key)
 	if err == nil && nf.Position().Next != 0 && nf.Position().Log != r.logID() {
 		nf.Close()
 		err = errors.New("stale")
@@ -402,7 +406,7 @@ func (r *Replicator) rebootstrap(ctx context.Context) (int, error) {
 		if err := removeDB(path); err != nil {
 			return 0, err
 		}
-		if nf, err = localdb.Open(ctx, path); err != nil {
+		if nf, err = localdb.OpenKey(ctx, path, r.cfg.Key); err != nil {
 			return 0, err
 		}
 	}
@@ -446,7 +450,7 @@ func (r *Replicator) swapIn(ctx context.Context, path string) error {
 	if renameErr == nil {
 		renameErr = syncDir(dirOf(r.cfg.Path))
 	}
-	f, err := localdb.Open(ctx, r.cfg.Path)
+	f, err := localdb.OpenKey(ctx, r.cfg.Path, r.cfg.Key)
 	if err != nil {
 		return errors.Join(renameErr, err)
 	}
