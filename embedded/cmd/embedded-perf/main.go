@@ -2,7 +2,9 @@
 // sqld, in one run: local point SELECTs against the same over ws:// and
 // HTTP, a 20,000-row scan, the bootstrap of 1M rows (throughput, and the
 // peak RSS of a process that does only that), the read-your-writes wait
-// after a write, and the requests an idle replica sends per minute.
+// after a write, and the requests an idle replica sends per minute; and
+// an encrypted replica (WithEncryption) against one in the clear on the
+// same point SELECTs, scan and bootstrap, alternated, with their ratios.
 //
 //	sqld -d /tmp/perf --http-listen-addr 127.0.0.1:8089 --no-welcome &
 //	go run ./cmd/embedded-perf -url http://127.0.0.1:8089
@@ -27,7 +29,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	_ "github.com/gohrana/libsql"
@@ -40,17 +41,25 @@ func main() {
 	point := flag.Int("point", 20000, "local point SELECTs (a tenth of it over the network)")
 	idle := flag.Duration("idle", 20*time.Second, "how long to count an idle replica's requests")
 	bootstrapOnly := flag.String("bootstrap-only", "", "internal: bootstrap a replica at this path and exit")
+	key := flag.String("key", "", "internal: with -bootstrap-only, WithEncryption's key")
+	encOnly := flag.Bool("encryption-only", false, "only the comparison of an encrypted replica with one in the clear")
+	rounds := flag.Int("rounds", 3, "rounds of the encryption comparison (the median is reported)")
 	flag.Parse()
 	if *base == "" {
 		log.Fatal("embedded-perf: give -url")
 	}
 	if *bootstrapOnly != "" {
-		if err := bootstrap(*base, *bootstrapOnly); err != nil {
+		if err := bootstrap(*base, *bootstrapOnly, *key); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	if err := run(*base, *rows, *point, *idle); err != nil {
+	if !*encOnly {
+		if err := run(*base, *rows, *point, *idle); err != nil {
+			log.Fatal("embedded-perf: ", err)
+		}
+	}
+	if err := runEncryption(*base, *rows, *point, *rounds); err != nil {
 		log.Fatal("embedded-perf: ", err)
 	}
 }
@@ -129,20 +138,16 @@ func run(base string, rows, point int, idle time.Duration) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(self, "-url", base, "-bootstrap-only", path)
-	cmd.Stderr = os.Stderr
-	start := time.Now()
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("bootstrap: %w", err)
+	took, rss, err := bootstrapProcess(self, base, path, "")
+	if err != nil {
+		return err
 	}
-	took := time.Since(start)
 	st, err := os.Stat(path)
 	if err != nil {
 		return err
 	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
 	fmt.Printf("bootstrap of %d rows (a %.1f MB file, the process's whole life): %v, %.1f MB/s, peak RSS %.1f MB\n\n",
-		rows, float64(st.Size())/1e6, took.Round(time.Millisecond), float64(st.Size())/1e6/took.Seconds(), float64(rss)/1024)
+		rows, float64(st.Size())/1e6, took.Round(time.Millisecond), float64(st.Size())/1e6/took.Seconds(), rss)
 
 	// The requests of an idle replica at the default interval, counted by
 	// a proxy in front of the server.
@@ -222,6 +227,27 @@ func scanRate(ctx context.Context, db *sql.DB) (float64, error) {
 	return float64(total) / time.Since(start).Seconds(), nil
 }
 
+// pointSelectsPaired is pointSelects on each of dbs in turn, query by
+// query, and returns the p50 and p99 of each.
+func pointSelectsPaired(ctx context.Context, dbs []*sql.DB, n int) ([][2]time.Duration, error) {
+	lat := make([][]time.Duration, len(dbs))
+	var name string
+	for i := range n {
+		for j, db := range dbs {
+			start := time.Now()
+			if err := db.QueryRowContext(ctx, "SELECT name FROM perf_t WHERE id = ?", i%20000+1).Scan(&name); err != nil {
+				return nil, err
+			}
+			lat[j] = append(lat[j], time.Since(start))
+		}
+	}
+	q := make([][2]time.Duration, len(dbs))
+	for j := range dbs {
+		q[j] = quantiles(lat[j])
+	}
+	return q, nil
+}
+
 // catchUp returns the p50 and p99 of the first local read after a write.
 func catchUp(ctx context.Context, db *sql.DB, rounds int) ([2]time.Duration, error) {
 	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS perf_rw (id INTEGER PRIMARY KEY, v INTEGER)"); err != nil {
@@ -242,14 +268,31 @@ func catchUp(ctx context.Context, db *sql.DB, rounds int) ([2]time.Duration, err
 	return quantiles(lat), nil
 }
 
-func bootstrap(base, path string) error {
-	c, err := embedded.NewConnector(path, base, embedded.WithSyncInterval(0))
+func bootstrap(base, path, key string) error {
+	opts := []embedded.Option{embedded.WithSyncInterval(0)}
+	if key != "" {
+		opts = append(opts, embedded.WithEncryption(key))
+	}
+	c, err := embedded.NewConnector(path, base, opts...)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	_, err = c.Sync(context.Background())
-	return err
+	if _, err = c.Sync(context.Background()); err != nil {
+		return err
+	}
+	// The peak RSS of this process since its exec, for the parent (whose
+	// rusage of a child counts the parent's memory at the fork).
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return err
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if strings.HasPrefix(line, "VmHWM:") {
+			fmt.Println(strings.TrimSpace(strings.TrimPrefix(line, "VmHWM:")))
+		}
+	}
+	return nil
 }
 
 func idleRequests(base, dir string, d time.Duration) (float64, error) {
@@ -276,4 +319,114 @@ func idleRequests(base, dir string, d time.Duration) (float64, error) {
 	n.Store(0)
 	time.Sleep(d)
 	return float64(n.Load()), nil
+}
+
+// bootstrapProcess bootstraps a replica at path (encrypted under key if
+// not "") in a process of its own, and returns how long the process took
+// and its peak RSS in MB.
+func bootstrapProcess(self, base, path, key string) (time.Duration, float64, error) {
+	cmd := exec.Command(self, "-url", base, "-bootstrap-only", path, "-key", key)
+	cmd.Stderr = os.Stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, 0, fmt.Errorf("bootstrap: %w", err)
+	}
+	took := time.Since(start)
+	var kb float64
+	if _, err := fmt.Sscanf(string(out), "%f kB", &kb); err != nil {
+		return 0, 0, fmt.Errorf("bootstrap: peak RSS %q: %w", out, err)
+	}
+	return took, kb / 1024, nil
+}
+
+// runEncryption compares a replica encrypted with WithEncryption to one
+// in the clear, in rounds that alternate the two, and prints the medians
+// and the ratios encrypted/plain. It fills perf_t and perf_big if they do
+// not hold the rows already.
+func runEncryption(base string, rows, point, rounds int) error {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "embedded-perf-enc-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	prim, err := sql.Open("libsql", base)
+	if err != nil {
+		return err
+	}
+	defer prim.Close()
+	for name, n := range map[string]int{"perf_t": 20000, "perf_big": rows} {
+		var have int
+		if err := prim.QueryRowContext(ctx, "SELECT count(*) FROM "+name).Scan(&have); err != nil || have != n {
+			if err := fill(ctx, prim, name, n); err != nil {
+				return err
+			}
+		}
+	}
+	const key = "embedded-perf encryption key"
+	dbs := make([]*sql.DB, 2) // plain, encrypted
+	for i, opts := range [][]embedded.Option{nil, {embedded.WithEncryption(key)}} {
+		c, err := embedded.NewConnector(filepath.Join(dir, fmt.Sprintf("replica%d.db", i)), base, append(opts, embedded.WithSyncInterval(0))...)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if _, err := c.Sync(ctx); err != nil {
+			return err
+		}
+		dbs[i] = sql.OpenDB(c)
+		defer dbs[i].Close()
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	var p50, p99, scan, boot, rss [2][]float64
+	for round := range rounds {
+		// Point SELECTs and scans alternate between the two replicas
+		// query by query, so that both see the same machine.
+		q, err := pointSelectsPaired(ctx, dbs, point)
+		if err != nil {
+			return err
+		}
+		for i := range dbs {
+			p50[i], p99[i] = append(p50[i], float64(q[i][0])), append(p99[i], float64(q[i][1]))
+		}
+		for range 3 {
+			for i, db := range dbs {
+				r, err := scanRate(ctx, db)
+				if err != nil {
+					return err
+				}
+				scan[i] = append(scan[i], r)
+			}
+		}
+		for i := range dbs {
+			k := ""
+			if i == 1 {
+				k = key
+			}
+			took, mb, err := bootstrapProcess(self, base, filepath.Join(dir, fmt.Sprintf("boot%d-%d.db", i, round)), k)
+			if err != nil {
+				return err
+			}
+			boot[i], rss[i] = append(boot[i], took.Seconds()), append(rss[i], mb)
+		}
+	}
+	med := func(v []float64) float64 {
+		v = slices.Clone(v)
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	us := func(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1e3) }
+	fmt.Printf("\nencrypted (WithEncryption) against plain, median of %d alternated rounds:\n\n", rounds)
+	fmt.Println("| what | plain | encrypted | encrypted/plain | target |")
+	fmt.Println("| --- | --- | --- | --- | --- |")
+	fmt.Printf("| point SELECT p50 | %s | %s | %.2fx | <= 1.3x |\n", us(med(p50[0])), us(med(p50[1])), med(p50[1])/med(p50[0]))
+	fmt.Printf("| point SELECT p99 | %s | %s | %.2fx | |\n", us(med(p99[0])), us(med(p99[1])), med(p99[1])/med(p99[0]))
+	fmt.Printf("| 20k-row scan | %.0f rows/s | %.0f rows/s | %.2fx | >= 0.75x |\n", med(scan[0]), med(scan[1]), med(scan[1])/med(scan[0]))
+	fmt.Printf("| bootstrap of %d rows | %.2f s | %.2f s | %.2fx | <= 1.3x |\n", rows, med(boot[0]), med(boot[1]), med(boot[1])/med(boot[0]))
+	fmt.Printf("| bootstrap peak RSS | %.1f MB | %.1f MB | | <= 64 MB |\n", slices.Max(rss[0]), slices.Max(rss[1]))
+	return nil
 }

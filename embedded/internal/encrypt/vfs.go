@@ -18,11 +18,25 @@ import (
 // with the DSN parameters "vfs=" + VFSName and Key.URIParam.
 const VFSName = "libsql-embedded-adiantum"
 
-// BlockSize is the unit of encryption: every file is read and written in
-// whole 4 KiB blocks at multiples of BlockSize, each enciphered with
-// Adiantum under its block number as the tweak. It is the replica's page
-// size, so a database page is one block.
+// BlockSize is the unit of encryption of every file but a WAL: it is read
+// and written in whole 4 KiB blocks at multiples of BlockSize, each
+// enciphered with Adiantum under its offset as the tweak. It is the
+// replica's page size, so a database page is one block.
+//
+// A WAL is enciphered in the units SQLite writes it in: its 32-byte
+// header, and each frame's 24-byte header and 4 KiB page, each under its
+// offset. So each unit is written whole by one write of SQLite's, a write
+// never rewrites a neighbour (a commit already synced), and reading a page
+// deciphers the page alone.
 const BlockSize = 4096
+
+// The WAL's layout (https://sqlite.org/fileformat2.html#walformat) with
+// the replica's page size.
+const (
+	walHeader      = 32
+	walFrameHeader = 24
+	walFrame       = walFrameHeader + BlockSize
+)
 
 // keyParam is the URI parameter that names a registered Key.
 const keyParam = "libsql_key"
@@ -122,11 +136,28 @@ func ptr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p
 type file struct {
 	real   uintptr // the default VFS's sqlite3_file
 	cipher *hbsh.HBSH
+	wal    bool    // units as unitOf says for a WAL, else blocks
 	cbuf   uintptr // buf's C memory: the default VFS reads and writes there
-	buf    []byte  // a block's scratch space
+	buf    []byte  // a unit's scratch space
 	tweak  [16]byte
-	last   int64 // the block in lastB, or -1
+	last   int64 // the offset of the unit in lastB, or -1
 	lastB  [BlockSize]byte
+}
+
+// unitOf returns the unit of encryption that holds offset off: its start
+// and length.
+func (f *file) unitOf(off int64) (start int64, n int) {
+	if !f.wal {
+		return off / BlockSize * BlockSize, BlockSize
+	}
+	if off < walHeader {
+		return 0, walHeader
+	}
+	frame := walHeader + (off-walHeader)/walFrame*walFrame
+	if off-frame < walFrameHeader {
+		return frame, walFrameHeader
+	}
+	return frame + walFrameHeader, BlockSize
 }
 
 func fileOf(pFile uintptr) *file {
@@ -161,7 +192,8 @@ func xOpen(tls *libc.TLS, pVfs, zName, pFile uintptr, flags int32, pOutFlags uin
 		callInt(rm.FxClose, tls, real)
 		return sqlite3.SQLITE_NOMEM
 	}
-	f := &file{real: real, cipher: adiantum.New(key), cbuf: cbuf, buf: unsafe.Slice((*byte)(ptr(cbuf)), BlockSize), last: -1}
+	f := &file{real: real, cipher: adiantum.New(key), wal: flags&sqlite3.SQLITE_OPEN_WAL != 0,
+		cbuf: cbuf, buf: unsafe.Slice((*byte)(ptr(cbuf)), BlockSize), last: -1}
 	clear(key)
 	h := handles.Add(1)
 	files.Store(h, f)
@@ -221,29 +253,28 @@ func (f *file) writeReal(tls *libc.TLS, src []byte, off int64) int32 {
 	return (*(*func(*libc.TLS, uintptr, uintptr, int32, int64) int32)(unsafe.Pointer(&struct{ uintptr }{f.methods().FxWrite})))(tls, f.real, uintptr(unsafe.Pointer(&src[0])), int32(len(src)), off)
 }
 
-func (f *file) tweakOf(blk int64) []byte {
-	binary.LittleEndian.PutUint64(f.tweak[:8], uint64(blk))
+func (f *file) tweakOf(start int64) []byte {
+	binary.LittleEndian.PutUint64(f.tweak[:8], uint64(start))
 	return f.tweak[:]
 }
 
-// readBlock reads block blk's plaintext into p (BlockSize bytes). A block
-// past the end of the file, which the default VFS fills with zeros, reads
-// as zeros and reports short; so does a block of zeros on disk (a hole):
-// no block this VFS writes is all zeros once enciphered.
-func (f *file) readBlock(tls *libc.TLS, p []byte, blk int64) (short bool, rc int32) {
-	if blk == f.last {
+// readUnit reads the plaintext of the unit at start into p (the unit's
+// length). A unit past the end of the file, or cut short by it, reads as
+// zeros and reports short; so does a unit of zeros on disk (a hole): no
+// unit this VFS writes is all zeros once enciphered.
+func (f *file) readUnit(tls *libc.TLS, p []byte, start int64) (short bool, rc int32) {
+	if start == f.last {
 		copy(p, f.lastB[:])
 		return false, sqlite3.SQLITE_OK
 	}
-	switch rc := f.readReal(tls, p, blk*BlockSize); rc {
+	switch rc := f.readReal(tls, p, start); rc {
 	case sqlite3.SQLITE_OK:
-		if allZero(p) {
-			return false, rc
+		if !allZero(p) {
+			f.cipher.Decrypt(p, f.tweakOf(start))
 		}
-		f.cipher.Decrypt(p, f.tweakOf(blk))
 		return false, rc
 	case sqlite3.SQLITE_IOERR_SHORT_READ:
-		clear(p) // a torn block at the end is no data of ours
+		clear(p)
 		return true, sqlite3.SQLITE_OK
 	default:
 		return false, rc
@@ -264,18 +295,20 @@ func xRead(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32 {
 	dst := unsafe.Slice((*byte)(ptr(zBuf)), iAmt)
 	anyShort := false
 	for off := iOfst; len(dst) > 0; {
-		blk, in := off/BlockSize, int(off%BlockSize)
-		n := min(BlockSize-in, len(dst))
-		p := f.buf[:]
-		if in == 0 && n == BlockSize {
-			p = dst[:BlockSize] // a whole block: deciphered in place
+		start, size := f.unitOf(off)
+		in := int(off - start)
+		n := min(size-in, len(dst))
+		p := f.buf[:size]
+		whole := in == 0 && n == size
+		if whole {
+			p = dst[:size] // deciphered in place
 		}
-		short, rc := f.readBlock(tls, p, blk)
+		short, rc := f.readUnit(tls, p, start)
 		if rc != sqlite3.SQLITE_OK {
 			return rc
 		}
 		anyShort = anyShort || short
-		if in != 0 || n != BlockSize {
+		if !whole {
 			copy(dst[:n], p[in:])
 		}
 		dst, off = dst[n:], off+int64(n)
@@ -290,21 +323,22 @@ func xWrite(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32 {
 	f := fileOf(pFile)
 	src := unsafe.Slice((*byte)(ptr(zBuf)), iAmt)
 	for off := iOfst; len(src) > 0; {
-		blk, in := off/BlockSize, int(off%BlockSize)
-		n := min(BlockSize-in, len(src))
-		p := f.buf[:]
-		if in != 0 || n != BlockSize {
-			// Part of a block: the rest of it is what the file holds.
-			if _, rc := f.readBlock(tls, p, blk); rc != sqlite3.SQLITE_OK {
+		start, size := f.unitOf(off)
+		in := int(off - start)
+		n := min(size-in, len(src))
+		p := f.buf[:size]
+		if in != 0 || n != size {
+			// Part of a unit: the rest of it is what the file holds.
+			if _, rc := f.readUnit(tls, p, start); rc != sqlite3.SQLITE_OK {
 				f.last = -1
 				return rc
 			}
 		}
 		copy(p[in:], src[:n])
 		copy(f.lastB[:], p)
-		f.last = blk
-		f.cipher.Encrypt(p, f.tweakOf(blk))
-		if rc := f.writeReal(tls, p, blk*BlockSize); rc != sqlite3.SQLITE_OK {
+		f.last = start
+		f.cipher.Encrypt(p, f.tweakOf(start))
+		if rc := f.writeReal(tls, p, start); rc != sqlite3.SQLITE_OK {
 			f.last = -1
 			return rc
 		}
@@ -316,8 +350,11 @@ func xWrite(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32 {
 func xTruncate(tls *libc.TLS, pFile uintptr, size int64) int32 {
 	f := fileOf(pFile)
 	f.last = -1
-	// Files hold whole blocks only: a block cut short could not be read.
-	size = (size + BlockSize - 1) / BlockSize * BlockSize
+	// Files hold whole units only: a unit cut short could not be read.
+	// (SQLite cuts a database at a page, a WAL at a frame.)
+	if start, n := f.unitOf(size); start != size {
+		size = start + int64(n)
+	}
 	return (*(*func(*libc.TLS, uintptr, int64) int32)(unsafe.Pointer(&struct{ uintptr }{f.methods().FxTruncate})))(tls, f.real, size)
 }
 
@@ -352,23 +389,22 @@ func xFileControl(tls *libc.TLS, pFile uintptr, op int32, pArg uintptr) int32 {
 	return (*(*func(*libc.TLS, uintptr, int32, uintptr) int32)(unsafe.Pointer(&struct{ uintptr }{f.methods().FxFileControl})))(tls, f.real, op, pArg)
 }
 
-// xSectorSize is at least a block: SQLite then aligns what must survive
-// a torn write (the WAL's commits, with synchronous=FULL) to blocks.
 func xSectorSize(tls *libc.TLS, pFile uintptr) int32 {
 	f := fileOf(pFile)
-	return max(callInt(f.methods().FxSectorSize, tls, f.real), BlockSize)
+	return callInt(f.methods().FxSectorSize, tls, f.real)
 }
 
-// xDeviceCharacteristics withdraws the claims a block cipher breaks:
-// writing part of a block rewrites all of it, so neither atomic writes
-// nor power-safe overwrite hold.
+// xDeviceCharacteristics withdraws the claims of atomic writes, which a
+// unit rewritten to change part of it would break. Power-safe overwrite
+// stays: SQLite writes the units of a database and of a WAL whole, so the
+// bytes written are the bytes SQLite wrote.
 func xDeviceCharacteristics(tls *libc.TLS, pFile uintptr) int32 {
 	f := fileOf(pFile)
 	c := callInt(f.methods().FxDeviceCharacteristics, tls, f.real)
 	const atomic = sqlite3.SQLITE_IOCAP_ATOMIC | sqlite3.SQLITE_IOCAP_ATOMIC512 | sqlite3.SQLITE_IOCAP_ATOMIC1K |
 		sqlite3.SQLITE_IOCAP_ATOMIC2K | sqlite3.SQLITE_IOCAP_ATOMIC4K | sqlite3.SQLITE_IOCAP_ATOMIC8K |
 		sqlite3.SQLITE_IOCAP_ATOMIC16K | sqlite3.SQLITE_IOCAP_ATOMIC32K | sqlite3.SQLITE_IOCAP_ATOMIC64K |
-		sqlite3.SQLITE_IOCAP_BATCH_ATOMIC | sqlite3.SQLITE_IOCAP_POWERSAFE_OVERWRITE
+		sqlite3.SQLITE_IOCAP_BATCH_ATOMIC
 	return c &^ atomic
 }
 

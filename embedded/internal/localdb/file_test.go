@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 )
 
 const contentQuery = `SELECT (SELECT group_concat(name || ':' || type, ',') FROM (SELECT name, type FROM sqlite_schema ORDER BY name))
@@ -264,8 +266,24 @@ func TestReadersNeverTorn(t *testing.T) {
 
 // BenchmarkApply applies commits of 64 changed pages each.
 func BenchmarkApply(b *testing.B) {
+	for _, key := range []string{"", "bench key"} {
+		b.Run(map[bool]string{false: "plaintext", true: "encrypted"}[key != ""], func(b *testing.B) {
+			benchmarkApply(b, key)
+		})
+	}
+}
+
+func benchmarkApply(b *testing.B, key string) {
 	path := filepath.Join(b.TempDir(), "replica.db")
-	f, err := Open(context.Background(), path)
+	var k *encrypt.Key
+	if key != "" {
+		var err error
+		if k, err = encrypt.Load(path, key, true); err != nil {
+			b.Fatal(err)
+		}
+		defer k.Close()
+	}
+	f, err := OpenKey(context.Background(), path, k)
 	if err != nil {
 		b.Fatal(err)
 	}
