@@ -13,6 +13,7 @@ import (
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/embedded"
 	"github.com/gohrana/libsql/embedded/internal/encrypt"
+	"github.com/gohrana/libsql/embedded/internal/localdb"
 )
 
 // testCtx returns a context that ends with the test, bounded.
@@ -108,22 +109,24 @@ func localFile(t testing.TB, path string) *sql.DB {
 }
 
 // localFileKey is localFile of a replica encrypted under key ("": in the
-// clear), through the encrypting VFS.
+// clear), through the replica's own read-only connections (the encrypting
+// VFS, and libSQL's schema, a vector index included).
 func localFileKey(t testing.TB, path, key string) *sql.DB {
 	t.Helper()
-	dsn := "file:" + path + "?mode=ro"
-	if key != "" {
-		k, err := encrypt.Load(path, key, true)
+	if key == "" {
+		db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(k.Close) // after the db's Close, registered below
-		if err := encrypt.Register(); err != nil {
-			t.Fatal(err)
-		}
-		dsn += "&vfs=" + encrypt.VFSName + "&" + k.URIParam()
+		t.Cleanup(func() { db.Close() })
+		return db
 	}
-	db, err := sql.Open("sqlite", dsn)
+	k, err := encrypt.Load(path, key, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Close) // after the db's Close, registered below
+	db, err := localdb.OpenReaders(path, 1, k)
 	if err != nil {
 		t.Fatal(err)
 	}
