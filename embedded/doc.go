@@ -30,6 +30,10 @@
 //   - a PRAGMA that would change the local file or a local connection is
 //     refused with ErrPragma.
 //
+// WithEncryption keeps the local files enciphered at rest (Adiantum, under
+// a key derived with Argon2id); a key that does not fit the replica fails
+// NewConnector with ErrEncryptionKey.
+//
 // docs/EMBEDDED.md in the repository tells the consistency each read gets,
 // what happens while the primary is unreachable, and how to move from
 // go-libsql's NewEmbeddedReplicaConnector.

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -42,6 +43,7 @@ func main() {
 	idle := flag.Duration("idle", 20*time.Second, "how long to count an idle replica's requests")
 	bootstrapOnly := flag.String("bootstrap-only", "", "internal: bootstrap a replica at this path and exit")
 	key := flag.String("key", "", "internal: with -bootstrap-only, WithEncryption's key")
+	cpuProfile := flag.String("cpuprofile", "", "with -bootstrap-only, write a CPU profile of the bootstrap to this file")
 	encOnly := flag.Bool("encryption-only", false, "only the comparison of an encrypted replica with one in the clear")
 	rounds := flag.Int("rounds", 3, "rounds of the encryption comparison (the median is reported)")
 	flag.Parse()
@@ -49,6 +51,16 @@ func main() {
 		log.Fatal("embedded-perf: give -url")
 	}
 	if *bootstrapOnly != "" {
+		if *cpuProfile != "" {
+			f, err := os.Create(*cpuProfile)
+			if err != nil {
+				log.Fatal(err)
+			}
+			if err := pprof.StartCPUProfile(f); err != nil {
+				log.Fatal(err)
+			}
+			defer pprof.StopCPUProfile()
+		}
 		if err := bootstrap(*base, *bootstrapOnly, *key); err != nil {
 			log.Fatal(err)
 		}

@@ -137,19 +137,17 @@ func Load(path, passphrase string, encrypted bool) (*Key, error) {
 		if info, err = newKeyFile(kf, passphrase, k); err != nil {
 			return nil, err
 		}
-	} else if len(info) != keyFileLen || string(info[:len(keyFileMagic)]) != keyFileMagic {
+	}
+	kp, ok := parseKeyFile(info)
+	if !ok {
 		return fail(ReasonBadKeyFile)
 	}
-	salt, check, t, m, p := parseKeyFile(info)
-	if t == 0 || t > 64 || m < 8 || m > 4<<20 || p == 0 {
-		return fail(ReasonBadKeyFile)
-	}
-	copy(k.master[:], argon2.IDKey([]byte(passphrase), salt, t, m, p, 32))
+	copy(k.master[:], argon2.IDKey([]byte(passphrase), kp.salt, kp.time, kp.memory, kp.threads, 32))
 	// Argon2id's 19 MiB are garbage now: handed back to the OS here, they
 	// do not add to the replica's peak memory (its page caches live
 	// outside the Go heap and could not reuse them).
 	debug.FreeOSMemory()
-	if !hmac.Equal(k.check(), check) {
+	if !hmac.Equal(k.check(), kp.check) {
 		return fail(ReasonWrongKey)
 	}
 	var tok [16]byte
@@ -178,11 +176,28 @@ func readHead(path string) ([]byte, error) {
 	return head[:n], nil
 }
 
-func parseKeyFile(b []byte) (salt, check []byte, t, m uint32, p uint8) {
+// keyParams is what a key file holds.
+type keyParams struct {
+	time, memory uint32 // Argon2id's passes and KiB
+	threads      uint8
+	salt, check  []byte
+}
+
+// parseKeyFile decodes a key file: the magic, Argon2id's cost (bounded,
+// so that a damaged file cannot ask for gigabytes), the salt and the check
+// value.
+func parseKeyFile(b []byte) (keyParams, bool) {
+	if len(b) != keyFileLen || string(b[:len(keyFileMagic)]) != keyFileMagic {
+		return keyParams{}, false
+	}
 	b = b[len(keyFileMagic):]
-	t, m, p = binary.BigEndian.Uint32(b), binary.BigEndian.Uint32(b[4:]), b[8]
+	kp := keyParams{time: binary.BigEndian.Uint32(b), memory: binary.BigEndian.Uint32(b[4:]), threads: b[8]}
 	b = b[9:]
-	return b[:saltLen], b[saltLen : saltLen+checkLen], t, m, p
+	kp.salt, kp.check = b[:saltLen], b[saltLen:saltLen+checkLen]
+	if kp.time < 1 || kp.time > 16 || kp.memory < 8 || kp.memory > 256*1024 || kp.threads < 1 || kp.threads > 16 {
+		return keyParams{}, false
+	}
+	return kp, true
 }
 
 // newKeyFile writes the key file of a new replica, whole or not at all:
@@ -257,9 +272,11 @@ func (k *Key) subkey(kind string) []byte {
 // database through the VFS under k.
 func (k *Key) URIParam() string { return keyParam + "=" + k.token }
 
-// Close unregisters k; databases opened with it must be closed first.
+// Close unregisters k and clears it; databases opened with it must be
+// closed first.
 func (k *Key) Close() {
 	if k != nil {
 		keys.Delete(k.token)
+		clear(k.master[:])
 	}
 }

@@ -122,6 +122,11 @@ func TestLoadKeyErrors(t *testing.T) {
 	lostKeyFile := filepath.Join(dir, "lost.db")
 	b, _ := os.ReadFile(enc)
 	os.WriteFile(lostKeyFile, b, 0o644)
+	damaged := filepath.Join(dir, "damaged.db")
+	os.WriteFile(damaged, b, 0o644)
+	kb, _ := os.ReadFile(KeyFilePath(enc))
+	kb[len(keyFileMagic)+4] = 0xff // Argon2id's memory: gigabytes
+	os.WriteFile(KeyFilePath(damaged), kb, 0o644)
 
 	for _, tc := range []struct {
 		name, path, pass string
@@ -134,6 +139,7 @@ func TestLoadKeyErrors(t *testing.T) {
 		{"empty key", enc, "", true, ReasonEmptyKey},
 		{"key file lost", lostKeyFile, "right", true, ReasonNoKeyFile},
 		{"key file lost, no key", lostKeyFile, "", false, ReasonUnknownFile},
+		{"key file damaged", damaged, "right", true, ReasonBadKeyFile},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k, err := Load(tc.path, tc.pass, tc.encrypted)
