@@ -129,10 +129,11 @@ func register() error {
 func ptr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p)) }
 
 // file is the state of one open file: its cipher, and the plaintext of
-// the block last written, which saves reading and deciphering it again
-// when the next write continues it (a WAL frame's header, then its page,
-// straddle blocks). That copy is only trusted while this connection holds
-// the lock it wrote under: every unlock drops it.
+// the unit last written, which saves reading and deciphering it again
+// when the next write continues it (a write that is not unit-aligned: a
+// rollback journal's header, a temporary file's). That copy is only
+// trusted while this connection holds the lock it wrote under: every
+// unlock drops it.
 type file struct {
 	real   uintptr // the default VFS's sqlite3_file
 	cipher *hbsh.HBSH
