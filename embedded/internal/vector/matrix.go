@@ -3,6 +3,8 @@ package vector
 import (
 	"encoding/binary"
 	"math"
+	"runtime"
+	"sync"
 )
 
 // A Matrix holds FLOAT32 vectors of one length, decoded once, with the
@@ -51,6 +53,29 @@ func (m *Matrix) Distances(metric Metric, q *Vector, out []float32) {
 		qv[i] = x
 		qn += float32(x * x)
 	}
+	rows := m.Len()
+	// A large search splits its rows among the CPUs: each row's distance
+	// is computed alone, so the split changes no result.
+	if parts := min(runtime.GOMAXPROCS(0), rows*d/parallelWork); parts > 1 {
+		per := (rows/parts + 3) &^ 3
+		var wg sync.WaitGroup
+		for lo := 0; lo < rows; lo += per {
+			hi := min(lo+per, rows)
+			part := &Matrix{dims: d, data: m.data[lo*d : hi*d], norms: m.norms[lo:hi]}
+			wg.Go(func() { part.distances(metric, qv, qn, out[lo:hi]) })
+		}
+		wg.Wait()
+		return
+	}
+	m.distances(metric, qv, qn, out)
+}
+
+// parallelWork is the number of multiply-adds below which a search runs
+// on the calling goroutine alone (about 0.1 ms of work).
+const parallelWork = 1 << 18
+
+func (m *Matrix) distances(metric Metric, qv []float32, qn float32, out []float32) {
+	d := m.dims
 	rows := m.Len()
 	r := 0
 	// Four rows at a time: each row's sum is one chain of dependent

@@ -59,8 +59,12 @@ func TestMatrixDistances(t *testing.T) {
 	}
 	t.Run("random", func(t *testing.T) {
 		r := rand.New(rand.NewPCG(7, 8))
-		for _, dims := range []int{1, 3, 16, 255, 256} {
-			rows := make([][]float32, 1+r.IntN(37))
+		for _, dims := range []int{1, 3, 16, 255, 256, 512} {
+			n := 1 + r.IntN(37)
+			if dims == 512 {
+				n = 3*parallelWork/dims + 5 // split among goroutines, unevenly
+			}
+			rows := make([][]float32, n)
 			for i := range rows {
 				rows[i] = make([]float32, dims)
 				for j := range rows[i] {
