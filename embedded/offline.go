@@ -100,6 +100,7 @@ type offline struct {
 	next int64   // the next transaction's ID
 
 	pending   atomic.Int64
+	failed    atomic.Int64 // pushes that failed
 	pushed    atomic.Int64
 	conflicts atomic.Int64
 
@@ -380,6 +381,7 @@ func (c *Connector) offlineSync(ctx context.Context) (Replicated, error) {
 		err := c.push(ctx)
 		o.setErr(err)
 		if err != nil {
+			o.failed.Add(1)
 			c.log.LogAttrs(ctx, slogWarn, "embedded: push failed", errAttr(err))
 			return Replicated{}, err
 		}

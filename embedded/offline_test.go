@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -38,7 +39,10 @@ func openOffline(t testing.TB, path, dsn string, opts ...embedded.Option) (*repl
 
 // transports are the URLs of a primary by each transport the replica
 // can write to it with.
-func transports(p interface{ URL() string; WS() string }) map[string]string {
+func transports(p interface {
+	URL() string
+	WS() string
+}) map[string]string {
 	return map[string]string{"http": p.URL(), "ws": p.WS()}
 }
 
@@ -115,5 +119,131 @@ func TestOfflineWritesPushOnce(t *testing.T) {
 			}
 			_ = errors.New
 		})
+	}
+}
+
+// TestOfflineWritesPrimaryDown: writes with the primary stopped are read
+// back locally, survive the Connector's Close and a new one on the file,
+// and one Sync once the primary is back applies each once: the local file
+// then equals the primary.
+func TestOfflineWritesPrimaryDown(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	fill(t, prim, "t", 2000)
+	r, _ := openOffline(t, "", p.URL())
+	r.sync(t)
+	p.Kill()
+
+	for i := range 20 {
+		mustExec(t, r.db, "INSERT INTO t (id, v, n) VALUES (?, ?, ?)", 10000+i, "offline", i)
+	}
+	mustExec(t, r.db, "UPDATE t SET v = 'changed offline' WHERE id <= 100")
+	mustExec(t, r.db, "DELETE FROM t WHERE id > 1900 AND id <= 2000")
+	mustExec(t, r.db, "CREATE TABLE made_offline (k TEXT)")
+	mustExec(t, r.db, "INSERT INTO made_offline VALUES ('x')")
+	if _, err := r.c.Sync(testCtx(t)); err == nil {
+		t.Fatal("Sync with the primary stopped succeeded")
+	}
+	check := func(db *sql.DB) {
+		t.Helper()
+		if n := one[int](t, db, "SELECT count(*) FROM t"); n != 2000-100+20 {
+			t.Fatalf("%d rows locally", n)
+		}
+		if n := one[int](t, db, "SELECT count(*) FROM t WHERE v = 'changed offline'"); n != 100 {
+			t.Fatalf("%d rows changed locally", n)
+		}
+	}
+	check(r.db)
+	st := r.c.Stats()
+	if st.Pending != 24 || st.LastErr == nil || st.FailedSyncs != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	path := r.path
+	r.close()
+
+	// A new Connector on the file: still there, and more writes.
+	r2, conflicts := openOffline(t, path, p.URL())
+	check(r2.db)
+	mustExec(t, r2.db, "INSERT INTO t (id, v, n) VALUES (20000, 'second session', 0)")
+	path = r2.path
+	r2.close()
+	r3, conflicts := openOffline(t, path, p.URL())
+	if n := one[int](t, r3.db, "SELECT count(*) FROM t WHERE id = 20000"); n != 1 {
+		t.Fatal("the second session's write is gone")
+	}
+
+	restartSqld(t, p)
+	r3.sync(t)
+	sameState(t, r3, prim, "t")
+	if n := one[int](t, prim, "SELECT count(*) FROM t WHERE v = 'offline'"); n != 20 {
+		t.Fatalf("the primary has %d offline rows", n)
+	}
+	if n := one[int](t, prim, "SELECT count(*) FROM made_offline"); n != 1 {
+		t.Fatalf("made_offline has %d rows", n)
+	}
+	if st := r3.c.Stats(); st.Pending != 0 || st.Pushed != 25 || len(conflicts.all()) != 0 {
+		t.Fatalf("stats %+v, conflicts %v", st, conflicts.all())
+	}
+	// Written again locally after the sync: the file stays right.
+	mustExec(t, r3.db, "INSERT INTO t (id, v, n) VALUES (20001, 'after', 0)")
+	r3.sync(t)
+	sameState(t, r3, prim, "t")
+}
+
+// TestOfflineWritesConflicts: a key the primary got from another client
+// meanwhile, an UPDATE of a row another client deleted, a write to a table
+// the primary dropped: each is reported, the other local transactions
+// still apply, in order, and the local file ends as the primary.
+func TestOfflineWritesConflicts(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE u (id INTEGER PRIMARY KEY, v TEXT)")
+	mustExec(t, prim, "CREATE TABLE gone (id INTEGER PRIMARY KEY)")
+	mustExec(t, prim, "INSERT INTO u VALUES (1, 'one'), (2, 'two')")
+	r, conflicts := openOffline(t, "", p.URL())
+	r.sync(t)
+
+	mustExec(t, r.db, "INSERT INTO u VALUES (10, 'local ten')")    // conflict: the primary gets 10
+	mustExec(t, r.db, "INSERT INTO u VALUES (11, 'local eleven')") // applies
+	mustExec(t, r.db, "UPDATE u SET v = 'local one' WHERE id = 1") // conflict: 1 deleted
+	mustExec(t, r.db, "INSERT INTO gone VALUES (5)")               // conflict: table dropped
+	mustExec(t, r.db, "UPDATE u SET v = 'local two' WHERE id = 2") // applies
+	mustExec(t, prim, "INSERT INTO u VALUES (10, 'primary ten')")
+	mustExec(t, prim, "DELETE FROM u WHERE id = 1")
+	mustExec(t, prim, "DROP TABLE gone")
+
+	r.sync(t)
+	got := conflicts.all()
+	if len(got) != 3 {
+		t.Fatalf("%d conflicts: %+v", len(got), got)
+	}
+	for i, want := range []struct {
+		sql  string
+		err  string
+		rows bool
+	}{
+		{"INSERT INTO u VALUES (10, 'local ten')", "UNIQUE", false},
+		{"UPDATE u SET v = 'local one' WHERE id = 1", "", true},
+		{"INSERT INTO gone VALUES (5)", "no such table", false},
+	} {
+		c := got[i]
+		if len(c.SQL) != 1 || c.SQL[0] != want.sql || c.Err == nil {
+			t.Errorf("conflict %d: %+v", i, c)
+			continue
+		}
+		if want.rows != errors.Is(c.Err, embedded.ErrRowsChanged) || !strings.Contains(c.Err.Error(), want.err) {
+			t.Errorf("conflict %d: %v", i, c.Err)
+		}
+	}
+	if v := one[string](t, prim, "SELECT group_concat(id || '=' || v, ',') FROM (SELECT * FROM u ORDER BY id)"); v != "2=local two,10=primary ten,11=local eleven" {
+		t.Fatalf("primary: %s", v)
+	}
+	sameState(t, r, prim, "u")
+	if st := r.c.Stats(); st.Pushed != 2 || st.Conflicts != 3 || st.Pending != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	// The local effect of the conflicts is gone.
+	if n := one[int](t, r.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'gone'"); n != 0 {
+		t.Fatal("the dropped table is still local")
 	}
 }

@@ -60,6 +60,7 @@ func (c *Connector) Stats() Stats {
 	if o := c.off; o != nil {
 		out.Pending = int(o.pending.Load())
 		out.Pushed, out.Conflicts = o.pushed.Load(), o.conflicts.Load()
+		out.FailedSyncs += o.failed.Load()
 		o.errMu.Lock()
 		if o.lastErr != nil && o.lastErrAt.After(out.LastErrAt) {
 			out.LastErr, out.LastErrAt = o.lastErr, o.lastErrAt
