@@ -50,7 +50,7 @@ func transports(p interface {
 // the same rows of table t (count and sums) and that the file is whole.
 func sameState(t *testing.T, r *replica, prim *sql.DB, table string) {
 	t.Helper()
-	q := "SELECT count(*) || ':' || coalesce(sum(id), 0) || ':' || coalesce(sum(length(v)), 0) FROM " + table
+	q := "SELECT count(*) || ':' || coalesce(sum(rowid), 0) || ':' || coalesce(sum(length(v)), 0) FROM " + table
 	if got, want := one[string](t, r.db, q), one[string](t, prim, q); got != want {
 		t.Fatalf("local %s, primary %s", got, want)
 	}
@@ -245,5 +245,53 @@ func TestOfflineWritesConflicts(t *testing.T) {
 	// The local effect of the conflicts is gone.
 	if n := one[int](t, r.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'gone'"); n != 0 {
 		t.Fatal("the dropped table is still local")
+	}
+}
+
+// TestOfflineWritesAnswerLost: a proxy cuts the connection once sqld has
+// run the push and begun to answer; the next Sync applies nothing twice,
+// and a conflict the lost push recorded is still reported.
+func TestOfflineWritesAnswerLost(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE k (id INTEGER PRIMARY KEY, v TEXT)")
+	mustExec(t, prim, "CREATE TABLE log (v TEXT)") // no key: a second apply would show
+	proxy := newCutProxy(t, p.Addr(), "INSERT INTO libsql_offline_writes")
+	r, conflicts := openOffline(t, "", proxy.URL())
+	r.sync(t)
+
+	mustExec(t, prim, "INSERT INTO k VALUES (7, 'primary')")
+	for i := range 10 {
+		mustExec(t, r.db, "INSERT INTO log VALUES (?)", fmt.Sprint("entry ", i))
+		if i == 4 {
+			mustExec(t, r.db, "INSERT INTO k VALUES (7, 'local')")
+		}
+	}
+	// The first batch fails on the conflict; the second, with it
+	// recorded, commits, and its answer is cut.
+	proxy.cut.Store(proxy.seen.Load() + 2)
+	if _, err := r.c.Sync(testCtx(t)); err == nil {
+		t.Fatal("the sync whose answer was cut succeeded")
+	}
+	if proxy.cuts.Load() != 1 {
+		t.Fatalf("%d connections cut", proxy.cuts.Load())
+	}
+	if n := one[int](t, prim, "SELECT count(*) FROM log"); n != 10 {
+		t.Fatalf("the cut push applied %d rows, want 10", n)
+	}
+	if len(conflicts.all()) != 0 {
+		t.Fatal("a conflict reported from a push whose answer was lost")
+	}
+	r.sync(t)
+	if n := one[int](t, prim, "SELECT count(*) FROM log"); n != 10 {
+		t.Fatalf("after the next sync: %d rows, want 10", n)
+	}
+	sameState(t, r, prim, "log")
+	got := conflicts.all()
+	if len(got) != 1 || got[0].SQL[0] != "INSERT INTO k VALUES (7, 'local')" || !strings.Contains(got[0].Err.Error(), "UNIQUE") {
+		t.Fatalf("conflicts %+v", got)
+	}
+	if st := r.c.Stats(); st.Pushed != 10 || st.Conflicts != 1 || st.Pending != 0 {
+		t.Fatalf("stats %+v", st)
 	}
 }
