@@ -92,10 +92,12 @@ type offline struct {
 	id    string // this replica's name on the primary
 	floor int64  // the last transaction whose outcome was reported (the sidecar's)
 
-	// mu is the local write lock: one local transaction at a time, and a
-	// sync's push and pull, so that no write lands between the push and
-	// the restore.
-	mu   sync.Mutex
+	// syncMu makes syncs run one at a time; it guards floor and the
+	// sidecar. mu is the local write lock: one local transaction at a
+	// time, and the end of a sync (the last push, the restore and the
+	// pull), so that no write lands between the push and the restore.
+	syncMu sync.Mutex
+	mu     sync.Mutex
 	db   *sql.DB // the writer; nil while detached
 	next int64   // the next transaction's ID
 
@@ -239,11 +241,15 @@ func (o *offline) recount(ctx context.Context) error {
 // the file shows, before the first local write on it: a checkpoint of
 // the frames the replication applied.
 func (o *offline) clean(ctx context.Context) error {
+	// FULL, not TRUNCATE: it waits for no reader, since a read holds an
+	// older snapshot only while a commit is newer than it; the frames it
+	// leaves in the WAL hold the main file's pages, and a restore writes
+	// them back harmlessly.
 	var busy, logN, done int
-	if err := o.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &logN, &done); err != nil {
+	if err := o.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(FULL)").Scan(&busy, &logN, &done); err != nil {
 		return err
 	}
-	if busy != 0 {
+	if busy != 0 || done != logN {
 		return errors.New("embedded: a local write waits for a checkpoint that a long read blocks")
 	}
 	return localdb.RemoveBase(o.path)
@@ -347,6 +353,8 @@ func (o *offline) queue(ctx context.Context) ([]queued, error) {
 // close saves the base if local writes wait (the last connection's close
 // checkpoints them into the main file), then closes the writer.
 func (o *offline) close() error {
+	o.syncMu.Lock()
+	defer o.syncMu.Unlock()
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var err error
@@ -370,19 +378,26 @@ func (o *offline) setErr(err error) {
 }
 
 // offlineSync is Sync with offline writes: push what waits, then pull.
+// The push of what the queue holds when the sync begins runs without the
+// local write lock, so local writes go on during its request; the lock is
+// then taken for the push of what was written meanwhile (often nothing),
+// the restore and the pull.
 func (c *Connector) offlineSync(ctx context.Context) (Replicated, error) {
 	o := c.off
-	o.mu.Lock()
-	defer o.mu.Unlock()
+	o.syncMu.Lock()
+	defer o.syncMu.Unlock()
 	if o.db == nil {
 		return Replicated{}, ErrClosed
 	}
 	if o.pending.Load() > 0 {
-		err := c.push(ctx)
-		o.setErr(err)
-		if err != nil {
-			o.failed.Add(1)
-			c.log.LogAttrs(ctx, slogWarn, "embedded: push failed", errAttr(err))
+		if err := c.pushed(ctx, c.push(ctx)); err != nil {
+			return Replicated{}, err
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.pending.Load() > 0 {
+		if err := c.pushed(ctx, c.push(ctx)); err != nil {
 			return Replicated{}, err
 		}
 		c.repl.RestoreNext()
@@ -394,6 +409,16 @@ func (c *Connector) offlineSync(ctx context.Context) (Replicated, error) {
 	return Replicated{FrameNo: res.FrameNo, FramesSynced: res.Frames}, err
 }
 
+// pushed records the outcome of a push.
+func (c *Connector) pushed(ctx context.Context, err error) error {
+	c.off.setErr(err)
+	if err != nil {
+		c.off.failed.Add(1)
+		c.log.LogAttrs(ctx, slogWarn, "embedded: push failed", errAttr(err))
+	}
+	return err
+}
+
 // push applies the queue on the primary, exactly once: it reads the
 // primary's record of this replica, then sends the transactions after it
 // in batches, each one primary transaction that also moves the record.
@@ -402,6 +427,9 @@ func (c *Connector) offlineSync(ctx context.Context) (Replicated, error) {
 func (c *Connector) push(ctx context.Context) error {
 	o := c.off
 	txns, err := o.queue(ctx)
+	for len(txns) > 0 && txns[0].id <= o.floor {
+		txns = txns[1:] // pushed and reported before the restore
+	}
 	if err != nil || len(txns) == 0 {
 		return err
 	}

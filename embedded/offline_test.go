@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gohrana/libsql/embedded"
 )
@@ -293,5 +295,162 @@ func TestOfflineWritesAnswerLost(t *testing.T) {
 	}
 	if st := r.c.Stats(); st.Pushed != 10 || st.Conflicts != 1 || st.Pending != 0 {
 		t.Fatalf("stats %+v", st)
+	}
+}
+
+// TestOfflineWritesTwoReplicas: two replicas of one primary write at once
+// while offline, then both sync: each transaction of both is applied once,
+// in each replica's own order.
+func TestOfflineWritesTwoReplicas(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE ev (seq INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT, n INTEGER)")
+	urls := transports(p)
+	a, _ := openOffline(t, "", urls["http"])
+	b, _ := openOffline(t, "", urls["ws"])
+	a.sync(t)
+	b.sync(t)
+	const each = 200
+	var wg sync.WaitGroup
+	for name, r := range map[string]*replica{"a": a, "b": b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if i%10 == 9 { // some in transactions of two statements
+					tx, err := r.db.Begin()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					tx.Exec("INSERT INTO ev (v, n) VALUES (?, ?)", name, i)
+					tx.Exec("UPDATE ev SET n = n WHERE seq = -1")
+					if err := tx.Commit(); err != nil {
+						t.Error(err)
+						return
+					}
+					continue
+				}
+				if _, err := r.db.Exec("INSERT INTO ev (v, n) VALUES (?, ?)", name, i); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// Both push; the second's pull brings the first's.
+	a.sync(t)
+	b.sync(t)
+	a.sync(t)
+	for _, who := range []string{"a", "b"} {
+		if n := one[int](t, prim, "SELECT count(DISTINCT n) FROM ev WHERE v = ?", who); n != each {
+			t.Fatalf("%s: %d distinct rows on the primary", who, n)
+		}
+		if n := one[int](t, prim, "SELECT count(*) FROM ev WHERE v = ?", who); n != each {
+			t.Fatalf("%s: %d rows on the primary", who, n)
+		}
+		// In the replica's order: seq grows with n.
+		if n := one[int](t, prim, `SELECT count(*) FROM ev x JOIN ev y ON x.v = y.v AND x.seq < y.seq AND x.n > y.n WHERE x.v = ?`, who); n != 0 {
+			t.Fatalf("%s: %d pairs out of order", who, n)
+		}
+	}
+	sameState(t, a, prim, "ev")
+	sameState(t, b, prim, "ev")
+}
+
+// TestOfflineWritesNoTornReads: balances that only move between rows keep
+// their total in every local read while the replica transfers locally and
+// pushes and pulls every few milliseconds, with another client
+// transferring on the primary.
+func TestOfflineWritesNoTornReads(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	const rows, each = 50, 1000
+	mustExec(t, prim, "CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL, pad TEXT)")
+	mustExec(t, prim, `INSERT INTO acct WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?)
+		SELECT x, ?, printf('%.*c', 800, 'p') FROM g`, rows, each)
+	r, conflicts := openOffline(t, "", p.URL(), embedded.WithSyncInterval(5*time.Millisecond))
+	r.sync(t)
+
+	stop := make(chan struct{})
+	var reads, torn, local atomic.Int64
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var n, sum int64
+				if err := r.db.QueryRow("SELECT count(*), sum(bal) FROM acct").Scan(&n, &sum); err != nil {
+					t.Error(err)
+					return
+				}
+				reads.Add(1)
+				if n != rows || sum != rows*each {
+					torn.Add(1)
+				}
+			}
+		}()
+	}
+	transfer := func(db *sql.DB, i int) error {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		from, to, amt := i%rows+1, (i*7+3)%rows+1, i%13+1
+		if _, err := tx.Exec("UPDATE acct SET bal = bal - ?, pad = printf('%.*c', 800 + ?, 'q') WHERE id = ?", amt, i%50, from); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if _, err := tx.Exec("UPDATE acct SET bal = bal + ? WHERE id = ?", amt, to); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	}
+	wg.Add(1)
+	go func() { // another client, on the primary
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := transfer(prim, i); err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(3 * time.Millisecond)
+		}
+	}()
+	deadline := time.Now().Add(2 * time.Second)
+	for i := 0; time.Now().Before(deadline); i++ {
+		if err := transfer(r.db, i*3+1); err != nil {
+			t.Fatal(err)
+		}
+		local.Add(1)
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%d local reads during %d local transfers", reads.Load(), local.Load())
+	if torn.Load() != 0 {
+		t.Errorf("%d torn reads of %d", torn.Load(), reads.Load())
+	}
+	r.sync(t)
+	if got, want := one[int64](t, r.db, "SELECT sum(bal * id) FROM acct"), one[int64](t, prim, "SELECT sum(bal * id) FROM acct"); got != want {
+		t.Errorf("after the last sync: %d, primary %d", got, want)
+	}
+	if len(conflicts.all()) != 0 {
+		t.Errorf("%d conflicts", len(conflicts.all()))
+	}
+	if st := r.c.Stats(); st.Pushed != local.Load() {
+		t.Errorf("pushed %d of %d", st.Pushed, local.Load())
 	}
 }
