@@ -98,8 +98,8 @@ type offline struct {
 	// pull), so that no write lands between the push and the restore.
 	syncMu sync.Mutex
 	mu     sync.Mutex
-	db   *sql.DB // the writer; nil while detached
-	next int64   // the next transaction's ID
+	db     *sql.DB // the writer; nil while detached
+	next   int64   // the next transaction's ID
 
 	pending   atomic.Int64
 	failed    atomic.Int64 // pushes that failed
