@@ -454,3 +454,23 @@ func TestOfflineWritesNoTornReads(t *testing.T) {
 		t.Errorf("pushed %d of %d", st.Pushed, local.Load())
 	}
 }
+
+// TestOfflineWritesNewFile: a replica that never synced takes writes (a
+// local-first app's first start, offline), and its first sync pushes them
+// and pulls the primary's whole state.
+func TestOfflineWritesNewFile(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	fill(t, prim, "theirs", 500)
+	r, _ := openOffline(t, "", p.URL())
+	mustExec(t, r.db, "CREATE TABLE IF NOT EXISTS mine (id INTEGER PRIMARY KEY, v TEXT)")
+	for i := range 10 {
+		mustExec(t, r.db, "INSERT INTO mine (v) VALUES (?)", fmt.Sprint("first start ", i))
+	}
+	if n := one[int](t, r.db, "SELECT count(*) FROM mine"); n != 10 {
+		t.Fatalf("%d rows locally", n)
+	}
+	r.sync(t)
+	sameState(t, r, prim, "mine")
+	sameState(t, r, prim, "theirs")
+}
