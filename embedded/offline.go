@@ -397,8 +397,10 @@ func (c *Connector) offlineSync(ctx context.Context) (Replicated, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.pending.Load() > 0 {
-		if err := c.pushed(ctx, c.push(ctx)); err != nil {
-			return Replicated{}, err
+		if o.next-1 > o.floor { // written since the push began, or that push failed
+			if err := c.pushed(ctx, c.push(ctx)); err != nil {
+				return Replicated{}, err
+			}
 		}
 		c.repl.RestoreNext()
 	}
