@@ -164,7 +164,7 @@ func TestOfflineWritesPrimaryDown(t *testing.T) {
 	r.close()
 
 	// A new Connector on the file: still there, and more writes.
-	r2, conflicts := openOffline(t, path, p.URL())
+	r2, _ := openOffline(t, path, p.URL())
 	check(r2.db)
 	mustExec(t, r2.db, "INSERT INTO t (id, v, n) VALUES (20000, 'second session', 0)")
 	path = r2.path
