@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
+
+	"github.com/gohrana/libsql"
 
 	"github.com/gohrana/libsql/sqlscan"
 )
@@ -152,7 +155,7 @@ func (t *localTx) exec(ctx context.Context, query string, st *sqlscan.Statement,
 	if _, err := offlineWrite(query, st); err != nil {
 		return nil, err
 	}
-	res, err := t.conn.ExecContext(ctx, query, localArgs(args)...)
+	res, err := t.conn.ExecContext(ctx, query, writeArgs(args)...)
 	if err != nil {
 		return nil, t.failed(ctx, err)
 	}
@@ -175,7 +178,7 @@ func (t *localTx) query(ctx context.Context, query string, st *sqlscan.Statement
 	if _, err := offlineWrite(query, st); err != nil {
 		return nil, err
 	}
-	rows, err := t.conn.QueryContext(ctx, query, localArgs(args)...)
+	rows, err := t.conn.QueryContext(ctx, query, writeArgs(args)...)
 	if err != nil {
 		return nil, t.failed(ctx, err)
 	}
@@ -250,4 +253,22 @@ func (r *bufRows) Next(dest []driver.Value) error {
 	copy(dest, r.rows[0])
 	r.rows = r.rows[1:]
 	return nil
+}
+
+// writeArgs is localArgs for a local write: a time.Time is written as the
+// driver sends it to the primary (libsql.TimeFormat text, in UTC), so that
+// the local row holds what the primary's will.
+func writeArgs(args []driver.NamedValue) []any {
+	out := localArgs(args)
+	for i, a := range out {
+		switch v := a.(type) {
+		case time.Time:
+			out[i] = v.UTC().Format(libsql.TimeFormat)
+		case sql.NamedArg:
+			if tv, ok := v.Value.(time.Time); ok {
+				out[i] = sql.Named(v.Name, tv.UTC().Format(libsql.TimeFormat))
+			}
+		}
+	}
+	return out
 }

@@ -101,13 +101,21 @@ func TestOfflineWritesPushOnce(t *testing.T) {
 			if st := r.c.Stats(); st.Pending != 6 {
 				t.Fatalf("Pending %d, want 6", st.Pending)
 			}
+			when := time.Date(2026, 12, 2, 17, 30, 0, 5e8, time.FixedZone("x", 7200))
+			mustExec(t, r.db, "INSERT INTO "+table+" (id, v) VALUES (?, ?)", 100, when)
+			local := one[string](t, r.db, "SELECT v FROM "+table+" WHERE id = 100")
+			r.sync(t)
+			if got := one[string](t, r.db, "SELECT v FROM "+table+" WHERE id = 100"); got != local {
+				t.Fatalf("a time written locally as %q is %q on the primary", local, got)
+			}
+			mustExec(t, prim, "DELETE FROM "+table+" WHERE id = 100")
 			r.sync(t)
 			sameState(t, r, prim, table)
 			if n := one[int](t, prim, "SELECT count(*) FROM "+table); n != 15 {
 				t.Fatalf("the primary has %d rows", n)
 			}
 			st := r.c.Stats()
-			if st.Pending != 0 || st.Pushed != 6 || st.Conflicts != 0 || len(conflicts.all()) != 0 {
+			if st.Pending != 0 || st.Pushed != 7 || st.Conflicts != 0 || len(conflicts.all()) != 0 {
 				t.Fatalf("stats %+v, conflicts %v", st, conflicts.all())
 			}
 			// Again: nothing pushed twice.

@@ -98,6 +98,19 @@ func TestRestore(t *testing.T) {
 			if got := dump(t, r, "SELECT count(*) FROM sqlite_schema WHERE name = 'local_only'"); got != "0" {
 				t.Fatal("the local table survived")
 			}
+			// The next commits apply as usual: growing, shrinking.
+			for _, q := range []string{
+				"INSERT INTO t SELECT value + 5000, printf('%0300d', value) FROM generate_series(1, 50)",
+				"DELETE FROM t WHERE k % 2 = 0",
+			} {
+				src.exec(q)
+				if err := f.Apply(ctx, src.commit()); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+				if got, want := dump(t, r, contentQuery), dump(t, src.db, contentQuery); got != want {
+					t.Fatalf("%s: local %.80q, primary %.80q", q, got, want)
+				}
+			}
 		})
 	}
 }
