@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -481,4 +482,54 @@ func TestOfflineWritesNewFile(t *testing.T) {
 	r.sync(t)
 	sameState(t, r, prim, "mine")
 	sameState(t, r, prim, "theirs")
+}
+
+// TestOfflineWritesNewLogAndSnapshot: local writes pushed to a primary
+// whose log was reset (the replica builds a new file and swaps it in,
+// the writer with it) or compacted (the pull is a snapshot, applied with
+// the restore): the file ends as the primary, and local writes go on.
+func TestOfflineWritesNewLogAndSnapshot(t *testing.T) {
+	for _, tc := range []struct {
+		name, logged string
+		args         []string
+	}{
+		{"new log", "swapped in the new file", nil},
+		{"snapshot", "snapshot applied", []string{"--max-log-size", "1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startSqld(t, tc.args...)
+			prim := primaryDB(t, p.URL())
+			fill(t, prim, "t", 500)
+			var log logRecorder
+			r, conflicts := openOffline(t, "", p.URL(), embedded.WithLogger(slog.New(&log)))
+			r.sync(t)
+			for i := range 30 {
+				mustExec(t, r.db, "INSERT INTO t (id, v, n) VALUES (?, 'local', ?)", 1000+i, i)
+			}
+			mustExec(t, r.db, "UPDATE t SET v = 'local' WHERE id <= 50")
+			if tc.args == nil {
+				p.Kill()
+				restartSqld(t, p)
+			} else {
+				for i := range 40 {
+					mustExec(t, prim, "UPDATE t SET v = printf('%.*c', 3000, 'x'), n = n + ? WHERE id > 100 AND id <= 110", i)
+				}
+				time.Sleep(500 * time.Millisecond) // compaction runs in the background
+			}
+			r.sync(t)
+			if log.count(tc.logged) == 0 {
+				t.Fatalf("not logged: %q", tc.logged)
+			}
+			sameState(t, r, prim, "t")
+			if n := one[int](t, prim, "SELECT count(*) FROM t WHERE v = 'local'"); n != 80 {
+				t.Fatalf("%d local rows on the primary", n)
+			}
+			mustExec(t, r.db, "INSERT INTO t (id, v, n) VALUES (5000, 'after', 0)")
+			r.sync(t)
+			sameState(t, r, prim, "t")
+			if len(conflicts.all()) != 0 {
+				t.Fatalf("conflicts %v", conflicts.all())
+			}
+		})
+	}
 }
