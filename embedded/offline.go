@@ -47,8 +47,13 @@ const (
 	conflictTable = "libsql_offline_conflicts"
 )
 
-// maxPushTxns bounds the transactions of one push request.
-const maxPushTxns = 1000
+// maxPushTxns and maxPushBytes bound the transactions of one push
+// request, by count and by the size of their queue entries (a request
+// holds at least one transaction, however large).
+const (
+	maxPushTxns  = 1000
+	maxPushBytes = 4 << 20
+)
 
 // ErrRowsChanged is the error of a Conflict whose statement changed a
 // different number of rows on the primary than it had locally (an UPDATE
@@ -323,6 +328,7 @@ func (o *offline) end(conn *sql.Conn, commit bool) error {
 type queued struct {
 	id    int64
 	stmts []queuedStmt
+	size  int // the encoded entry's
 }
 
 // queue reads the whole queue, in order.
@@ -342,6 +348,7 @@ func (o *offline) queue(ctx context.Context) ([]queued, error) {
 		if err := rows.Scan(&q.id, &b); err != nil {
 			return nil, err
 		}
+		q.size = len(b)
 		if q.stmts, err = decodeTxn(b); err != nil {
 			return nil, fmt.Errorf("%w (id %d)", err, q.id)
 		}
@@ -460,7 +467,7 @@ func (c *Connector) push(ctx context.Context) error {
 		}
 	}
 	for len(rest) > 0 {
-		chunk := rest[:min(len(rest), maxPushTxns)]
+		chunk := rest[:chunkLen(rest)]
 		failed := map[int]error{}
 		for {
 			stmts, owner, checks := pushBatch(o.id, last, o.floor, chunk, failed)
@@ -505,6 +512,16 @@ func (c *Connector) push(ctx context.Context) error {
 	}
 	o.floor = last
 	return o.writeSidecar()
+}
+
+// chunkLen returns how many of txns the next push request takes.
+func chunkLen(txns []queued) int {
+	n, size := 0, 0
+	for n < len(txns) && n < maxPushTxns && (n == 0 || size+txns[n].size <= maxPushBytes) {
+		size += txns[n].size
+		n++
+	}
+	return n
 }
 
 // readRecord returns the last transaction of this replica the primary

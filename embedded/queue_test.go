@@ -79,3 +79,27 @@ func FuzzDecodeTxn(f *testing.F) {
 		}
 	})
 }
+
+func TestChunkLen(t *testing.T) {
+	many := make([]queued, 2500)
+	for i := range many {
+		many[i].size = 100
+	}
+	big := []queued{{size: maxPushBytes * 2}, {size: 10}}
+	half := []queued{{size: maxPushBytes / 2}, {size: maxPushBytes / 2}, {size: 1}}
+	for _, tc := range []struct {
+		name string
+		txns []queued
+		want int
+	}{
+		{"none", nil, 0},
+		{"by count", many, maxPushTxns},
+		{"the rest", many[2000:], 500},
+		{"one larger than the bound", big, 1},
+		{"by bytes", half, 2},
+	} {
+		if got := chunkLen(tc.txns); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
