@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -37,6 +38,11 @@ type Connector struct {
 	client  *replog.Client // the replication log's, for its byte count
 	local   *local
 	log     *slog.Logger
+
+	// With offline writes (WithOfflineWrites): the local writing side, and
+	// the pool its pushes use on the primary.
+	off    *offline
+	pushDB *sql.DB
 
 	// wrote is the Replicator's sync count when the last write through
 	// the Connector ended: read-your-writes waits for a later sync.
@@ -107,10 +113,24 @@ func NewConnector(dbPath, primaryURL string, opts ...Option) (*Connector, error)
 	ctx := context.Background()
 	// The writing side opens first: it sets the file's WAL mode.
 	c.local = &local{path: path}
-	c.repl, err = replica.Open(ctx, replica.Config{Path: path, Client: client, Logger: log, Readers: c.local})
+	var readers replica.Readers = c.local
+	if o.offline {
+		c.off = &offline{path: path, full: o.syncFull, handler: o.conflicts}
+		readers = readerPair{c.local, c.off}
+	}
+	c.repl, err = replica.Open(ctx, replica.Config{Path: path, Client: client, Logger: log, Readers: readers})
 	if err != nil {
 		primary.Close()
 		return nil, err
+	}
+	if c.off != nil {
+		if err := c.off.open(ctx); err != nil {
+			c.off.close()
+			c.repl.Close()
+			primary.Close()
+			return nil, err
+		}
+		c.pushDB = sql.OpenDB(keepOpen{primary})
 	}
 	if err := c.local.Attach(); err != nil {
 		c.repl.Close()
@@ -166,6 +186,9 @@ func (c *Connector) Sync(ctx context.Context) (Replicated, error) {
 		return Replicated{}, ErrClosed
 	default:
 	}
+	if c.off != nil {
+		return c.offlineSync(ctx)
+	}
 	res, err := c.repl.Sync(ctx)
 	return Replicated{FrameNo: res.FrameNo, FramesSynced: res.Frames}, err
 }
@@ -176,7 +199,12 @@ func (c *Connector) Close() error {
 	c.closeMu.Do(func() {
 		close(c.stop)
 		<-c.done
-		c.closeErr = errors.Join(c.local.Close(), c.repl.Close(), c.primary.Close())
+		var offErr error
+		if c.off != nil {
+			// Before the file's other connections close: see offline.close.
+			offErr = errors.Join(c.off.close(), c.pushDB.Close())
+		}
+		c.closeErr = errors.Join(offErr, c.local.Close(), c.repl.Close(), c.primary.Close())
 	})
 	return c.closeErr
 }
@@ -212,7 +240,7 @@ func (c *Connector) syncOnce() {
 		case <-ctx.Done():
 		}
 	}()
-	_, _ = c.repl.Sync(ctx) // failures are logged; the next tick retries
+	_, _ = c.Sync(ctx) // failures are logged; the next tick retries
 }
 
 // wroteNow records that a write through the Connector has ended.
@@ -275,3 +303,22 @@ func applied(next uint64) uint64 {
 // libsql.WithReplicationIndex to carry read-your-writes to another
 // process that reads through a sqld replica.
 func (c *Connector) ReplicationIndex() uint64 { return c.primary.ReplicationIndex() }
+
+// keepOpen is the primary's Connector for the push pool, whose Close
+// must leave the Connector open.
+type keepOpen struct{ driver.Connector }
+
+// readerPair detaches and attaches two sides of the file.
+type readerPair struct{ a, b replica.Readers }
+
+func (p readerPair) Detach(ctx context.Context) error {
+	if err := p.a.Detach(ctx); err != nil {
+		return err
+	}
+	if err := p.b.Detach(ctx); err != nil {
+		return errors.Join(err, p.a.Attach())
+	}
+	return nil
+}
+
+func (p readerPair) Attach() error { return errors.Join(p.a.Attach(), p.b.Attach()) }
