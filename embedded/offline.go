@@ -36,7 +36,7 @@ import (
 const (
 	// queueTable is the local queue of transactions not yet on the
 	// primary (local only; a restore removes it with the writes).
-	queueTable = "libsql_offline_queue"
+	queueTable = localdb.QueueTable
 	// recordTable, on the primary, holds for each replica the last of its
 	// local transactions the primary has: applied, or recorded in
 	// conflictTable.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -531,5 +533,43 @@ func TestOfflineWritesNewLogAndSnapshot(t *testing.T) {
 				t.Fatalf("conflicts %v", conflicts.all())
 			}
 		})
+	}
+}
+
+// TestOfflineWritesVectorTopK: a local write is seen by the next local
+// vector_top_k (the replica's decoded copy of the index follows local
+// transactions, not only the primary's commits), before and after the
+// sync that pushes it.
+func TestOfflineWritesVectorTopK(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(8))")
+	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
+	rng := rand.New(rand.NewPCG(5, 25))
+	for id := 1; id <= 60; id++ {
+		mustExec(t, prim, "INSERT INTO items VALUES (?, vector32(?))", id, vecText(randomVec(rng, 8)))
+	}
+	r, _ := openOffline(t, "", p.URL())
+	r.sync(t)
+	q := vecText(randomVec(rng, 8))
+	const nearest = "SELECT id FROM vector_top_k('items_idx', vector32(?), 1)"
+	before := ids(t, r, nearest, q)
+	if len(before) != 1 || before[0] == 1000 {
+		t.Fatalf("nearest before the local write: %v", before)
+	}
+	mustExec(t, r.db, "INSERT INTO items VALUES (1000, vector32(?))", q)
+	if got := ids(t, r, nearest, q); !slices.Equal(got, []int64{1000}) {
+		t.Errorf("nearest after the local write: %v", got)
+	}
+	mustExec(t, r.db, "DELETE FROM items WHERE id = ?", before[0])
+	if got := ids(t, r, "SELECT id FROM vector_top_k('items_idx', vector32(?), 2)", q); slices.Contains(got, before[0]) {
+		t.Errorf("after the local delete of %d: %v", before[0], got)
+	}
+	r.sync(t)
+	if got := ids(t, r, nearest, q); !slices.Equal(got, []int64{1000}) {
+		t.Errorf("nearest after the sync: %v", got)
+	}
+	if n := one[int](t, prim, "SELECT count(*) FROM items WHERE id IN (1000, ?)", before[0]); n != 1 {
+		t.Errorf("the primary has %d of the rows 1000 and %d, want 1", n, before[0])
 	}
 }

@@ -70,16 +70,47 @@ func (d topKDriver) Open(dsn string) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	eq, ok := c.(sqlite.ExecQuerierContext)
+	sc, ok := c.(sqliteConn)
 	if !ok {
 		c.Close()
-		return nil, errors.New("localdb: the sqlite connection cannot run statements")
+		return nil, errors.New("localdb: the sqlite connection lacks a method of database/sql's")
 	}
-	if err := attachTopK(eq, dsn); err != nil {
+	id, err := attachTopK(sc, dsn)
+	if err != nil {
+		conns.Delete(id)
 		c.Close()
 		return nil, fmt.Errorf("localdb: vector_top_k: %w", err)
 	}
-	return c, nil
+	return &replicaConn{sqliteConn: sc, id: id}, nil
+}
+
+// sqliteConn is what database/sql and this package use of a
+// modernc.org/sqlite connection.
+type sqliteConn interface {
+	driver.Conn
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+	driver.Pinger
+	driver.SessionResetter
+	driver.Validator
+}
+
+// replicaConn is a connection of the replica's driver: a modernc.org/sqlite
+// one, which its vector_top_k finds under id (in conns) until it closes.
+// SQLite connects the table again each time it reloads the schema (after
+// any schema change in the file), so the number must stay valid as long
+// as the connection.
+type replicaConn struct {
+	sqliteConn
+	id uint64
+}
+
+func (c *replicaConn) Close() error {
+	err := c.sqliteConn.Close()
+	conns.Delete(c.id)
+	return err
 }
 
 // vector_top_k is a table-valued function in libSQL: an eponymous virtual
@@ -94,7 +125,7 @@ const topKModuleName = "libsql_embedded_top_k"
 
 var (
 	connSeq atomic.Uint64
-	conns   sync.Map // uint64 → topKConn, until its table takes it
+	conns   sync.Map // uint64 → topKConn, while the connection is open
 )
 
 // topKConn is what a connection's vector_top_k searches through: the
@@ -105,25 +136,25 @@ type topKConn struct {
 	file string
 }
 
-// attachTopK creates the connection's vector_top_k. A query_only
-// connection (a reader) allows it for the while.
-func attachTopK(c sqlite.ExecQuerierContext, dsn string) error {
+// attachTopK creates the connection's vector_top_k, found under the
+// number it returns. A query_only connection (a reader) allows it for the
+// while.
+func attachTopK(c sqlite.ExecQuerierContext, dsn string) (uint64, error) {
 	ctx := context.Background()
+	id := connSeq.Add(1)
 	rows, err := query(ctx, c, "SELECT file FROM pragma_database_list WHERE name = 'main'")
 	if err != nil {
-		return err
+		return id, err
 	}
 	tc := topKConn{conn: c}
 	if len(rows) == 1 {
 		tc.file, _ = rows[0][0].(string)
 	}
-	id := connSeq.Add(1)
 	conns.Store(id, tc)
-	defer conns.Delete(id)
 	readOnly := strings.Contains(dsn, "query_only")
 	if readOnly {
 		if _, err := c.ExecContext(ctx, "PRAGMA query_only = 0", nil); err != nil {
-			return err
+			return id, err
 		}
 	}
 	_, err = c.ExecContext(ctx, fmt.Sprintf("CREATE VIRTUAL TABLE temp.vector_top_k USING %s(%d)", topKModuleName, id), nil)
@@ -132,7 +163,7 @@ func attachTopK(c sqlite.ExecQuerierContext, dsn string) error {
 			err = err2
 		}
 	}
-	return err
+	return id, err
 }
 
 type topKModule struct{}

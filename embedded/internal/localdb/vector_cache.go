@@ -18,10 +18,8 @@ import (
 // for each row (an order of magnitude faster; docs/dev/PERF.md).
 //
 // What a cached index answers for is exactly what the SQL scan would read:
-// the key is the file, the index's definition and the position stamped in
-// page 1, which every write to the file changes (the replica writes
-// pages only through File.apply, which stamps page 1 in the same
-// transaction), read within the statement's own snapshot.
+// the key is the file, the index's definition and the file's version in
+// the statement's own snapshot (snapshotVersion).
 
 // topKCacheLimit bounds the memory of all cached indexes together; an
 // index larger than that is searched through SQLite.
@@ -33,11 +31,11 @@ type topKCacheKey struct {
 }
 
 type topKEntry struct {
-	stamp [stampLen]byte
-	ix    vectorIndex
-	ready chan struct{} // closed once keys and rows are set
-	keys  []any
-	rows  *vector.Matrix // nil: not cacheable (a row the scan must judge)
+	version fileVersion
+	ix      vectorIndex
+	ready   chan struct{} // closed once keys and rows are set
+	keys    []any
+	rows    *vector.Matrix // nil: not cacheable (a row the scan must judge)
 }
 
 // topKCache holds the decoded indexes, the most recently used last.
@@ -50,23 +48,42 @@ type topKCache struct {
 
 var topKIndexes = &topKCache{entries: map[topKCacheKey]*topKEntry{}}
 
-// snapshotStamp reads the position stamped in page 1, in conn's current
-// snapshot (within the calling statement's read transaction).
-func snapshotStamp(ctx context.Context, conn sqlite.ExecQuerierContext) ([stampLen]byte, error) {
-	var s [stampLen]byte
-	rows, err := query(ctx, conn, "SELECT data FROM sqlite_dbpage('main') WHERE pgno = 1")
+// QueueTable is the local table of an embedded replica's offline writes:
+// each local transaction adds a row to it, with a greater id than any
+// before, in the same SQLite transaction, and only a restore (with the
+// primary's next commit) removes them.
+const QueueTable = "libsql_offline_queue"
+
+// fileVersion tells the states of a replica file apart: the position
+// stamped in page 1, which every commit applied from the primary rewrites
+// (File.apply stamps page 1 in the same transaction), and the last local
+// transaction of offline writes (0 without any).
+type fileVersion struct {
+	stamp [stampLen]byte
+	local int64
+}
+
+// snapshotVersion reads the file's version in conn's current snapshot
+// (within the calling statement's read transaction).
+func snapshotVersion(ctx context.Context, conn sqlite.ExecQuerierContext) (fileVersion, error) {
+	var v fileVersion
+	rows, err := query(ctx, conn, "SELECT (SELECT data FROM sqlite_dbpage('main') WHERE pgno = 1), "+
+		"(SELECT count(*) FROM main.sqlite_schema WHERE type = 'table' AND name = ?)", QueueTable)
 	if err != nil {
-		return s, err
-	}
-	if len(rows) != 1 {
-		return s, fmt.Errorf("localdb: no page 1")
+		return v, err
 	}
 	p, _ := rows[0][0].([]byte)
 	if len(p) < stampOff+stampLen {
-		return s, fmt.Errorf("localdb: page 1 is %d bytes", len(p))
+		return v, fmt.Errorf("localdb: page 1 is %d bytes", len(p))
 	}
-	copy(s[:], p[stampOff:])
-	return s, nil
+	copy(v.stamp[:], p[stampOff:])
+	if n, _ := rows[0][1].(int64); n > 0 {
+		if rows, err = query(ctx, conn, "SELECT coalesce(max(rowid), 0) FROM main."+QueueTable); err != nil {
+			return v, err
+		}
+		v.local, _ = rows[0][0].(int64)
+	}
+	return v, nil
 }
 
 // rows returns the decoded rows of ix on conn's file, reading them if the
@@ -76,14 +93,14 @@ func (c *topKCache) rows(ctx context.Context, conn sqlite.ExecQuerierContext, fi
 	if ix.typ != vector.Float32 || file == "" {
 		return nil, nil
 	}
-	stamp, err := snapshotStamp(ctx, conn)
+	version, err := snapshotVersion(ctx, conn)
 	if err != nil {
 		return nil, err
 	}
 	key := topKCacheKey{file, ix.name}
 	c.mu.Lock()
 	e := c.entries[key]
-	if e != nil && (e.stamp != stamp || e.ix != *ix) {
+	if e != nil && (e.version != version || e.ix != *ix) {
 		c.dropLocked(key)
 		e = nil
 	}
@@ -97,7 +114,7 @@ func (c *topKCache) rows(ctx context.Context, conn sqlite.ExecQuerierContext, fi
 			return nil, ctx.Err()
 		}
 	}
-	e = &topKEntry{stamp: stamp, ix: *ix, ready: make(chan struct{})}
+	e = &topKEntry{version: version, ix: *ix, ready: make(chan struct{})}
 	c.entries[key] = e
 	c.order = append(c.order, key)
 	c.mu.Unlock()

@@ -3,12 +3,14 @@ package localdb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gohrana/libsql/embedded/internal/vector"
@@ -151,10 +153,31 @@ func TestTopKCacheMatchesScan(t *testing.T) {
 		if _, err := c.ExecContext(context.Background(), "PRAGMA query_only = 0", nil); err != nil {
 			return err
 		}
+		// A local transaction of offline writes (a row and its queue
+		// entry) changes the file's version: the next search sees the row.
+		ix := vectorIndex{name: "cos", typ: vector.Float32, dims: dims, metric: vector.Cosine, table: "t", column: "e", key: "rowid", limit: 200}
+		q := randomQuery(r, dims)
+		for i, stmt := range []string{
+			"CREATE TABLE " + QueueTable + " (id INTEGER PRIMARY KEY, txn BLOB NOT NULL)",
+			"BEGIN; INSERT INTO t VALUES (2500, ?, 0); INSERT INTO " + QueueTable + " VALUES (1, x'00'); COMMIT",
+			"BEGIN; DELETE FROM t WHERE id = 2500; INSERT INTO " + QueueTable + " VALUES (2, x'00'); COMMIT",
+		} {
+			if _, err := c.ExecContext(context.Background(), stmt, []driver.NamedValue{{Ordinal: 1, Value: q.Blob()}}[:strings.Count(stmt, "?")]); err != nil {
+				return fmt.Errorf("%s: %v", stmt, err)
+			}
+			e, err := topKIndexes.rows(context.Background(), c, path, &ix)
+			if err != nil || e == nil || e.rows == nil {
+				return fmt.Errorf("not decoded: %v, %v", e, err)
+			}
+			got := e.search(q, 1)
+			if want := i == 1; (fmt.Sprint(got) == "[2500]") != want {
+				return fmt.Errorf("after %s: nearest %v", stmt, got)
+			}
+		}
 		if _, err := c.ExecContext(context.Background(), "INSERT INTO t VALUES (3000, vector64('[1,2]'), 0)", nil); err != nil {
 			return err
 		}
-		ix := vectorIndex{name: "bad", typ: vector.Float32, dims: dims, metric: vector.Cosine, table: "t", column: "e", key: "rowid", limit: 200}
+		ix = vectorIndex{name: "bad", typ: vector.Float32, dims: dims, metric: vector.Cosine, table: "t", column: "e", key: "rowid", limit: 200}
 		if e, err := topKIndexes.rows(context.Background(), c, path, &ix); err != nil || (e != nil && e.rows != nil) {
 			return fmt.Errorf("an index with a FLOAT64 row was decoded: %v, %v", e, err)
 		}
@@ -203,5 +226,56 @@ func BenchmarkTopK(b *testing.B) {
 				b.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestTopKAfterSchemaChange: a reader's vector_top_k still finds its
+// connection after a schema change in the file (SQLite connects the
+// table again when it reloads the schema), and a closed connection leaves
+// nothing behind.
+func TestTopKAfterSchemaChange(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.db")
+	w, err := openDB(path, "journal_mode(WAL)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Exec("CREATE TABLE a (x)"); err != nil {
+		t.Fatal(err)
+	}
+	count := func() (n int) {
+		conns.Range(func(any, any) bool { n++; return true })
+		return n
+	}
+	before := count()
+	r, err := OpenReaders(path, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(when string) {
+		t.Helper()
+		var ok string
+		if err := r.QueryRow("PRAGMA integrity_check").Scan(&ok); err != nil || ok != "ok" {
+			t.Fatalf("%s: integrity_check: %q, %v", when, ok, err)
+		}
+		_, err := r.Exec("SELECT id FROM vector_top_k('nope', '[1]', 1)")
+		if err == nil || !strings.Contains(err.Error(), "vector index(search): failed to parse vector index parameters") {
+			t.Fatalf("%s: vector_top_k of no index: %v", when, err)
+		}
+	}
+	check("first")
+	if _, err := w.Exec("CREATE TABLE b (y)"); err != nil {
+		t.Fatal(err)
+	}
+	check("after CREATE TABLE")
+	if _, err := w.Exec("DROP TABLE a"); err != nil {
+		t.Fatal(err)
+	}
+	check("after DROP TABLE")
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if after := count(); after != before {
+		t.Errorf("%d connections registered before the readers opened, %d after they closed", before, after)
 	}
 }
