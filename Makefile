@@ -222,6 +222,7 @@ FUZZ_TARGETS := \
 	./embedded/internal/replog:FuzzStream \
 	./embedded/internal/replica:FuzzSyncGarbage \
 	./embedded/internal/vector:FuzzVectorFunctions \
+	./embedded:FuzzDecodeTxn \
 	.:FuzzDSN \
 	.:FuzzVectorBlob \
 	.:FuzzVectorText

@@ -18,6 +18,7 @@ type conn struct {
 	c       *Connector
 	primary driver.Conn // the driver's connection; sends nothing until used
 	tx      *tx         // the transaction BeginTx opened, if any
+	ltx     *localTx    // with offline writes: the local transaction BeginTx opened
 }
 
 var (
@@ -37,7 +38,7 @@ var (
 // connection follows from the server's answers (it is then not valid for
 // reuse).
 func (c *conn) inTx() bool {
-	if c.tx != nil {
+	if c.tx != nil || c.ltx != nil {
 		return true
 	}
 	v, ok := c.primary.(driver.Validator)
@@ -59,6 +60,11 @@ func (c *conn) ExecContext(ctx context.Context, query string, args []driver.Name
 
 // exec is ExecContext of a text already analysed.
 func (c *conn) exec(ctx context.Context, query string, st *sqlscan.Statement, args []driver.NamedValue) (driver.Result, error) {
+	if c.c.off != nil {
+		if res, done, err := c.offlineExec(ctx, query, st, args); done {
+			return res, err
+		}
+	}
 	r := c.where(query, st)
 	if r == routeTables || r == routeIndexes {
 		r = c.schemaRoute(ctx, r)
@@ -82,6 +88,11 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 
 // query is QueryContext of a text already analysed.
 func (c *conn) query(ctx context.Context, query string, st *sqlscan.Statement, args []driver.NamedValue) (driver.Rows, error) {
+	if c.c.off != nil {
+		if rows, done, err := c.offlineQuery(ctx, query, st, args); done {
+			return rows, err
+		}
+	}
 	r := c.where(query, st)
 	if r == routeTables || r == routeIndexes {
 		r = c.schemaRoute(ctx, r)
@@ -255,8 +266,11 @@ func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
 }
 
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if c.tx != nil {
+	if c.tx != nil || c.ltx != nil {
 		return nil, errors.New("embedded: a transaction is already open on this connection")
+	}
+	if c.c.off != nil {
+		return c.offlineBegin(ctx)
 	}
 	inner, err := c.primary.(driver.ConnBeginTx).BeginTx(ctx, opts)
 	if err != nil {
@@ -295,7 +309,7 @@ func (c *conn) ResetSession(ctx context.Context) error {
 }
 
 func (c *conn) IsValid() bool {
-	if c.tx != nil {
+	if c.tx != nil || c.ltx != nil {
 		return false
 	}
 	if v, ok := c.primary.(driver.Validator); ok {

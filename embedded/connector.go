@@ -2,6 +2,7 @@ package embedded
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -40,6 +41,11 @@ type Connector struct {
 	key     *encrypt.Key // nil: the replica is in the clear
 	log     *slog.Logger
 
+	// With offline writes (WithOfflineWrites): the local writing side, and
+	// the pool its pushes use on the primary.
+	off    *offline
+	pushDB *sql.DB
+
 	// wrote is the Replicator's sync count when the last write through
 	// the Connector ended: read-your-writes waits for a later sync.
 	wrote atomic.Uint64
@@ -66,6 +72,9 @@ func NewConnector(dbPath, primaryURL string, opts ...Option) (*Connector, error)
 	}
 	if dbPath == "" {
 		return nil, errors.New("embedded: no local database path")
+	}
+	if o.offline && o.encrypted {
+		return nil, ErrOfflineEncryption
 	}
 	path, err := filepath.Abs(dbPath)
 	if err != nil {
@@ -115,11 +124,26 @@ func NewConnector(dbPath, primaryURL string, opts ...Option) (*Connector, error)
 	ctx := context.Background()
 	// The writing side opens first: it sets the file's WAL mode.
 	c.local = &local{path: path, key: key}
-	c.repl, err = replica.Open(ctx, replica.Config{Path: path, Client: client, Logger: log, Readers: c.local, Key: key})
+	var readers replica.Readers = c.local
+	if o.offline {
+		c.off = &offline{path: path, full: o.syncFull, handler: o.conflicts}
+		readers = readerPair{c.local, c.off}
+	}
+	c.repl, err = replica.Open(ctx, replica.Config{Path: path, Client: client, Logger: log, Readers: readers, Key: key})
 	if err != nil {
 		primary.Close()
 		key.Close()
 		return nil, err
+	}
+	if c.off != nil {
+		if err := c.off.open(ctx); err != nil {
+			c.off.close()
+			c.repl.Close()
+			primary.Close()
+			key.Close()
+			return nil, err
+		}
+		c.pushDB = sql.OpenDB(keepOpen{primary})
 	}
 	if err := c.local.Attach(); err != nil {
 		c.repl.Close()
@@ -176,6 +200,9 @@ func (c *Connector) Sync(ctx context.Context) (Replicated, error) {
 		return Replicated{}, ErrClosed
 	default:
 	}
+	if c.off != nil {
+		return c.offlineSync(ctx)
+	}
 	res, err := c.repl.Sync(ctx)
 	return Replicated{FrameNo: res.FrameNo, FramesSynced: res.Frames}, err
 }
@@ -186,7 +213,12 @@ func (c *Connector) Close() error {
 	c.closeMu.Do(func() {
 		close(c.stop)
 		<-c.done
-		c.closeErr = errors.Join(c.local.Close(), c.repl.Close(), c.primary.Close())
+		var offErr error
+		if c.off != nil {
+			// Before the file's other connections close: see offline.close.
+			offErr = errors.Join(c.off.close(), c.pushDB.Close())
+		}
+		c.closeErr = errors.Join(offErr, c.local.Close(), c.repl.Close(), c.primary.Close())
 		c.key.Close()
 	})
 	return c.closeErr
@@ -223,7 +255,7 @@ func (c *Connector) syncOnce() {
 		case <-ctx.Done():
 		}
 	}()
-	_, _ = c.repl.Sync(ctx) // failures are logged; the next tick retries
+	_, _ = c.Sync(ctx) // failures are logged; the next tick retries
 }
 
 // wroteNow records that a write through the Connector has ended.
@@ -286,3 +318,22 @@ func applied(next uint64) uint64 {
 // libsql.WithReplicationIndex to carry read-your-writes to another
 // process that reads through a sqld replica.
 func (c *Connector) ReplicationIndex() uint64 { return c.primary.ReplicationIndex() }
+
+// keepOpen is the primary's Connector for the push pool, whose Close
+// must leave the Connector open.
+type keepOpen struct{ driver.Connector }
+
+// readerPair detaches and attaches two sides of the file.
+type readerPair struct{ a, b replica.Readers }
+
+func (p readerPair) Detach(ctx context.Context) error {
+	if err := p.a.Detach(ctx); err != nil {
+		return err
+	}
+	if err := p.b.Detach(ctx); err != nil {
+		return errors.Join(err, p.a.Attach())
+	}
+	return nil
+}
+
+func (p readerPair) Attach() error { return errors.Join(p.a.Attach(), p.b.Attach()) }

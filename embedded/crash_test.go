@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(crashPathEnv); path != "" {
 		os.Exit(crashHelper(path, os.Getenv(crashURLEnv), os.Getenv(crashKeyEnv)))
 	}
+	if path := os.Getenv(offlineCrashEnv); path != "" {
+		os.Exit(offlineCrashHelper(path, os.Getenv(crashURLEnv)))
+	}
 	os.Exit(m.Run())
 }
 

@@ -34,6 +34,13 @@
 // a key derived with Argon2id); a key that does not fit the replica fails
 // NewConnector with ErrEncryptionKey.
 //
+// With WithOfflineWrites, writes and transactions run on the local file
+// instead, at once and with the primary unreachable, each kept in a local
+// queue in the same SQLite transaction; each sync pushes them to the
+// primary exactly once, in order, as SQL in Hrana batches (so it works
+// against the open-source sqld), reports those the primary refuses to
+// WithConflictHandler, then pulls the primary's state.
+//
 // docs/EMBEDDED.md in the repository tells the consistency each read gets,
 // what happens while the primary is unreachable, and how to move from
 // go-libsql's NewEmbeddedReplicaConnector.

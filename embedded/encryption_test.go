@@ -212,3 +212,21 @@ func TestEncryptionVectors(t *testing.T) {
 		t.Errorf("vector_distance_cos: %v, want 0", got)
 	}
 }
+
+// TestEncryptionRefusesOfflineWrites: offline writes read the database and
+// its WAL as files, which encryption does not cover yet: NewConnector
+// refuses the two together, before creating anything.
+func TestEncryptionRefusesOfflineWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "replica.db")
+	c, err := embedded.NewConnector(path, "http://127.0.0.1:1", embedded.WithEncryption("k"), embedded.WithOfflineWrites())
+	if err == nil {
+		c.Close()
+		t.Fatal("NewConnector succeeded")
+	}
+	if !errors.Is(err, embedded.ErrOfflineEncryption) {
+		t.Fatalf("NewConnector: %v, want ErrOfflineEncryption", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 0 {
+		t.Errorf("files created: %v", ents)
+	}
+}

@@ -38,6 +38,9 @@ type options struct {
 	primary      []libsql.ConnectorOption
 	encKey       string
 	encrypted    bool
+	offline      bool
+	syncFull     bool
+	conflicts    func(Conflict)
 }
 
 func defaultOptions() options {
@@ -109,4 +112,34 @@ func WithTLSConfig(c *tls.Config) Option {
 // WithAuthToken's token). Local reads are not traced.
 func WithPrimaryOptions(opts ...libsql.ConnectorOption) Option {
 	return func(o *options) { o.primary = append(o.primary, opts...) }
+}
+
+// WithOfflineWrites makes every write and every transaction run on the
+// local file at once, visible to the next local read, whether or not the
+// primary is reachable; each sync (Sync and the background one) first
+// pushes the local transactions not yet on the primary, in the order they
+// committed, each applied there exactly once or reported as a Conflict,
+// then pulls the primary's log, after which the local file is the
+// primary's state. docs/EMBEDDED.md tells the rules of replay.
+func WithOfflineWrites() Option {
+	return func(o *options) { o.offline = true }
+}
+
+// WithConflictHandler sets the function told of each local transaction
+// the primary refused (offline writes). It is called during the sync that
+// found the conflict, in the order of the transactions, before the local
+// file drops them; it must not write through the Connector nor call Sync.
+// A crash right after it may have it told of the same conflict again.
+func WithConflictHandler(f func(Conflict)) Option {
+	return func(o *options) { o.conflicts = f }
+}
+
+// WithSynchronousFull makes local writes (offline writes) commit with
+// SQLite's synchronous=FULL: a power loss then takes back no committed
+// local transaction, for an fsync at each commit. The default, NORMAL,
+// survives any crash of the process; a power loss may take back the
+// transactions committed since the last sync of the WAL to disk, each
+// with its queue entry (never one without the other).
+func WithSynchronousFull() Option {
+	return func(o *options) { o.syncFull = true }
 }

@@ -32,12 +32,20 @@ type Stats struct {
 	// the end of the primary's log (after a compaction, the frames of the
 	// snapshot it loaded). 0: it was in step.
 	BehindFrames int64
+
+	// With offline writes: Pending is how many local transactions are not
+	// yet on the primary; Pushed and Conflicts count the local transactions
+	// the syncs since NewConnector applied on the primary and those it
+	// refused. A failed push shows in LastErr as a failed sync does.
+	Pending   int
+	Pushed    int64
+	Conflicts int64
 }
 
 // Stats returns what the Connector's syncs did since it was made.
 func (c *Connector) Stats() Stats {
 	st := c.repl.Stats()
-	return Stats{
+	out := Stats{
 		FrameNo:          st.FrameNo,
 		LastSync:         st.LastSync,
 		LastSyncDuration: st.LastSyncDuration,
@@ -49,4 +57,15 @@ func (c *Connector) Stats() Stats {
 		BytesReceived:    c.client.BytesReceived(),
 		BehindFrames:     int64(st.LastSyncFrames),
 	}
+	if o := c.off; o != nil {
+		out.Pending = int(o.pending.Load())
+		out.Pushed, out.Conflicts = o.pushed.Load(), o.conflicts.Load()
+		out.FailedSyncs += o.failed.Load()
+		o.errMu.Lock()
+		if o.lastErr != nil && o.lastErrAt.After(out.LastErrAt) {
+			out.LastErr, out.LastErrAt = o.lastErr, o.lastErrAt
+		}
+		o.errMu.Unlock()
+	}
+	return out
 }

@@ -108,6 +108,22 @@ func TestVectorTopKLocal(t *testing.T) {
 	mustExec(t, prim, "INSERT INTO items VALUES (?, NULL, 1)", n+1) // not indexed
 	r.sync(t)
 
+	// The replica's decoded copy of an index follows the file: a row the
+	// primary adds after a search is found by the next search after a
+	// sync, and a row it deletes is gone.
+	q0 := vecText(randomVec(rng, dims))
+	before := ids(t, r, "SELECT id FROM vector_top_k('items_cos', vector32(?), 3)", q0)
+	mustExec(t, prim, "INSERT INTO items VALUES (?, vector32(?), 0)", n+2, q0)
+	r.sync(t)
+	if got := ids(t, r, "SELECT id FROM vector_top_k('items_cos', vector32(?), 3)", q0); !slices.Equal(got, append([]int64{n + 2}, before[:2]...)) {
+		t.Errorf("after an insert of the query itself: %v, before it %v", got, before)
+	}
+	mustExec(t, prim, "DELETE FROM items WHERE id = ?", n+2)
+	r.sync(t)
+	if got := ids(t, r, "SELECT id FROM vector_top_k('items_cos', vector32(?), 3)", q0); !slices.Equal(got, before) {
+		t.Errorf("after its delete: %v, before the insert %v", got, before)
+	}
+
 	queries := make([][]float32, 20)
 	orderBy := make([]string, len(queries))
 	for i := range queries {

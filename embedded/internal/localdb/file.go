@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -39,6 +40,9 @@ type File struct {
 	db   *sql.DB
 	pos  Position
 	size uint32 // the file's size in pages
+	// restoring says that the next transaction first writes back the
+	// primary's version of the pages local writes changed (see base.go).
+	restoring bool
 }
 
 // Open opens or creates the local file at path, in WAL mode, and reads
@@ -208,6 +212,16 @@ func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos 
 		}
 	}
 	slices.Sort(pgnos)
+	var restore []uint32
+	var b *base
+	if f.restoring {
+		var err error
+		if b, restore, err = f.restorePages(sizeAfter, all); err != nil {
+			return err
+		}
+		defer b.close()
+		f.size = b.size
+	}
 	if sizeAfter > f.size && !hasLast {
 		// A file grows only by the pages written: its last page must be
 		// among them.
@@ -247,6 +261,12 @@ func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos 
 			return err
 		}
 		page1 = bytes.Clone(p)
+	case b != nil:
+		p, err := b.page(1, nil)
+		if err != nil {
+			return err
+		}
+		page1 = bytes.Clone(p)
 	case page1 == nil:
 		return fmt.Errorf("%w: the first commit has no page 1", ErrBadCommit)
 	}
@@ -260,7 +280,14 @@ func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos 
 	// The local file is in WAL mode whatever the primary's header says.
 	page1[18], page1[19] = 2, 2
 
-	if sizeAfter < f.size {
+	cur := f.size
+	if b != nil {
+		// Local writes may have grown the file past the base.
+		if err := conn.QueryRowContext(ctx, "PRAGMA page_count").Scan(&cur); err != nil {
+			return err
+		}
+	}
+	if sizeAfter < cur {
 		if _, err := conn.ExecContext(ctx, "INSERT INTO sqlite_dbpage(pgno, data) VALUES (?, NULL)", sizeAfter+1); err != nil {
 			return fmt.Errorf("truncate to %d pages: %w", sizeAfter, err)
 		}
@@ -271,6 +298,14 @@ func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos 
 	}
 	defer stmt.Close()
 	var buf []byte
+	for _, pgno := range restore {
+		if buf, err = b.page(pgno, buf); err != nil {
+			return err
+		}
+		if _, err := stmt.ExecContext(ctx, pgno, buf); err != nil {
+			return fmt.Errorf("restore page %d: %w", pgno, err)
+		}
+	}
 	for _, pgno := range pgnos {
 		if buf, err = src.page(pgno, buf); err != nil {
 			return err
@@ -287,7 +322,74 @@ func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos 
 	}
 	done = true
 	f.pos, f.size = pos, sizeAfter
+	if b != nil {
+		// The connection that restored is not used again: the next
+		// transaction on it fails writing its first page with "database
+		// disk image is malformed" (TestRestore's next commits), while a
+		// new connection applies it. Only a restore does this, not a
+		// truncation alone.
+		stmt.Close()
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
+	f.restoring = false
 	return nil
+}
+
+// StartRestore makes the next transaction that applies the primary's
+// frames (or Restore) first write back the primary's version of every
+// page the local writes changed, from the base (the main file, or the
+// base file SaveBase wrote), and cut the file to the primary's size:
+// the local writes vanish in the same transaction that applies the
+// primary's next commits, so readers never see them vanish and come back.
+// Call it once the local writes are on the primary.
+func (f *File) StartRestore() { f.restoring = true }
+
+// Restoring reports whether a restore is pending.
+func (f *File) Restoring() bool { return f.restoring }
+
+// Restore writes back the base in a transaction of its own, if a restore
+// is still pending (StartRestore, with no frames applied since).
+func (f *File) Restore(ctx context.Context) error {
+	if !f.restoring {
+		return nil
+	}
+	b, err := openBase(f.path)
+	if err != nil {
+		return err
+	}
+	size := b.size
+	b.close()
+	return f.apply(ctx, mapSource{}, size, f.pos)
+}
+
+// restorePages opens the base and returns the pages a restore writes:
+// those of the WAL's frames that the primary has at sizeAfter and that
+// the commit being applied (pages) does not write, in ascending order,
+// page 1 aside.
+func (f *File) restorePages(sizeAfter uint32, pages []uint32) (*base, []uint32, error) {
+	b, err := openBase(f.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	wal, err := walPages(f.path + "-wal")
+	if err != nil {
+		b.close()
+		return nil, nil, err
+	}
+	for pgno := range b.saved {
+		wal[pgno] = true
+	}
+	for _, pgno := range pages {
+		delete(wal, pgno)
+	}
+	out := make([]uint32, 0, len(wal))
+	for pgno := range wal {
+		if pgno > 1 && pgno <= b.size && pgno <= sizeAfter {
+			out = append(out, pgno)
+		}
+	}
+	slices.Sort(out)
+	return b, out, nil
 }
 
 // Checkpoint moves the WAL's content into the database file and empties

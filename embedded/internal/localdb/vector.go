@@ -70,16 +70,47 @@ func (d topKDriver) Open(dsn string) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	eq, ok := c.(sqlite.ExecQuerierContext)
+	sc, ok := c.(sqliteConn)
 	if !ok {
 		c.Close()
-		return nil, errors.New("localdb: the sqlite connection cannot run statements")
+		return nil, errors.New("localdb: the sqlite connection lacks a method of database/sql's")
 	}
-	if err := attachTopK(eq, dsn); err != nil {
+	id, err := attachTopK(sc, dsn)
+	if err != nil {
+		conns.Delete(id)
 		c.Close()
 		return nil, fmt.Errorf("localdb: vector_top_k: %w", err)
 	}
-	return c, nil
+	return &replicaConn{sqliteConn: sc, id: id}, nil
+}
+
+// sqliteConn is what database/sql and this package use of a
+// modernc.org/sqlite connection.
+type sqliteConn interface {
+	driver.Conn
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+	driver.Pinger
+	driver.SessionResetter
+	driver.Validator
+}
+
+// replicaConn is a connection of the replica's driver: a modernc.org/sqlite
+// one, which its vector_top_k finds under id (in conns) until it closes.
+// SQLite connects the table again each time it reloads the schema (after
+// any schema change in the file), so the number must stay valid as long
+// as the connection.
+type replicaConn struct {
+	sqliteConn
+	id uint64
+}
+
+func (c *replicaConn) Close() error {
+	err := c.sqliteConn.Close()
+	conns.Delete(c.id)
+	return err
 }
 
 // vector_top_k is a table-valued function in libSQL: an eponymous virtual
@@ -94,29 +125,45 @@ const topKModuleName = "libsql_embedded_top_k"
 
 var (
 	connSeq atomic.Uint64
-	conns   sync.Map // uint64 → sqlite.ExecQuerierContext, until its table takes it
+	conns   sync.Map // uint64 → topKConn, while the connection is open
 )
 
-// attachTopK creates the connection's vector_top_k. A query_only
-// connection (a reader) allows it for the while.
-func attachTopK(c sqlite.ExecQuerierContext, dsn string) error {
-	id := connSeq.Add(1)
-	conns.Store(id, c)
-	defer conns.Delete(id)
+// topKConn is what a connection's vector_top_k searches through: the
+// connection, and the path of its main database (the key of its cached
+// indexes; "" for one in memory).
+type topKConn struct {
+	conn sqlite.ExecQuerierContext
+	file string
+}
+
+// attachTopK creates the connection's vector_top_k, found under the
+// number it returns. A query_only connection (a reader) allows it for the
+// while.
+func attachTopK(c sqlite.ExecQuerierContext, dsn string) (uint64, error) {
 	ctx := context.Background()
+	id := connSeq.Add(1)
+	rows, err := query(ctx, c, "SELECT file FROM pragma_database_list WHERE name = 'main'")
+	if err != nil {
+		return id, err
+	}
+	tc := topKConn{conn: c}
+	if len(rows) == 1 {
+		tc.file, _ = rows[0][0].(string)
+	}
+	conns.Store(id, tc)
 	readOnly := strings.Contains(dsn, "query_only")
 	if readOnly {
 		if _, err := c.ExecContext(ctx, "PRAGMA query_only = 0", nil); err != nil {
-			return err
+			return id, err
 		}
 	}
-	_, err := c.ExecContext(ctx, fmt.Sprintf("CREATE VIRTUAL TABLE temp.vector_top_k USING %s(%d)", topKModuleName, id), nil)
+	_, err = c.ExecContext(ctx, fmt.Sprintf("CREATE VIRTUAL TABLE temp.vector_top_k USING %s(%d)", topKModuleName, id), nil)
 	if readOnly {
 		if _, err2 := c.ExecContext(ctx, "PRAGMA query_only = 1", nil); err == nil {
 			err = err2
 		}
 	}
-	return err
+	return id, err
 }
 
 type topKModule struct{}
@@ -145,11 +192,13 @@ func connectTopK(ctx vtab.Context, args []string) (vtab.Table, error) {
 	if err := ctx.Declare("CREATE TABLE x(idx hidden, vector hidden, k hidden, id)"); err != nil {
 		return nil, err
 	}
-	return &topKTable{conn: c.(sqlite.ExecQuerierContext)}, nil
+	tc := c.(topKConn)
+	return &topKTable{conn: tc.conn, file: tc.file}, nil
 }
 
 type topKTable struct {
 	conn sqlite.ExecQuerierContext
+	file string
 }
 
 // BestIndex takes the equality constraints on the hidden columns as the
@@ -184,7 +233,7 @@ type topKCursor struct {
 
 func (c *topKCursor) Filter(_ int, _ string, vals []vtab.Value) error {
 	c.ids, c.i = nil, 0
-	ids, err := topK(c.t.conn, vals)
+	ids, err := topK(c.t.conn, c.t.file, vals)
 	if err != nil {
 		return err
 	}
@@ -214,7 +263,7 @@ func searchErr(format string, args ...any) error {
 // an exact scan of the rows the index holds (a non-NULL vector, and the
 // partial index's WHERE). The arguments are checked, and fail, as
 // libSQL's vectorIndexSearch checks them.
-func topK(conn sqlite.ExecQuerierContext, vals []vtab.Value) ([]any, error) {
+func topK(conn sqlite.ExecQuerierContext, file string, vals []vtab.Value) ([]any, error) {
 	if conn == nil {
 		return nil, errors.New("vector_top_k: the connection is closed")
 	}
@@ -264,11 +313,22 @@ func topK(conn sqlite.ExecQuerierContext, vals []vtab.Value) ([]any, error) {
 	if q.Type != ix.typ {
 		return nil, searchErr("vector type differs from column type: %d != %d", q.Type, ix.typ)
 	}
+	if k = min(k, ix.limit); k == 0 {
+		return nil, nil
+	}
+	e, err := topKIndexes.rows(ctx, conn, file, ix)
+	if err != nil {
+		return nil, searchErr("%v", err)
+	}
+	if e != nil && e.rows != nil {
+		return e.search(q, k), nil
+	}
 	return ix.scan(ctx, conn, q, k)
 }
 
 // vectorIndex is what a search needs of a libSQL vector index.
 type vectorIndex struct {
+	name   string
 	typ    vector.Type
 	dims   int
 	metric vector.Metric
@@ -292,7 +352,7 @@ func readIndex(ctx context.Context, conn sqlite.ExecQuerierContext, name string)
 	for i := 0; i+9 <= len(meta); i += 9 {
 		params[meta[i]] = binary.LittleEndian.Uint64(meta[i+1:])
 	}
-	ix := &vectorIndex{typ: vector.Type(params[3]), dims: int(params[4]), metric: vector.Cosine, limit: int(params[9])}
+	ix := &vectorIndex{name: name, typ: vector.Type(params[3]), dims: int(params[4]), metric: vector.Cosine, limit: int(params[9])}
 	if ix.limit <= 0 {
 		ix.limit = 200 // libSQL's VECTOR_SEARCH_L_DEFAULT
 	}
@@ -358,6 +418,16 @@ func parseIndexSQL(def string) (column, where string, err error) {
 
 func quoteIdent(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
+// scanSQL is the SELECT of the key and expr from each row the index
+// holds (a non-NULL vector, and the partial index's WHERE), in table order.
+func (ix *vectorIndex) scanSQL(expr string) string {
+	stmt := fmt.Sprintf("SELECT %s, %s FROM main.%s WHERE %s IS NOT NULL", ix.key, expr, quoteIdent(ix.table), ix.column)
+	if ix.where != "" {
+		stmt += " AND (" + ix.where + ")"
+	}
+	return stmt
+}
+
 // scan returns the keys of the k rows nearest q, nearest first; rows at
 // the same distance in the table's order. Like libSQL's, it returns at
 // most the index's search_l rows (DiskANN keeps that many candidates).
@@ -372,10 +442,7 @@ func (ix *vectorIndex) scan(ctx context.Context, conn sqlite.ExecQuerierContext,
 	if ix.metric == vector.L2 {
 		fn = "vector_distance_l2"
 	}
-	stmt := fmt.Sprintf("SELECT %s, %s(%s, ?) FROM main.%s WHERE %s IS NOT NULL", ix.key, fn, ix.column, quoteIdent(ix.table), ix.column)
-	if ix.where != "" {
-		stmt += " AND (" + ix.where + ")"
-	}
+	stmt := ix.scanSQL(fmt.Sprintf("%s(%s, ?)", fn, ix.column))
 	rows, err := conn.QueryContext(ctx, stmt, []driver.NamedValue{{Ordinal: 1, Value: q.Blob()}})
 	if err != nil {
 		return nil, searchErr("%v", err)

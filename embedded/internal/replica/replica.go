@@ -197,8 +197,27 @@ func (r *Replicator) Sync(ctx context.Context) (Result, error) {
 	return res, nil
 }
 
+// RestoreNext makes the next Sync write back the primary's pages over
+// those the local writes changed, in the transaction of its first commit
+// (or in one of its own if there is none): see localdb.File.StartRestore.
+// Call it once the local writes are on the primary.
+func (r *Replicator) RestoreNext() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.file.StartRestore()
+}
+
 // sync is Sync under r.mu.
 func (r *Replicator) sync(ctx context.Context) (int, error) {
+	n, err := r.syncLog(ctx)
+	if err == nil && r.file.Restoring() {
+		err = r.file.Restore(ctx)
+	}
+	return n, err
+}
+
+// syncLog applies the primary's log.
+func (r *Replicator) syncLog(ctx context.Context) (int, error) {
 	if r.hello == nil {
 		if err := r.sayHello(ctx); err != nil {
 			return 0, err

@@ -41,7 +41,7 @@ func cosine(a, b *Vector) float32 {
 		n1 += float32(x * x)
 		n2 += float32(y * y)
 	}
-	return float32(1.0 - float64(dot)/math.Sqrt(float64(float32(n1*n2))))
+	return cosFinal(dot, n1, n2)
 }
 
 // cosineF32 is cosine for FLOAT32 data, without the per-element type
@@ -56,7 +56,7 @@ func cosineF32(a, b []byte) float32 {
 		n2 += float32(y * y)
 		a, b = a[4:], b[4:]
 	}
-	return float32(1.0 - float64(dot)/math.Sqrt(float64(float32(n1*n2))))
+	return cosFinal(dot, n1, n2)
 }
 
 // elem32 is element i of a FLOAT32, FLOAT16 or FLOATB16 vector.
@@ -132,5 +132,5 @@ func euclidean(a, b *Vector) float32 {
 		d := a.elem32(i) - b.elem32(i)
 		sum += float32(d * d)
 	}
-	return float32(math.Sqrt(float64(sum)))
+	return l2Final(sum)
 }

@@ -1,0 +1,575 @@
+package embedded_test
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gohrana/libsql/embedded"
+)
+
+// offlineReplica opens a replica with offline writes that records the
+// conflicts it is told of.
+type conflictLog struct {
+	mu   sync.Mutex
+	list []embedded.Conflict
+}
+
+func (l *conflictLog) add(c embedded.Conflict) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = append(l.list, c)
+}
+
+func (l *conflictLog) all() []embedded.Conflict {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]embedded.Conflict(nil), l.list...)
+}
+
+func openOffline(t testing.TB, path, dsn string, opts ...embedded.Option) (*replica, *conflictLog) {
+	t.Helper()
+	log := &conflictLog{}
+	opts = append([]embedded.Option{embedded.WithOfflineWrites(), embedded.WithSyncInterval(0), embedded.WithConflictHandler(log.add)}, opts...)
+	return openReplica(t, path, dsn, opts...), log
+}
+
+// transports are the URLs of a primary by each transport the replica
+// can write to it with.
+func transports(p interface {
+	URL() string
+	WS() string
+}) map[string]string {
+	return map[string]string{"http": p.URL(), "ws": p.WS()}
+}
+
+// sameState checks that the replica's local file and the primary hold
+// the same rows of table t (count and sums) and that the file is whole.
+func sameState(t *testing.T, r *replica, prim *sql.DB, table string) {
+	t.Helper()
+	q := "SELECT count(*) || ':' || coalesce(sum(rowid), 0) || ':' || coalesce(sum(length(v)), 0) FROM " + table
+	if got, want := one[string](t, r.db, q), one[string](t, prim, q); got != want {
+		t.Fatalf("local %s, primary %s", got, want)
+	}
+	// Through a connection of the test's own: the replica's readers'
+	// integrity_check fails after a schema change in the main file
+	// ("vector_top_k: unknown connection": SQLite reconnects the TEMP
+	// vector_top_k table of each connection, whose number is gone).
+	if got := one[string](t, localFile(t, r.path), "PRAGMA integrity_check"); got != "ok" {
+		t.Fatalf("integrity_check: %s", got)
+	}
+}
+
+func TestOfflineWritesPushOnce(t *testing.T) {
+	p := startSqld(t)
+	for name, url := range transports(p) {
+		t.Run(name, func(t *testing.T) {
+			prim := primaryDB(t, p.URL())
+			table := "t_" + name
+			mustExec(t, prim, "CREATE TABLE "+table+" (id INTEGER PRIMARY KEY, v TEXT)")
+			r, conflicts := openOffline(t, "", url)
+			r.sync(t)
+			for i := range 5 {
+				mustExec(t, r.db, "INSERT INTO "+table+" (id, v) VALUES (?, ?)", i+1, fmt.Sprint("local-", i))
+			}
+			tx, err := r.db.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 5; i < 15; i++ {
+				if _, err := tx.Exec("INSERT INTO "+table+" (id, v) VALUES (?, ?)", i+1, "tx"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if n := one[int](t, r.db, "SELECT count(*) FROM "+table); n != 5 {
+				t.Fatalf("a read outside the transaction sees %d rows", n)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			if n := one[int](t, r.db, "SELECT count(*) FROM "+table); n != 15 {
+				t.Fatalf("local read: %d rows, want 15", n)
+			}
+			if n := one[int](t, prim, "SELECT count(*) FROM "+table); n != 0 {
+				t.Fatalf("the primary has %d rows before the sync", n)
+			}
+			if st := r.c.Stats(); st.Pending != 6 {
+				t.Fatalf("Pending %d, want 6", st.Pending)
+			}
+			when := time.Date(2026, 12, 2, 17, 30, 0, 5e8, time.FixedZone("x", 7200))
+			mustExec(t, r.db, "INSERT INTO "+table+" (id, v) VALUES (?, ?)", 100, when)
+			local := one[string](t, r.db, "SELECT v FROM "+table+" WHERE id = 100")
+			r.sync(t)
+			if got := one[string](t, r.db, "SELECT v FROM "+table+" WHERE id = 100"); got != local {
+				t.Fatalf("a time written locally as %q is %q on the primary", local, got)
+			}
+			mustExec(t, prim, "DELETE FROM "+table+" WHERE id = 100")
+			r.sync(t)
+			sameState(t, r, prim, table)
+			if n := one[int](t, prim, "SELECT count(*) FROM "+table); n != 15 {
+				t.Fatalf("the primary has %d rows", n)
+			}
+			st := r.c.Stats()
+			if st.Pending != 0 || st.Pushed != 7 || st.Conflicts != 0 || len(conflicts.all()) != 0 {
+				t.Fatalf("stats %+v, conflicts %v", st, conflicts.all())
+			}
+			// Again: nothing pushed twice.
+			r.sync(t)
+			sameState(t, r, prim, table)
+			mustExec(t, r.db, "UPDATE "+table+" SET v = 'again' WHERE id = 1")
+			r.sync(t)
+			sameState(t, r, prim, table)
+			if v := one[string](t, prim, "SELECT v FROM "+table+" WHERE id = 1"); v != "again" {
+				t.Fatalf("v = %q", v)
+			}
+			_ = errors.New
+		})
+	}
+}
+
+// TestOfflineWritesPrimaryDown: writes with the primary stopped are read
+// back locally, survive the Connector's Close and a new one on the file,
+// and one Sync once the primary is back applies each once: the local file
+// then equals the primary.
+func TestOfflineWritesPrimaryDown(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	fill(t, prim, "t", 2000)
+	r, _ := openOffline(t, "", p.URL())
+	r.sync(t)
+	p.Kill()
+
+	for i := range 20 {
+		mustExec(t, r.db, "INSERT INTO t (id, v, n) VALUES (?, ?, ?)", 10000+i, "offline", i)
+	}
+	mustExec(t, r.db, "UPDATE t SET v = 'changed offline' WHERE id <= 100")
+	mustExec(t, r.db, "DELETE FROM t WHERE id > 1900 AND id <= 2000")
+	mustExec(t, r.db, "CREATE TABLE made_offline (k TEXT)")
+	mustExec(t, r.db, "INSERT INTO made_offline VALUES ('x')")
+	if _, err := r.c.Sync(testCtx(t)); err == nil {
+		t.Fatal("Sync with the primary stopped succeeded")
+	}
+	check := func(db *sql.DB) {
+		t.Helper()
+		if n := one[int](t, db, "SELECT count(*) FROM t"); n != 2000-100+20 {
+			t.Fatalf("%d rows locally", n)
+		}
+		if n := one[int](t, db, "SELECT count(*) FROM t WHERE v = 'changed offline'"); n != 100 {
+			t.Fatalf("%d rows changed locally", n)
+		}
+	}
+	check(r.db)
+	st := r.c.Stats()
+	if st.Pending != 24 || st.LastErr == nil || st.FailedSyncs != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	path := r.path
+	r.close()
+
+	// A new Connector on the file: still there, and more writes.
+	r2, _ := openOffline(t, path, p.URL())
+	check(r2.db)
+	mustExec(t, r2.db, "INSERT INTO t (id, v, n) VALUES (20000, 'second session', 0)")
+	path = r2.path
+	r2.close()
+	r3, conflicts := openOffline(t, path, p.URL())
+	if n := one[int](t, r3.db, "SELECT count(*) FROM t WHERE id = 20000"); n != 1 {
+		t.Fatal("the second session's write is gone")
+	}
+
+	restartSqld(t, p)
+	r3.sync(t)
+	sameState(t, r3, prim, "t")
+	if n := one[int](t, prim, "SELECT count(*) FROM t WHERE v = 'offline'"); n != 20 {
+		t.Fatalf("the primary has %d offline rows", n)
+	}
+	if n := one[int](t, prim, "SELECT count(*) FROM made_offline"); n != 1 {
+		t.Fatalf("made_offline has %d rows", n)
+	}
+	if st := r3.c.Stats(); st.Pending != 0 || st.Pushed != 25 || len(conflicts.all()) != 0 {
+		t.Fatalf("stats %+v, conflicts %v", st, conflicts.all())
+	}
+	// Written again locally after the sync: the file stays right.
+	mustExec(t, r3.db, "INSERT INTO t (id, v, n) VALUES (20001, 'after', 0)")
+	r3.sync(t)
+	sameState(t, r3, prim, "t")
+}
+
+// TestOfflineWritesConflicts: a key the primary got from another client
+// meanwhile, an UPDATE of a row another client deleted, a write to a table
+// the primary dropped: each is reported, the other local transactions
+// still apply, in order, and the local file ends as the primary.
+func TestOfflineWritesConflicts(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE u (id INTEGER PRIMARY KEY, v TEXT)")
+	mustExec(t, prim, "CREATE TABLE gone (id INTEGER PRIMARY KEY)")
+	mustExec(t, prim, "INSERT INTO u VALUES (1, 'one'), (2, 'two')")
+	r, conflicts := openOffline(t, "", p.URL())
+	r.sync(t)
+
+	mustExec(t, r.db, "INSERT INTO u VALUES (10, 'local ten')")    // conflict: the primary gets 10
+	mustExec(t, r.db, "INSERT INTO u VALUES (11, 'local eleven')") // applies
+	mustExec(t, r.db, "UPDATE u SET v = 'local one' WHERE id = 1") // conflict: 1 deleted
+	mustExec(t, r.db, "INSERT INTO gone VALUES (5)")               // conflict: table dropped
+	mustExec(t, r.db, "UPDATE u SET v = 'local two' WHERE id = 2") // applies
+	mustExec(t, prim, "INSERT INTO u VALUES (10, 'primary ten')")
+	mustExec(t, prim, "DELETE FROM u WHERE id = 1")
+	mustExec(t, prim, "DROP TABLE gone")
+
+	r.sync(t)
+	got := conflicts.all()
+	if len(got) != 3 {
+		t.Fatalf("%d conflicts: %+v", len(got), got)
+	}
+	for i, want := range []struct {
+		sql  string
+		err  string
+		rows bool
+	}{
+		{"INSERT INTO u VALUES (10, 'local ten')", "UNIQUE", false},
+		{"UPDATE u SET v = 'local one' WHERE id = 1", "", true},
+		{"INSERT INTO gone VALUES (5)", "no such table", false},
+	} {
+		c := got[i]
+		if len(c.SQL) != 1 || c.SQL[0] != want.sql || c.Err == nil {
+			t.Errorf("conflict %d: %+v", i, c)
+			continue
+		}
+		if want.rows != errors.Is(c.Err, embedded.ErrRowsChanged) || !strings.Contains(c.Err.Error(), want.err) {
+			t.Errorf("conflict %d: %v", i, c.Err)
+		}
+	}
+	if v := one[string](t, prim, "SELECT group_concat(id || '=' || v, ',') FROM (SELECT * FROM u ORDER BY id)"); v != "2=local two,10=primary ten,11=local eleven" {
+		t.Fatalf("primary: %s", v)
+	}
+	sameState(t, r, prim, "u")
+	if st := r.c.Stats(); st.Pushed != 2 || st.Conflicts != 3 || st.Pending != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	// The local effect of the conflicts is gone.
+	if n := one[int](t, r.db, "SELECT count(*) FROM sqlite_schema WHERE name = 'gone'"); n != 0 {
+		t.Fatal("the dropped table is still local")
+	}
+}
+
+// TestOfflineWritesAnswerLost: a proxy cuts the connection once sqld has
+// run the push and begun to answer; the next Sync applies nothing twice,
+// and a conflict the lost push recorded is still reported.
+func TestOfflineWritesAnswerLost(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE k (id INTEGER PRIMARY KEY, v TEXT)")
+	mustExec(t, prim, "CREATE TABLE log (v TEXT)") // no key: a second apply would show
+	proxy := newCutProxy(t, p.Addr(), "INSERT INTO libsql_offline_writes")
+	r, conflicts := openOffline(t, "", proxy.URL())
+	r.sync(t)
+
+	mustExec(t, prim, "INSERT INTO k VALUES (7, 'primary')")
+	for i := range 10 {
+		mustExec(t, r.db, "INSERT INTO log VALUES (?)", fmt.Sprint("entry ", i))
+		if i == 4 {
+			mustExec(t, r.db, "INSERT INTO k VALUES (7, 'local')")
+		}
+	}
+	// The first batch fails on the conflict; the second, with it
+	// recorded, commits, and its answer is cut.
+	proxy.cut.Store(proxy.seen.Load() + 2)
+	if _, err := r.c.Sync(testCtx(t)); err == nil {
+		t.Fatal("the sync whose answer was cut succeeded")
+	}
+	if proxy.cuts.Load() != 1 {
+		t.Fatalf("%d connections cut", proxy.cuts.Load())
+	}
+	if n := one[int](t, prim, "SELECT count(*) FROM log"); n != 10 {
+		t.Fatalf("the cut push applied %d rows, want 10", n)
+	}
+	if len(conflicts.all()) != 0 {
+		t.Fatal("a conflict reported from a push whose answer was lost")
+	}
+	r.sync(t)
+	if n := one[int](t, prim, "SELECT count(*) FROM log"); n != 10 {
+		t.Fatalf("after the next sync: %d rows, want 10", n)
+	}
+	sameState(t, r, prim, "log")
+	got := conflicts.all()
+	if len(got) != 1 || got[0].SQL[0] != "INSERT INTO k VALUES (7, 'local')" || !strings.Contains(got[0].Err.Error(), "UNIQUE") {
+		t.Fatalf("conflicts %+v", got)
+	}
+	if st := r.c.Stats(); st.Pushed != 10 || st.Conflicts != 1 || st.Pending != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+}
+
+// TestOfflineWritesTwoReplicas: two replicas of one primary write at once
+// while offline, then both sync: each transaction of both is applied once,
+// in each replica's own order.
+func TestOfflineWritesTwoReplicas(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE ev (seq INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT, n INTEGER)")
+	urls := transports(p)
+	a, _ := openOffline(t, "", urls["http"])
+	b, _ := openOffline(t, "", urls["ws"])
+	a.sync(t)
+	b.sync(t)
+	const each = 200
+	var wg sync.WaitGroup
+	for name, r := range map[string]*replica{"a": a, "b": b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if i%10 == 9 { // some in transactions of two statements
+					tx, err := r.db.Begin()
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					tx.Exec("INSERT INTO ev (v, n) VALUES (?, ?)", name, i)
+					tx.Exec("UPDATE ev SET n = n WHERE seq = -1")
+					if err := tx.Commit(); err != nil {
+						t.Error(err)
+						return
+					}
+					continue
+				}
+				if _, err := r.db.Exec("INSERT INTO ev (v, n) VALUES (?, ?)", name, i); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	// Both push; the second's pull brings the first's.
+	a.sync(t)
+	b.sync(t)
+	a.sync(t)
+	for _, who := range []string{"a", "b"} {
+		if n := one[int](t, prim, "SELECT count(DISTINCT n) FROM ev WHERE v = ?", who); n != each {
+			t.Fatalf("%s: %d distinct rows on the primary", who, n)
+		}
+		if n := one[int](t, prim, "SELECT count(*) FROM ev WHERE v = ?", who); n != each {
+			t.Fatalf("%s: %d rows on the primary", who, n)
+		}
+		// In the replica's order: seq grows with n.
+		if n := one[int](t, prim, `SELECT count(*) FROM ev x JOIN ev y ON x.v = y.v AND x.seq < y.seq AND x.n > y.n WHERE x.v = ?`, who); n != 0 {
+			t.Fatalf("%s: %d pairs out of order", who, n)
+		}
+	}
+	sameState(t, a, prim, "ev")
+	sameState(t, b, prim, "ev")
+}
+
+// TestOfflineWritesNoTornReads: balances that only move between rows keep
+// their total in every local read while the replica transfers locally and
+// pushes and pulls every few milliseconds, with another client
+// transferring on the primary.
+func TestOfflineWritesNoTornReads(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	const rows, each = 50, 1000
+	mustExec(t, prim, "CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL, pad TEXT)")
+	mustExec(t, prim, `INSERT INTO acct WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?)
+		SELECT x, ?, printf('%.*c', 800, 'p') FROM g`, rows, each)
+	r, conflicts := openOffline(t, "", p.URL(), embedded.WithSyncInterval(5*time.Millisecond))
+	r.sync(t)
+
+	stop := make(chan struct{})
+	var reads, torn, local atomic.Int64
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				var n, sum int64
+				if err := r.db.QueryRow("SELECT count(*), sum(bal) FROM acct").Scan(&n, &sum); err != nil {
+					t.Error(err)
+					return
+				}
+				reads.Add(1)
+				if n != rows || sum != rows*each {
+					torn.Add(1)
+				}
+			}
+		}()
+	}
+	transfer := func(db *sql.DB, i int) error {
+		tx, err := db.Begin()
+		if err != nil {
+			return err
+		}
+		from, to, amt := i%rows+1, (i*7+3)%rows+1, i%13+1
+		if _, err := tx.Exec("UPDATE acct SET bal = bal - ?, pad = printf('%.*c', 800 + ?, 'q') WHERE id = ?", amt, i%50, from); err != nil {
+			tx.Rollback()
+			return err
+		}
+		if _, err := tx.Exec("UPDATE acct SET bal = bal + ? WHERE id = ?", amt, to); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
+	}
+	wg.Add(1)
+	go func() { // another client, on the primary
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if err := transfer(prim, i); err != nil {
+				t.Error(err)
+				return
+			}
+			time.Sleep(3 * time.Millisecond)
+		}
+	}()
+	deadline := time.Now().Add(2 * time.Second)
+	for i := 0; time.Now().Before(deadline); i++ {
+		if err := transfer(r.db, i*3+1); err != nil {
+			t.Fatal(err)
+		}
+		local.Add(1)
+	}
+	close(stop)
+	wg.Wait()
+	t.Logf("%d local reads during %d local transfers", reads.Load(), local.Load())
+	if torn.Load() != 0 {
+		t.Errorf("%d torn reads of %d", torn.Load(), reads.Load())
+	}
+	r.sync(t)
+	if got, want := one[int64](t, r.db, "SELECT sum(bal * id) FROM acct"), one[int64](t, prim, "SELECT sum(bal * id) FROM acct"); got != want {
+		t.Errorf("after the last sync: %d, primary %d", got, want)
+	}
+	if len(conflicts.all()) != 0 {
+		t.Errorf("%d conflicts", len(conflicts.all()))
+	}
+	if st := r.c.Stats(); st.Pushed != local.Load() {
+		t.Errorf("pushed %d of %d", st.Pushed, local.Load())
+	}
+}
+
+// TestOfflineWritesNewFile: a replica that never synced takes writes (a
+// local-first app's first start, offline), and its first sync pushes them
+// and pulls the primary's whole state.
+func TestOfflineWritesNewFile(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	fill(t, prim, "theirs", 500)
+	r, _ := openOffline(t, "", p.URL())
+	mustExec(t, r.db, "CREATE TABLE IF NOT EXISTS mine (id INTEGER PRIMARY KEY, v TEXT)")
+	for i := range 10 {
+		mustExec(t, r.db, "INSERT INTO mine (v) VALUES (?)", fmt.Sprint("first start ", i))
+	}
+	if n := one[int](t, r.db, "SELECT count(*) FROM mine"); n != 10 {
+		t.Fatalf("%d rows locally", n)
+	}
+	r.sync(t)
+	sameState(t, r, prim, "mine")
+	sameState(t, r, prim, "theirs")
+}
+
+// TestOfflineWritesNewLogAndSnapshot: local writes pushed to a primary
+// whose log was reset (the replica builds a new file and swaps it in,
+// the writer with it) or compacted (the pull is a snapshot, applied with
+// the restore): the file ends as the primary, and local writes go on.
+func TestOfflineWritesNewLogAndSnapshot(t *testing.T) {
+	for _, tc := range []struct {
+		name, logged string
+		args         []string
+	}{
+		{"new log", "swapped in the new file", nil},
+		{"snapshot", "snapshot applied", []string{"--max-log-size", "1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := startSqld(t, tc.args...)
+			prim := primaryDB(t, p.URL())
+			fill(t, prim, "t", 500)
+			var log logRecorder
+			r, conflicts := openOffline(t, "", p.URL(), embedded.WithLogger(slog.New(&log)))
+			r.sync(t)
+			for i := range 30 {
+				mustExec(t, r.db, "INSERT INTO t (id, v, n) VALUES (?, 'local', ?)", 1000+i, i)
+			}
+			mustExec(t, r.db, "UPDATE t SET v = 'local' WHERE id <= 50")
+			if tc.args == nil {
+				p.Kill()
+				restartSqld(t, p)
+			} else {
+				for i := range 40 {
+					mustExec(t, prim, "UPDATE t SET v = printf('%.*c', 3000, 'x'), n = n + ? WHERE id > 100 AND id <= 110", i)
+				}
+				time.Sleep(500 * time.Millisecond) // compaction runs in the background
+			}
+			r.sync(t)
+			if log.count(tc.logged) == 0 {
+				t.Fatalf("not logged: %q", tc.logged)
+			}
+			sameState(t, r, prim, "t")
+			if n := one[int](t, prim, "SELECT count(*) FROM t WHERE v = 'local'"); n != 80 {
+				t.Fatalf("%d local rows on the primary", n)
+			}
+			mustExec(t, r.db, "INSERT INTO t (id, v, n) VALUES (5000, 'after', 0)")
+			r.sync(t)
+			sameState(t, r, prim, "t")
+			if len(conflicts.all()) != 0 {
+				t.Fatalf("conflicts %v", conflicts.all())
+			}
+		})
+	}
+}
+
+// TestOfflineWritesVectorTopK: a local write is seen by the next local
+// vector_top_k (the replica's decoded copy of the index follows local
+// transactions, not only the primary's commits), before and after the
+// sync that pushes it.
+func TestOfflineWritesVectorTopK(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(8))")
+	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
+	rng := rand.New(rand.NewPCG(5, 25))
+	for id := 1; id <= 60; id++ {
+		mustExec(t, prim, "INSERT INTO items VALUES (?, vector32(?))", id, vecText(randomVec(rng, 8)))
+	}
+	r, _ := openOffline(t, "", p.URL())
+	r.sync(t)
+	q := vecText(randomVec(rng, 8))
+	const nearest = "SELECT id FROM vector_top_k('items_idx', vector32(?), 1)"
+	before := ids(t, r, nearest, q)
+	if len(before) != 1 || before[0] == 1000 {
+		t.Fatalf("nearest before the local write: %v", before)
+	}
+	mustExec(t, r.db, "INSERT INTO items VALUES (1000, vector32(?))", q)
+	if got := ids(t, r, nearest, q); !slices.Equal(got, []int64{1000}) {
+		t.Errorf("nearest after the local write: %v", got)
+	}
+	mustExec(t, r.db, "DELETE FROM items WHERE id = ?", before[0])
+	if got := ids(t, r, "SELECT id FROM vector_top_k('items_idx', vector32(?), 2)", q); slices.Contains(got, before[0]) {
+		t.Errorf("after the local delete of %d: %v", before[0], got)
+	}
+	r.sync(t)
+	if got := ids(t, r, nearest, q); !slices.Equal(got, []int64{1000}) {
+		t.Errorf("nearest after the sync: %v", got)
+	}
+	if n := one[int](t, prim, "SELECT count(*) FROM items WHERE id IN (1000, ?)", before[0]); n != 1 {
+		t.Errorf("the primary has %d of the rows 1000 and %d, want 1", n, before[0])
+	}
+}
