@@ -73,9 +73,6 @@ func NewConnector(dbPath, primaryURL string, opts ...Option) (*Connector, error)
 	if dbPath == "" {
 		return nil, errors.New("embedded: no local database path")
 	}
-	if o.offline && o.encrypted {
-		return nil, ErrOfflineEncryption
-	}
 	path, err := filepath.Abs(dbPath)
 	if err != nil {
 		return nil, err
@@ -126,7 +123,7 @@ func NewConnector(dbPath, primaryURL string, opts ...Option) (*Connector, error)
 	c.local = &local{path: path, key: key}
 	var readers replica.Readers = c.local
 	if o.offline {
-		c.off = &offline{path: path, full: o.syncFull, handler: o.conflicts}
+		c.off = &offline{path: path, full: o.syncFull, handler: o.conflicts, key: key}
 		readers = readerPair{c.local, c.off}
 	}
 	c.repl, err = replica.Open(ctx, replica.Config{Path: path, Client: client, Logger: log, Readers: readers, Key: key})

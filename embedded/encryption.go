@@ -1,10 +1,6 @@
 package embedded
 
-import (
-	"errors"
-
-	"github.com/gohrana/libsql/embedded/internal/encrypt"
-)
+import "github.com/gohrana/libsql/embedded/internal/encrypt"
 
 // ErrEncryptionKey matches (errors.Is) the error of NewConnector when the
 // key does not fit the local replica: a wrong key (WithEncryption), no key
@@ -13,13 +9,6 @@ import (
 // damaged. The message says which. Nothing was read from the replica or
 // written to it.
 var ErrEncryptionKey = encrypt.ErrKey
-
-// ErrOfflineEncryption is the error of NewConnector given both
-// WithOfflineWrites and WithEncryption: offline writes keep the
-// primary's version of the pages they change by reading the database and
-// its WAL as files, which encryption would have to cover too; until it
-// does, the two are refused together rather than leave pages in the clear.
-var ErrOfflineEncryption = errors.New("embedded: WithOfflineWrites and WithEncryption cannot be used together yet")
 
 // WithEncryption encrypts the local replica at rest under a key derived
 // from key (go-libsql's option of the same name): the database, its WAL

@@ -213,20 +213,39 @@ func TestEncryptionVectors(t *testing.T) {
 	}
 }
 
-// TestEncryptionRefusesOfflineWrites: offline writes read the database and
-// its WAL as files, which encryption does not cover yet: NewConnector
-// refuses the two together, before creating anything.
-func TestEncryptionRefusesOfflineWrites(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "replica.db")
-	c, err := embedded.NewConnector(path, "http://127.0.0.1:1", embedded.WithEncryption("k"), embedded.WithOfflineWrites())
-	if err == nil {
-		c.Close()
-		t.Fatal("NewConnector succeeded")
+// TestEncryptionOfflineWrites: with offline writes, the local writes in
+// the WAL, the base file kept when the replica closes with writes
+// pending, and the files after the push and the restore hold no data in
+// the clear; the writes reach the primary once.
+func TestEncryptionOfflineWrites(t *testing.T) {
+	const key = "offline key"
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	fill(t, prim, "t", 200)
+	mustExec(t, prim, "UPDATE t SET v = ? || id", encMarker)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "replica.db")
+	r, _ := openOffline(t, path, p.URL(), embedded.WithEncryption(key))
+	r.sync(t)
+	for i := range 20 {
+		mustExec(t, r.db, "INSERT INTO t (id, v, n) VALUES (?, ?, 1)", 1000+i, encMarker+"-local")
 	}
-	if !errors.Is(err, embedded.ErrOfflineEncryption) {
-		t.Fatalf("NewConnector: %v, want ErrOfflineEncryption", err)
+	mustExec(t, r.db, "UPDATE t SET v = ? WHERE id <= 50", encMarker+"-changed")
+	assertNoMarker(t, "local writes", dir)
+	r.close() // writes pending: the base file is saved
+	if _, err := os.Stat(filepath.Join(dir, "replica.db-base")); err != nil {
+		t.Fatalf("no base file: %v", err)
 	}
-	if ents, _ := os.ReadDir(filepath.Dir(path)); len(ents) != 0 {
-		t.Errorf("files created: %v", ents)
+	assertNoMarker(t, "closed with writes pending", dir)
+
+	r, _ = openOffline(t, path, p.URL(), embedded.WithEncryption(key))
+	if got := one[int](t, r.db, "SELECT count(*) FROM t WHERE v LIKE ?", encMarker+"-%"); got != 70 {
+		t.Fatalf("reopened: %d local rows, want 70", got)
 	}
+	r.sync(t) // push, restore from the base, pull
+	if got := one[int](t, prim, "SELECT count(*) FROM t WHERE v LIKE ?", encMarker+"-%"); got != 70 {
+		t.Fatalf("primary: %d rows written locally, want 70", got)
+	}
+	sameContentKey(t, "pushed", r, prim, key)
+	assertNoMarker(t, "pushed", dir)
 }

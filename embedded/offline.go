@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 	"github.com/gohrana/libsql/embedded/internal/localdb"
 )
 
@@ -93,6 +94,7 @@ type offline struct {
 	path    string
 	full    bool
 	handler func(Conflict)
+	key     *encrypt.Key // nil: the replica is in the clear
 
 	id    string // this replica's name on the primary
 	floor int64  // the last transaction whose outcome was reported (the sidecar's)
@@ -220,7 +222,7 @@ func (o *offline) Detach(context.Context) error {
 
 // Attach implements replica.Readers.
 func (o *offline) Attach() error {
-	db, err := localdb.OpenWriter(o.path, o.full)
+	db, err := localdb.OpenWriter(o.path, o.full, o.key)
 	if err != nil {
 		return err
 	}
@@ -366,7 +368,7 @@ func (o *offline) close() error {
 	defer o.mu.Unlock()
 	var err error
 	if o.pending.Load() > 0 {
-		err = localdb.SaveBase(o.path)
+		err = localdb.SaveBase(o.path, o.key)
 	}
 	if o.db != nil {
 		err = errors.Join(err, o.db.Close())

@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/gohrana/libsql/embedded/internal/encrypt"
 )
 
 // Local writes (an embedded replica with offline writes) go to the WAL of
@@ -32,7 +34,8 @@ const (
 // belong to its current generation (their salts match the header's): every
 // page a transaction since the last checkpoint wrote, and possibly a few
 // of an unfinished transaction, which a restore writes back harmlessly.
-func walPages(path string) (map[uint32]bool, error) {
+// The WAL is enciphered under key, if not nil.
+func walPages(path string, key *encrypt.Key) (map[uint32]bool, error) {
 	pages := map[uint32]bool{}
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -42,9 +45,16 @@ func walPages(path string) (map[uint32]bool, error) {
 		return nil, err
 	}
 	defer f.Close()
+	var units *encrypt.Units
+	if key != nil {
+		units = key.Units(encrypt.KindWAL)
+	}
 	var hdr [walHeader]byte
 	if _, err := io.ReadFull(f, hdr[:]); err != nil {
 		return pages, nil // empty or torn: no frames
+	}
+	if units != nil {
+		units.Open(hdr[:], 0)
 	}
 	if ps := binary.BigEndian.Uint32(hdr[8:]); ps != PageSize {
 		return nil, fmt.Errorf("localdb: WAL page size %d", ps)
@@ -54,6 +64,9 @@ func walPages(path string) (map[uint32]bool, error) {
 	for off := int64(walHeader); ; off += walFrameHeader + PageSize {
 		if _, err := f.ReadAt(fh[:], off); err != nil {
 			return pages, nil // the end
+		}
+		if units != nil {
+			units.Open(fh[:], off)
 		}
 		if !bytes.Equal(fh[8:16], salt) {
 			return pages, nil // a frame of an earlier generation
@@ -72,19 +85,23 @@ var baseMagic = []byte("libsql-embedded-base-1\n")
 // copy if it has one, else the main database file.
 type base struct {
 	main  *os.File
+	units *encrypt.Units // the main file's cipher; nil: in the clear
 	saved map[uint32][]byte
 	size  uint32 // the primary's size in pages
 }
 
-// openBase opens the base of the database at path: its main file, and
-// the base file if there is one.
-func openBase(path string) (*base, error) {
+// openBase opens the base of the database at path, enciphered under key
+// if not nil: its main file, and the base file if there is one.
+func openBase(path string, key *encrypt.Key) (*base, error) {
 	main, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	b := &base{main: main, saved: map[uint32][]byte{}}
-	size, saved, err := readBaseFile(BasePath(path))
+	if key != nil {
+		b.units = key.Units(encrypt.KindMain)
+	}
+	size, saved, err := readBaseFile(BasePath(path), key)
 	switch {
 	case err == nil:
 		b.size, b.saved = size, saved
@@ -116,12 +133,17 @@ func (b *base) page(pgno uint32, buf []byte) ([]byte, error) {
 	if _, err := b.main.ReadAt(buf, int64(pgno-1)*PageSize); err != nil {
 		return nil, fmt.Errorf("localdb: base page %d: %w", pgno, err)
 	}
+	if b.units != nil {
+		b.units.Open(buf, int64(pgno-1)*PageSize)
+	}
 	return buf, nil
 }
 
 // readBaseFile reads a base file: the primary's size, then its pages,
-// each with its number, then a CRC-32 of all that.
-func readBaseFile(path string) (uint32, map[uint32][]byte, error) {
+// each with its number, then a CRC-32 of all that. Under a key, the pages
+// are enciphered (encrypt.KindBase, each under its offset in the
+// database).
+func readBaseFile(path string, key *encrypt.Key) (uint32, map[uint32][]byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, nil, err
@@ -138,9 +160,17 @@ func readBaseFile(path string) (uint32, map[uint32][]byte, error) {
 	if len(body)%(4+PageSize) != 0 {
 		return 0, nil, bad
 	}
+	var units *encrypt.Units
+	if key != nil {
+		units = key.Units(encrypt.KindBase)
+	}
 	saved := make(map[uint32][]byte, len(body)/(4+PageSize))
 	for ; len(body) > 0; body = body[4+PageSize:] {
-		saved[binary.BigEndian.Uint32(body)] = body[4 : 4+PageSize]
+		pgno, p := binary.BigEndian.Uint32(body), body[4:4+PageSize]
+		if units != nil {
+			units.Open(p, int64(pgno-1)*PageSize)
+		}
+		saved[pgno] = p
 	}
 	return size, saved, nil
 }
@@ -149,14 +179,15 @@ func readBaseFile(path string) (uint32, map[uint32][]byte, error) {
 // file: it writes the primary's version of every page the WAL holds (and
 // of those the base file held already) to the base file, durably. Call it
 // while the file has local writes, before closing the last connection to
-// it, whose checkpoint moves them into the main file.
-func SaveBase(path string) error {
-	b, err := openBase(path)
+// it, whose checkpoint moves them into the main file. Under a key (not
+// nil) the files are enciphered, and so are the base file's pages.
+func SaveBase(path string, key *encrypt.Key) error {
+	b, err := openBase(path, key)
 	if err != nil {
 		return err
 	}
 	defer b.close()
-	pages, err := walPages(path + "-wal")
+	pages, err := walPages(path+"-wal", key)
 	if err != nil {
 		return err
 	}
@@ -171,6 +202,11 @@ func SaveBase(path string) error {
 	w := bufio.NewWriter(tmp)
 	sum := crc32.NewIEEE()
 	out := io.MultiWriter(w, sum)
+	var units *encrypt.Units
+	var sealed []byte
+	if key != nil {
+		units, sealed = key.Units(encrypt.KindBase), make([]byte, PageSize)
+	}
 	var num [4]byte
 	out.Write(baseMagic)
 	binary.BigEndian.PutUint32(num[:], b.size)
@@ -183,6 +219,11 @@ func SaveBase(path string) error {
 		if err != nil {
 			tmp.Close()
 			return err
+		}
+		if units != nil {
+			copy(sealed, p)
+			units.Seal(sealed, int64(pgno-1)*PageSize)
+			p = sealed
 		}
 		binary.BigEndian.PutUint32(num[:], pgno)
 		out.Write(num[:])
@@ -233,13 +274,14 @@ func syncDir(dir string) error {
 // (wal_autocheckpoint 0), since a checkpoint would move the local writes
 // into the main file, and commits with synchronous FULL if full, else
 // NORMAL (a commit then survives a crash of the process, and a power loss
-// may take back the last ones).
-func OpenWriter(path string, full bool) (*sql.DB, error) {
+// may take back the last ones). The file is encrypted under key, if not
+// nil.
+func OpenWriter(path string, full bool, key *encrypt.Key) (*sql.DB, error) {
 	sync := "synchronous(NORMAL)"
 	if full {
 		sync = "synchronous(FULL)"
 	}
-	db, err := openDB(path, "busy_timeout(10000)", sync, "wal_autocheckpoint(0)")
+	db, err := openKeyDB(path, key, "busy_timeout(10000)", sync, "wal_autocheckpoint(0)")
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 // offline writes do: growing the file, changing and freeing pages.
 func localWrites(t *testing.T, path string) {
 	t.Helper()
-	w, err := OpenWriter(path, false)
+	w, err := OpenWriter(path, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestRestore(t *testing.T) {
 			}
 			localWrites(t, path)
 			if saved {
-				if err := SaveBase(path); err != nil {
+				if err := SaveBase(path, nil); err != nil {
 					t.Fatal(err)
 				}
 				f.Close() // the last connection: its checkpoint moves the local writes in
@@ -153,7 +153,7 @@ func TestBaseFileRefusesDamage(t *testing.T) {
 		t.Fatal(err)
 	}
 	localWrites(t, path)
-	if err := SaveBase(path); err != nil {
+	if err := SaveBase(path, nil); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(BasePath(path))

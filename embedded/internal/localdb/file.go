@@ -353,7 +353,7 @@ func (f *File) Restore(ctx context.Context) error {
 	if !f.restoring {
 		return nil
 	}
-	b, err := openBase(f.path)
+	b, err := openBase(f.path, f.key)
 	if err != nil {
 		return err
 	}
@@ -367,11 +367,11 @@ func (f *File) Restore(ctx context.Context) error {
 // the commit being applied (pages) does not write, in ascending order,
 // page 1 aside.
 func (f *File) restorePages(sizeAfter uint32, pages []uint32) (*base, []uint32, error) {
-	b, err := openBase(f.path)
+	b, err := openBase(f.path, f.key)
 	if err != nil {
 		return nil, nil, err
 	}
-	wal, err := walPages(f.path + "-wal")
+	wal, err := walPages(f.path+"-wal", f.key)
 	if err != nil {
 		b.close()
 		return nil, nil, err
