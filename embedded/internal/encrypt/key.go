@@ -1,10 +1,12 @@
 // Package encrypt keeps an embedded replica's files enciphered at rest:
-// an SQLite VFS for modernc.org/sqlite that enciphers every 4 KiB block of
-// the database, its WAL and its journals with Adiantum (the HBSH
-// construction of XChaCha12, AES-256 and NH-Poly1305, tweaked by the
-// block number), under a key derived from a passphrase with Argon2id and a
-// random salt kept in a key file beside the database; and a cipher for the
-// replica's own page spools, under a random key of each spool.
+// an SQLite VFS for modernc.org/sqlite that enciphers the database (in 4
+// KiB blocks), its WAL (in SQLite's units) and its journals with Adiantum
+// (the HBSH construction of XChaCha12, AES-256 and NH-Poly1305, each unit
+// tweaked by its offset), under a key derived from a passphrase with Argon2id and a
+// random salt kept in a key file beside the database; a cipher for the
+// replica's own page spools, under a random key of each spool; and the
+// VFS's ciphers for code that reads the database and its WAL as files
+// (offline writes' base, and its base file).
 //
 // Length-preserving encryption stores no nonce or tag: a file keeps its
 // size and its pages keep their offsets. It hides the content; it does not
