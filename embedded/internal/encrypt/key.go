@@ -136,22 +136,24 @@ func Load(path, passphrase string, encrypted bool) (*Key, error) {
 	}
 	k := &Key{}
 	if !hasInfo {
-		if info, err = newKeyFile(kf, passphrase, k); err != nil {
+		// newKeyFile derives the key (once) and writes its check value.
+		if _, err = newKeyFile(kf, passphrase, k); err != nil {
 			return nil, err
 		}
+	} else {
+		kp, ok := parseKeyFile(info)
+		if !ok {
+			return fail(ReasonBadKeyFile)
+		}
+		copy(k.master[:], argon2.IDKey([]byte(passphrase), kp.salt, kp.time, kp.memory, kp.threads, 32))
+		if !hmac.Equal(k.check(), kp.check) {
+			return fail(ReasonWrongKey)
+		}
 	}
-	kp, ok := parseKeyFile(info)
-	if !ok {
-		return fail(ReasonBadKeyFile)
-	}
-	copy(k.master[:], argon2.IDKey([]byte(passphrase), kp.salt, kp.time, kp.memory, kp.threads, 32))
 	// Argon2id's 19 MiB are garbage now: handed back to the OS here, they
 	// do not add to the replica's peak memory (its page caches live
 	// outside the Go heap and could not reuse them).
 	debug.FreeOSMemory()
-	if !hmac.Equal(k.check(), kp.check) {
-		return fail(ReasonWrongKey)
-	}
 	var tok [16]byte
 	rand.Read(tok[:])
 	k.token = hex.EncodeToString(tok[:])
