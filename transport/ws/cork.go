@@ -3,6 +3,7 @@ package ws
 import (
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -27,6 +28,8 @@ type corkConn struct {
 	corked bool
 	buf    []byte
 	wrote  bool // a byte of the current burst was accepted by the kernel
+
+	ahead []byte // read by probe, not yet by Read
 }
 
 func (w *corkConn) Write(p []byte) (int, error) {
@@ -77,4 +80,54 @@ func (w *corkConn) flush() error {
 	}
 	w.buf = w.buf[:0]
 	return err
+}
+
+// Read returns the bytes a probe read ahead first. Only the holder of the
+// socket's read role reads (see lockstep.go), so this needs no lock.
+func (w *corkConn) Read(p []byte) (int, error) {
+	if len(w.ahead) > 0 {
+		n := copy(p, w.ahead)
+		w.ahead = w.ahead[n:]
+		if len(w.ahead) == 0 {
+			w.ahead = nil
+		}
+		return n, nil
+	}
+	return w.Conn.Read(p)
+}
+
+// probe tells, without blocking, whether the connection has been closed by
+// the peer or failed: it reads what has arrived (keeping it for Read) and
+// returns io.EOF or the read's error if the connection is gone. It
+// returns nil when it cannot tell (a connection that is not a socket).
+// Only the holder of the read role probes.
+func (w *corkConn) probe() error {
+	if len(w.ahead) > 0 {
+		return nil
+	}
+	sc, ok := w.Conn.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	var buf [probeSize]byte
+	var n int
+	var rerr error
+	if err := rc.Read(func(fd uintptr) bool {
+		n, rerr = peekRead(fd, buf[:])
+		return true // never wait
+	}); err != nil {
+		return err
+	}
+	switch {
+	case n > 0:
+		w.ahead = append([]byte(nil), buf[:n]...)
+		return nil
+	case rerr != nil:
+		return rerr
+	}
+	return nil
 }
