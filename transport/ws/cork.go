@@ -29,7 +29,14 @@ type corkConn struct {
 	buf    []byte
 	wrote  bool // a byte of the current burst was accepted by the kernel
 
-	ahead []byte // read by probe, not yet by Read
+	// The read role's own (see lockstep.go): bytes a probe read that Read
+	// has not returned yet, and the probe's buffer, callback and results.
+	ahead      []byte
+	peekBuf    [probeSize]byte
+	peekFn     func(fd uintptr) bool
+	peekN      int
+	peekErr    error
+	quietSince time.Time // the last probe that found nothing; zero after a Read
 }
 
 func (w *corkConn) Write(p []byte) (int, error) {
@@ -93,6 +100,7 @@ func (w *corkConn) Read(p []byte) (int, error) {
 		}
 		return n, nil
 	}
+	w.quietSince = time.Time{}
 	return w.Conn.Read(p)
 }
 
@@ -101,8 +109,11 @@ func (w *corkConn) Read(p []byte) (int, error) {
 // returns io.EOF or the read's error if the connection is gone. It
 // returns nil when it cannot tell (a connection that is not a socket).
 // Only the holder of the read role probes.
+//
+// A probe within probeFresh of one that found nothing is skipped: the
+// session's Lost and the Send after it each ask, microseconds apart.
 func (w *corkConn) probe() error {
-	if len(w.ahead) > 0 {
+	if len(w.ahead) > 0 || !w.quietSince.IsZero() && time.Since(w.quietSince) < probeFresh {
 		return nil
 	}
 	sc, ok := w.Conn.(syscall.Conn)
@@ -113,21 +124,27 @@ func (w *corkConn) probe() error {
 	if err != nil {
 		return nil
 	}
-	var buf [probeSize]byte
-	var n int
-	var rerr error
-	if err := rc.Read(func(fd uintptr) bool {
-		n, rerr = peekRead(fd, buf[:])
-		return true // never wait
-	}); err != nil {
+	if w.peekFn == nil {
+		w.peekFn = func(fd uintptr) bool {
+			w.peekN, w.peekErr = peekRead(fd, w.peekBuf[:])
+			return true // never wait
+		}
+	}
+	if err := rc.Read(w.peekFn); err != nil {
 		return err
 	}
+	n, rerr := w.peekN, w.peekErr
+	w.peekErr = nil
 	switch {
 	case n > 0:
-		w.ahead = append([]byte(nil), buf[:n]...)
+		w.ahead = append([]byte(nil), w.peekBuf[:n]...)
 		return nil
 	case rerr != nil:
 		return rerr
 	}
+	w.quietSince = time.Now()
 	return nil
 }
+
+// probeFresh is how long a probe that found nothing stands.
+const probeFresh = time.Millisecond

@@ -104,17 +104,13 @@ func (sk *socket) drain() {
 // then is not failed.
 func (sk *socket) readUntil(ctx context.Context, ex *exchange, timeout time.Duration) error {
 	var cause error
-	abandon := func(err error) {
-		sk.abandoned.Store(true)
-		sk.fail(&transport.Error{Message: "connection closed: the request was abandoned while its answer was read", Err: err}, false)
-	}
 	var stop func() bool
 	if ctx.Done() != nil {
-		stop = context.AfterFunc(ctx, func() { abandon(ctx.Err()) })
+		stop = context.AfterFunc(ctx, func() { sk.abandon(ctx.Err()) })
 	}
 	var t *time.Timer
 	if timeout > 0 {
-		t = time.AfterFunc(timeout, func() { abandon(errTimeout) })
+		t = time.AfterFunc(timeout, func() { sk.abandon(errTimeout) })
 	}
 	for {
 		select {
@@ -139,6 +135,13 @@ func (sk *socket) readUntil(ctx context.Context, ex *exchange, timeout time.Dura
 		return nil
 	}
 	return cause
+}
+
+// abandon closes the socket for a holder of its read role whose wait
+// ended (cause).
+func (sk *socket) abandon(cause error) {
+	sk.abandoned.Store(true)
+	sk.fail(&transport.Error{Message: "connection closed: the request was abandoned while its answer was read", Err: cause}, false)
 }
 
 // lockstepKeepAlive is the TCP keepalive of every socket: a lockstep socket

@@ -68,7 +68,7 @@ type socket struct {
 	dead      chan struct{} // closed when the socket dies
 	accepted  atomic.Bool   // the server answered the hello with hello_ok
 	abandoned atomic.Bool   // closed by a lockstep reader whose wait ended
-	lastRead atomic.Int64  // time since born of the latest bytes received
+	lastRead  atomic.Int64  // time since born of the latest bytes received
 
 	// The reader goroutine's own: the buffer every message is read into
 	// (its bytes are then copied, or the buffer handed over, see take), a
@@ -492,52 +492,50 @@ func (sk *socket) read() {
 // it: the socket's reader goroutine, or, on a lockstep socket, the holder
 // of the read role (see lockstep.go).
 func (sk *socket) readOne() bool {
-	{
-		typ, r, err := sk.ws.Reader(context.Background())
-		if err != nil {
-			sk.fail(sk.readFailed(err), false)
-			return false
-		}
-		if typ != sk.typ {
-			sk.fail(&transport.Error{Message: fmt.Sprintf("protocol error: the server sent a %v message on a %v socket", typ, sk.typ)}, false)
-			return false
-		}
-		if err := sk.readMessage(r); err != nil {
-			sk.fail(sk.readFailed(err), false)
-			return false
-		}
-		// With one answer awaited, this message is it (or the hello's
-		// answer, or a protocol error): it is decoded straight into that
-		// exchange's spares, whose buffer a reused Result may have brought.
-		m, spare := sk.rmsg, []byte(nil)
-		sole, inPlace := sk.claimSole()
-		if inPlace {
-			m, spare = sole.ex.msgs[sole.i], sole.ex.bufs[sole.i]
-		}
-		buf := sk.take(spare)
-		err = sk.codec.DecodeServerMsg(buf, m)
-		if inPlace && !sk.unclaim(sole) {
-			return false // the socket died meanwhile; unclaim failed the exchange
-		}
-		if err != nil {
-			sk.fail(&transport.Error{Message: "decode failed", Err: err}, false)
-			return false
-		}
-		switch m.Type {
-		case codec.ServerHelloOK:
-			sk.accepted.Store(true)
-			sk.c.accepted()
-		case codec.ServerHelloError:
-			// The server ignores what follows a refused hello, so the
-			// requests sent with it had no effect.
-			sk.fail(sk.helloFailed(&m.Error), true)
-			return false
-		case codec.ServerResponseOK, codec.ServerResponseError:
-			return sk.deliver(m, buf)
-		default:
-			sk.fail(&transport.Error{Message: "protocol error: the server sent an unknown message"}, false)
-			return false
-		}
+	typ, r, err := sk.ws.Reader(context.Background())
+	if err != nil {
+		sk.fail(sk.readFailed(err), false)
+		return false
+	}
+	if typ != sk.typ {
+		sk.fail(&transport.Error{Message: fmt.Sprintf("protocol error: the server sent a %v message on a %v socket", typ, sk.typ)}, false)
+		return false
+	}
+	if err := sk.readMessage(r); err != nil {
+		sk.fail(sk.readFailed(err), false)
+		return false
+	}
+	// With one answer awaited, this message is it (or the hello's
+	// answer, or a protocol error): it is decoded straight into that
+	// exchange's spares, whose buffer a reused Result may have brought.
+	m, spare := sk.rmsg, []byte(nil)
+	sole, inPlace := sk.claimSole()
+	if inPlace {
+		m, spare = sole.ex.msgs[sole.i], sole.ex.bufs[sole.i]
+	}
+	buf := sk.take(spare)
+	err = sk.codec.DecodeServerMsg(buf, m)
+	if inPlace && !sk.unclaim(sole) {
+		return false // the socket died meanwhile; unclaim failed the exchange
+	}
+	if err != nil {
+		sk.fail(&transport.Error{Message: "decode failed", Err: err}, false)
+		return false
+	}
+	switch m.Type {
+	case codec.ServerHelloOK:
+		sk.accepted.Store(true)
+		sk.c.accepted()
+	case codec.ServerHelloError:
+		// The server ignores what follows a refused hello, so the
+		// requests sent with it had no effect.
+		sk.fail(sk.helloFailed(&m.Error), true)
+		return false
+	case codec.ServerResponseOK, codec.ServerResponseError:
+		return sk.deliver(m, buf)
+	default:
+		sk.fail(&transport.Error{Message: "protocol error: the server sent an unknown message"}, false)
+		return false
 	}
 	return true
 }
