@@ -425,7 +425,7 @@ func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (transpo
 	batch := codec.Batch{Steps: steps, ReplicationIndex: idx}
 	var cur transport.Cursor
 	var err error
-	if sc, ok := c.s.(sideCursorer); ok && !c.held && c.tr == nil && c.sideAllowed(ctx, steps) {
+	if sc, ok := c.s.(sideCursorer); ok && !c.held && c.tr == nil && sc.SideCursors() && c.sideAllowed(ctx, steps) {
 		cur, err = sc.SideCursor(ctx, &batch, c.setup)
 	} else if c.tr != nil {
 		cur, err = c.openTraced(ctx, &batch, c.setupFor(c.s))

@@ -13,6 +13,7 @@ import (
 // result in one response (transport/ws: /v3/cursor on the same server,
 // about twice the rate of a WebSocket cursor on sqld).
 type sideCursorer interface {
+	SideCursors() bool // whether SideCursor can run
 	SideCursor(ctx context.Context, batch *codec.Batch, setup []codec.StreamRequest) (transport.Cursor, error)
 }
 

@@ -33,10 +33,22 @@ func (s *stream) SideCursor(ctx context.Context, batch *codec.Batch, setup []cod
 	return t.NewStream().OpenCursor(ctx, batch, true, setup)
 }
 
+// SideCursors reports whether SideCursor can run: the HTTP transport to
+// the server can be made (a Protobuf codec needs Options.JSON there).
+func (s *stream) SideCursors() bool {
+	_, err := s.c.sideTransport()
+	return err == nil
+}
+
 // sideTransport returns the HTTP transport side cursors run on.
 func (c *client) sideTransport() (transport.Transport, error) {
 	c.sideOnce.Do(func() {
-		c.side, c.sideErr = thttp.New(c.sideOpts)
+		t, err := thttp.New(c.sideOpts)
+		if err != nil {
+			c.sideErr = err
+			return
+		}
+		c.side = t
 	})
 	if c.sideErr != nil {
 		if e, ok := c.sideErr.(*transport.Error); ok {
