@@ -152,7 +152,3 @@ var lockstepKeepAlive = keepAliveConfig(15*time.Second, 5*time.Second, 3)
 func keepAliveConfig(idle, interval time.Duration, count int) net.KeepAliveConfig {
 	return net.KeepAliveConfig{Enable: true, Idle: idle, Interval: interval, Count: count}
 }
-
-// lockstepOK turns lockstep sockets on; tests turn it off to run the same
-// cases through a reader goroutine.
-var lockstepOK = true

@@ -118,7 +118,7 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 		return nil, c.dialFailed(resp, err)
 	}
 	sk := &socket{c: c, slot: sl, ws: conn, w: raw.Load(), dead: make(chan struct{}), born: time.Now(),
-		pending: map[int32]waiter{}, rmsg: msgPool.Get().(*codec.ServerMsg), lockstep: sl.own && lockstepOK}
+		pending: map[int32]waiter{}, rmsg: msgPool.Get().(*codec.ServerMsg), lockstep: sl.own}
 	switch conn.Subprotocol() {
 	case subprotoHrana3:
 		sk.version, sk.codec = v3, c.jsonCodec()
