@@ -117,7 +117,9 @@ type Config struct {
 	// Sockets bounds how many WebSocket sockets the connections of one
 	// Connector share (DSN parameter sockets; WebSocket only): each
 	// connection's server stream lives on one of them. 0 means
-	// DefaultSockets.
+	// DefaultSockets. SocketPerConn (DSN sockets=conn) gives each
+	// connection a socket of its own instead, whose answers the goroutine
+	// that waits for them reads itself.
 	Sockets int
 }
 
@@ -127,6 +129,10 @@ const (
 	TxLockImmediate = "immediate"
 	TxLockExclusive = "exclusive"
 )
+
+// SocketPerConn is the Config.Sockets that gives each connection a
+// WebSocket socket of its own (DSN sockets=conn).
+const SocketPerConn = -1
 
 // maxSockets bounds Config.Sockets.
 const maxSockets = 1024
@@ -171,7 +177,7 @@ func NewConfig() *Config {
 //	compression                    gzip, none or auto
 //	busyTimeout (alias _busy_timeout, in ms)
 //	maxWriters                     auto, or a whole number (0: no bound)
-//	sockets                        WebSocket only: sockets the connections share (0: DefaultSockets)
+//	sockets                        WebSocket only: sockets the connections share (0: DefaultSockets), or conn: one per connection
 //	_pragma                        name(value), repeatable
 //	namespace                      a database of a sqld that serves several
 //	readYourWrites                 1/0, true/false
@@ -295,9 +301,13 @@ func ParseDSN(dsn string) (*Config, error) {
 			}
 			cfg.TxLock = v
 		case "sockets":
+			if v == "conn" {
+				cfg.Sockets = SocketPerConn
+				break
+			}
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 0 || n > maxSockets {
-				return nil, &DSNError{Msg: fmt.Sprintf("sockets: want a whole number up to %d (0: the default, %d)", maxSockets, DefaultSockets)}
+				return nil, &DSNError{Msg: fmt.Sprintf("sockets: want conn or a whole number up to %d (0: the default, %d)", maxSockets, DefaultSockets)}
 			}
 			cfg.Sockets = n
 		default:
@@ -423,7 +433,11 @@ func (c *Config) FormatDSN() string {
 	if c.MaxWriters != MaxWritersAuto {
 		q.Set("maxWriters", strconv.Itoa(c.MaxWriters))
 	}
-	if c.Sockets != 0 {
+	switch c.Sockets {
+	case 0:
+	case SocketPerConn:
+		q.Set("sockets", "conn")
+	default:
 		q.Set("sockets", strconv.Itoa(c.Sockets))
 	}
 	if c.TxLock != "" {
@@ -460,8 +474,8 @@ func (c *Config) validate() error {
 	if c.BusyTimeout < 0 {
 		return &DSNError{Msg: "Config.BusyTimeout must not be negative"}
 	}
-	if c.Sockets < 0 || c.Sockets > maxSockets {
-		return &DSNError{Msg: fmt.Sprintf("Config.Sockets must be 0 (the default) to %d", maxSockets)}
+	if c.Sockets < SocketPerConn || c.Sockets > maxSockets {
+		return &DSNError{Msg: fmt.Sprintf("Config.Sockets must be SocketPerConn, or 0 (the default) to %d", maxSockets)}
 	}
 	switch c.TxLock {
 	case "", TxLockDeferred, TxLockImmediate, TxLockExclusive:

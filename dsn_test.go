@@ -130,8 +130,8 @@ func TestMaxWritersAuto(t *testing.T) {
 func TestParseDSNErrors(t *testing.T) {
 	tests := []struct{ dsn, wantInErr string }{
 		{"http://h?foo=1&bar=2", `unknown parameter(s): "bar", "foo"`},
-		{"ws://h?sockets=-1", "sockets: want a whole number"},
-		{"ws://h?sockets=many", "sockets: want a whole number"},
+		{"ws://h?sockets=-1", "sockets: want conn or a whole number"},
+		{"ws://h?sockets=many", "sockets: want conn or a whole number"},
 		{"http://h?_txlock=IMMEDIATE", "_txlock: want deferred, immediate or exclusive"},
 		{"http://h?_txlock=", "_txlock: want deferred, immediate or exclusive"},
 		{"http://h?txlock=immediate", `unknown parameter(s): "txlock" (did you mean "_txlock"?)`},
@@ -242,6 +242,7 @@ func TestFormatDSNRoundTrip(t *testing.T) {
 		"http://h?namespace=a-b&readYourWrites=0&replicationWait=1500ms",
 		"ws://127.0.0.1:8080",
 		"ws://127.0.0.1:8080?sockets=8",
+		"ws://127.0.0.1:8080?sockets=conn",
 		"http://h?_txlock=immediate",
 		"ws://h?_txlock=exclusive&busyTimeout=1s",
 		"wss://h/p?authToken=t&codec=protobuf",

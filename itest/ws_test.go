@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -202,6 +203,9 @@ func TestWSCursor(t *testing.T) {
 		srv := startSqld(t)
 		c := newWSClient(t, srv, cd, nil)
 		conn := session.NewConn(c.NewStream())
+		// Held, the cursor runs on the stream (fetch_cursor), not on a
+		// side cursor (TestWSSideCursor).
+		conn.Hold()
 		cur, err := conn.OpenCursor(context.Background(), []codec.BatchStep{{Stmt: codec.Stmt{WantRows: true, SQL: fmt.Sprintf(
 			`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) SELECT i, 'name-' || i FROM c`, n)}}})
 		require.NoError(t, err)
@@ -429,6 +433,7 @@ func TestWSHugeCursorChild(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	conn := session.NewConn(c.NewStream())
+	conn.Hold() // on the stream: fetch_cursor, not a side cursor
 	cur, err := conn.OpenCursor(ctx, []codec.BatchStep{{Stmt: codec.Stmt{WantRows: true, SQL: fmt.Sprintf(
 		`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) SELECT i, 'name-' || i, i * 0.5 FROM c`, hugeRows)}}})
 	require.NoError(t, err)
@@ -523,4 +528,91 @@ func TestWSDSN(t *testing.T) {
 			}, 10*time.Second, 20*time.Millisecond, "recovery after a restart")
 		})
 	}
+}
+
+// TestWSSideCursor: a cursor outside Hold on a WebSocket stream streams
+// through /v3/cursor on the same server (sqld serves it about twice as
+// fast as a WebSocket cursor) when the stream holds nothing a new stream
+// lacks, with the settings of Persist replayed there; inside Hold (a
+// transaction), or for a statement that reads
+// last_insert_rowid(), it runs on the stream itself and reads the
+// stream's own state.
+func TestWSSideCursor(t *testing.T) {
+	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
+		srv := startSqld(t)
+		ct := &countingTransport{}
+		c := newWSClient(t, srv, cd, func(o *transport.Options) {
+			o.RoundTripper = ct
+			o.JSON = direct.Codec // /v3-protobuf/cursor's errors may come as JSON
+		})
+		conn := session.NewConn(c.NewStream())
+		path := "/v3/cursor"
+		if cd.Format() == codec.FormatProtobuf {
+			path = "/v3-protobuf/cursor"
+		}
+		sideCursors := func() int64 {
+			v, ok := ct.paths.Load(path)
+			if !ok {
+				return 0
+			}
+			return v.(*atomic.Int64).Load()
+		}
+		const n = 3000
+		wsExec(t, conn, "CREATE TABLE side (id INTEGER PRIMARY KEY, v TEXT)")
+		wsExec(t, conn, fmt.Sprintf(`INSERT INTO side WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) SELECT i, 'v' || i FROM c`, n))
+		// scan reads the table through a cursor, with the extra column,
+		// and checks every row.
+		scan := func(extra string, want int64) {
+			t.Helper()
+			cur, err := conn.OpenCursor(context.Background(), []codec.BatchStep{{Stmt: codec.Stmt{WantRows: true,
+				SQL: "SELECT id, v" + extra + " FROM side ORDER BY id"}}})
+			require.NoError(t, err)
+			defer cur.Close()
+			var e codec.CursorEntry
+			rows := 0
+			for {
+				err := cur.Next(&e)
+				if err == io.EOF {
+					break
+				}
+				require.NoError(t, err)
+				switch e.Type {
+				case codec.EntryRow:
+					rows++
+					require.Equal(t, int64(rows), e.Row[0].Int)
+					require.Equal(t, fmt.Sprint("v", rows), string(e.Row[1].Bytes))
+					if extra != "" {
+						require.Equal(t, want, e.Row[2].Int, "%s", extra)
+					}
+				case codec.EntryStepError, codec.EntryError:
+					t.Fatalf("entry %+v", e)
+				}
+			}
+			require.Equal(t, n, rows)
+		}
+
+		// A setting made on the stream and persisted is replayed on the
+		// side cursor's stream.
+		wsExec(t, conn, "PRAGMA foreign_keys = 1")
+		conn.Persist("foreign_keys", codec.Stmt{SQL: "PRAGMA foreign_keys = 1"})
+		scan(", (SELECT foreign_keys FROM pragma_foreign_keys)", 1)
+		require.EqualValues(t, 1, sideCursors(), "a stream with no state of its own but its settings")
+
+		wsExec(t, conn, "INSERT INTO side (id, v) VALUES (100000, 'x')")
+		wsExec(t, conn, "DELETE FROM side WHERE id = 100000")
+		scan(", last_insert_rowid()", 100000)
+		require.EqualValues(t, 1, sideCursors(), "a statement that reads last_insert_rowid() stays on its stream")
+		scan("", 0)
+		require.EqualValues(t, 2, sideCursors(), "after writes, which leave no state")
+
+		conn.Hold()
+		wsExec(t, conn, "BEGIN")
+		scan("", 0)
+		wsExec(t, conn, "COMMIT")
+		conn.Release()
+		require.EqualValues(t, 2, sideCursors(), "a cursor inside Hold stays on its stream")
+		scan("", 0)
+		require.EqualValues(t, 3, sideCursors(), "and after it")
+		require.Equal(t, [][]string{{"1"}}, wsExec(t, conn, "PRAGMA foreign_keys"), "the stream after side cursors")
+	})
 }

@@ -71,7 +71,8 @@ type Options struct {
 	// client (HTTP only); TLSConfig is then not used.
 	RoundTripper http.RoundTripper
 	// Sockets is how many sockets the streams share at most (WebSocket
-	// only).
+	// only); a negative value gives each stream a socket of its own
+	// instead, for its whole life.
 	Sockets int
 	// MinBackoff and MaxBackoff bound the wait, doubling with each failure,
 	// before a socket that failed to connect is dialed again (WebSocket

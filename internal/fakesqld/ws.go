@@ -247,14 +247,42 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.ws.readers.Add(1)
 	s.mu.Unlock()
 	defer s.ws.readers.Done()
-	for {
-		_, data, err := c.Read(context.Background())
-		if err != nil {
-			return
+	// Messages are read ahead of the answers, as sqld queues a socket's
+	// requests: a request that follows one whose answer is delayed has
+	// arrived even if the client closes the socket meanwhile.
+	msgs := make(chan []byte, 64)
+	go func() {
+		defer close(msgs)
+		for {
+			_, data, err := c.Read(context.Background())
+			if err != nil {
+				return
+			}
+			msgs <- data
 		}
+	}()
+	defer func() {
+		go func() {
+			for range msgs { // until the read fails
+			}
+		}()
+	}()
+	for data := range msgs {
 		out := s.wsMessage(wc, data)
 		if out.delay > 0 && !s.wait(context.Background(), out.delay) {
-			return
+			// The server is closing: what arrived meanwhile is recorded
+			// (and checked), not answered.
+			for {
+				select {
+				case data, ok := <-msgs:
+					if !ok {
+						return
+					}
+					s.wsMessage(wc, data)
+				default:
+					return
+				}
+			}
 		}
 		for _, f := range out.frames {
 			wc.write(f)

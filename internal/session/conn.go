@@ -423,12 +423,19 @@ func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (transpo
 	// found the result too large, or the transaction's earlier statements).
 	idx := c.index(ctx)
 	batch := codec.Batch{Steps: steps, ReplicationIndex: idx}
+	open := func(ctx context.Context, batch *codec.Batch, setup []codec.StreamRequest) (transport.Cursor, error) {
+		return c.s.OpenCursor(ctx, batch, !c.held, setup)
+	}
+	setup := c.setupFor(c.s)
+	if sc, ok := c.s.(sideCursorer); ok && !c.held && sc.SideCursors() && c.sideAllowed(ctx, steps) {
+		open, setup = sc.SideCursor, c.setup
+	}
 	var cur transport.Cursor
 	var err error
 	if c.tr != nil {
-		cur, err = c.openTraced(ctx, &batch, c.setupFor(c.s))
+		cur, err = c.openTraced(ctx, &batch, setup, open)
 	} else {
-		cur, err = c.s.OpenCursor(ctx, &batch, !c.held, c.setupFor(c.s))
+		cur, err = open(ctx, &batch, setup)
 	}
 	if err != nil {
 		return nil, c.failed(err)

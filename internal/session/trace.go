@@ -89,13 +89,14 @@ func (c *Conn) resend(ctx context.Context, idx uint64, cause error) (*Result, er
 	return res, err
 }
 
-// openTraced opens a cursor as OpenCursor does, telling the Tracer. The
+// openTraced opens a cursor with open, as OpenCursor does, telling the Tracer. The
 // cursor itself gets the caller's context, so that its fetches are the
 // caller's too, beside the request that opened it.
-func (c *Conn) openTraced(ctx context.Context, batch *codec.Batch, setup []codec.StreamRequest) (transport.Cursor, error) {
+func (c *Conn) openTraced(ctx context.Context, batch *codec.Batch, setup []codec.StreamRequest,
+	open func(context.Context, *codec.Batch, []codec.StreamRequest) (transport.Cursor, error)) (transport.Cursor, error) {
 	c.treq = Request{Type: codec.RequestBatch, Cursor: true, Requests: len(setup) + 1, ReplicationIndex: batch.ReplicationIndex}
 	tctx := c.tr.StartRequest(ctx, &c.treq)
-	cur, err := c.s.OpenCursor(ctx, batch, !c.held, setup)
+	cur, err := open(ctx, batch, setup)
 	c.treq.Err = err
 	c.tr.EndRequest(tctx, &c.treq)
 	return cur, err

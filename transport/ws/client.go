@@ -107,11 +107,19 @@ type client struct {
 	// traceFetch is transport.Options.TraceFetch.
 	traceFetch func(context.Context) func(rows, bytes int, err error)
 
-	slots   []slot        // shared by the streams outside a transaction
-	own     ownSockets    // one per stream in a transaction (see own.go)
-	next    atomic.Uint32 // round robin over slots
-	version atomic.Int32  // of the last socket that connected; 0 before
-	closed  atomic.Bool
+	// side is the HTTP transport to the same server that side cursors run
+	// on (sidecursor.go), made from sideOpts when first needed.
+	sideOpts transport.Options
+	sideOnce sync.Once
+	side     transport.Transport
+	sideErr  error
+
+	perStream bool          // each stream has a socket of its own (Options.Sockets < 0)
+	slots     []slot        // shared by the streams outside a transaction
+	own       ownSockets    // one per stream in a transaction (see own.go)
+	next      atomic.Uint32 // round robin over slots
+	version   atomic.Int32  // of the last socket that connected; 0 before
+	closed    atomic.Bool
 
 	// The backoff is the client's, not a slot's: every slot dials the same
 	// server, so one failure says the others would fail too.
@@ -203,7 +211,14 @@ func newClient(o options) (*client, error) {
 		c.cursorAhead = min(o.cursorAhead, 16)
 	}
 	c.traceFetch = o.TraceFetch
+	c.sideOpts = o.Options
+	hu := *u
+	hu.Scheme = map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
+	c.sideOpts.URL = hu.String()
 	n := o.Sockets
+	if n < 0 {
+		c.perStream = true
+	}
 	if n <= 0 {
 		n = defaultSockets
 	}
@@ -222,7 +237,7 @@ func setDefault(d *time.Duration, def time.Duration) {
 
 // NewStream returns a stream that has no server stream yet: its first
 // request opens one, on one of the client's sockets.
-func (c *client) NewStream() transport.Stream { return &stream{c: c} }
+func (c *client) NewStream() transport.Stream { return &stream{c: c, own: c.perStream} }
 
 // CloseIdle closes the sockets that carry no open stream and wait for no
 // answer; the next stream that needs one dials again.
@@ -256,6 +271,10 @@ func (c *client) Close() error {
 	for _, sk := range c.own.sockets() {
 		closeSocket(sk)
 	}
+	c.sideOnce.Do(func() { c.sideErr = errClosed }) // none is made after Close
+	if c.side != nil {
+		_ = c.side.Close()
+	}
 	wg.Wait()
 	return nil
 }
@@ -268,6 +287,14 @@ var errClosed = &transport.Error{Message: "the client is closed", Safe: true}
 func (c *client) Version(ctx context.Context) (int, error) {
 	if v := c.version.Load(); v != 0 {
 		return int(v), nil
+	}
+	if c.perStream {
+		sk, err := c.acquireOwn(ctx)
+		if err != nil {
+			return 0, err
+		}
+		c.putOwn(sk) // for the stream that asks next
+		return sk.version, nil
 	}
 	sk, err := c.acquire(ctx)
 	if err != nil {

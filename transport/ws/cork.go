@@ -3,6 +3,7 @@ package ws
 import (
 	"net"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -27,6 +28,15 @@ type corkConn struct {
 	corked bool
 	buf    []byte
 	wrote  bool // a byte of the current burst was accepted by the kernel
+
+	// The read role's own (see lockstep.go): bytes a probe read that Read
+	// has not returned yet, and the probe's buffer, callback and results.
+	ahead      []byte
+	peekBuf    [probeSize]byte
+	peekFn     func(fd uintptr) bool
+	peekN      int
+	peekErr    error
+	quietSince time.Time // the last probe that found nothing; zero after a Read
 }
 
 func (w *corkConn) Write(p []byte) (int, error) {
@@ -78,3 +88,63 @@ func (w *corkConn) flush() error {
 	w.buf = w.buf[:0]
 	return err
 }
+
+// Read returns the bytes a probe read ahead first. Only the holder of the
+// socket's read role reads (see lockstep.go), so this needs no lock.
+func (w *corkConn) Read(p []byte) (int, error) {
+	if len(w.ahead) > 0 {
+		n := copy(p, w.ahead)
+		w.ahead = w.ahead[n:]
+		if len(w.ahead) == 0 {
+			w.ahead = nil
+		}
+		return n, nil
+	}
+	w.quietSince = time.Time{}
+	return w.Conn.Read(p)
+}
+
+// probe tells, without blocking, whether the connection has been closed by
+// the peer or failed: it reads what has arrived (keeping it for Read) and
+// returns io.EOF or the read's error if the connection is gone. It
+// returns nil when it cannot tell (a connection that is not a socket).
+// Only the holder of the read role probes.
+//
+// A probe within probeFresh of one that found nothing is skipped: the
+// session's Lost and the Send after it each ask, microseconds apart.
+func (w *corkConn) probe() error {
+	if len(w.ahead) > 0 || !w.quietSince.IsZero() && time.Since(w.quietSince) < probeFresh {
+		return nil
+	}
+	sc, ok := w.Conn.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	if w.peekFn == nil {
+		w.peekFn = func(fd uintptr) bool {
+			w.peekN, w.peekErr = peekRead(fd, w.peekBuf[:])
+			return true // never wait
+		}
+	}
+	if err := rc.Read(w.peekFn); err != nil {
+		return err
+	}
+	n, rerr := w.peekN, w.peekErr
+	w.peekErr = nil
+	switch {
+	case n > 0:
+		w.ahead = append([]byte(nil), w.peekBuf[:n]...)
+		return nil
+	case rerr != nil:
+		return rerr
+	}
+	w.quietSince = time.Now()
+	return nil
+}
+
+// probeFresh is how long a probe that found nothing stands.
+const probeFresh = time.Millisecond

@@ -96,7 +96,11 @@ func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool, s
 	if opening {
 		ex.open = 0
 	}
+	led := sk.lead()
 	if _, err := sk.send(ex, s.reqs, token); err != nil {
+		if led {
+			sk.yieldRead()
+		}
 		sk.release(&sk.cursors, id)
 		s.abort(opening)
 		if !sk.alive() {
@@ -107,7 +111,7 @@ func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool, s
 	s.sent(interrupted)
 	total := len(s.reqs)
 	clear(s.reqs)
-	if err := s.wait(ctx, ex); err != nil {
+	if err := s.wait(ctx, sk, ex, led); err != nil {
 		// What the open left on the stream is unknown: close the stream,
 		// which closes the cursor too once the server gets to it.
 		s.ex = nil
@@ -242,12 +246,18 @@ func (cur *cursor) receive() error {
 		return &transport.Error{Message: "read failed", Err: errCursorDetached}
 	}
 	ex := cur.ahead[0]
-	select {
-	case <-ex.done:
-	case <-cur.ctx.Done():
-		// The fetch is answered all the same; Close closes the cursor
-		// behind it.
-		return &transport.Error{Message: "read failed", Err: cur.ctx.Err()}
+	if cur.sk.lead() {
+		if err := cur.sk.readUntil(cur.ctx, ex, 0); err != nil {
+			return &transport.Error{Message: "read failed", Err: err}
+		}
+	} else {
+		select {
+		case <-ex.done:
+		case <-cur.ctx.Done():
+			// The fetch is answered all the same; Close closes the cursor
+			// behind it.
+			return &transport.Error{Message: "read failed", Err: cur.ctx.Err()}
+		}
 	}
 	cur.ahead = append(cur.ahead[:0], cur.ahead[1:]...)
 	if ex.err != nil {

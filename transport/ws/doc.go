@@ -30,14 +30,27 @@
 // so a long burst behind a slow statement holds up the other streams of
 // its socket for a while: one reason a client keeps more than one.
 //
-// Each socket has one reader goroutine, which never stops reading while the
-// socket lives (sqld stops reading from a client that does not read its
-// answers), and its writes are serialized. Requests carry no context to
-// the socket: coder/websocket closes the connection when a read's or
-// write's context ends, so writes are bounded by a write timeout
-// instead, and a Send whose context ends returns at once and leaves its
-// answers to arrive; the stream is Busy until they have. Idle sockets are
-// pinged (a ping interval), and one that does not answer is closed.
+// Each shared socket has one reader goroutine, which never stops reading
+// while the socket lives (sqld stops reading from a client that does not
+// read its answers), and its writes are serialized. Requests carry no
+// context to the socket: coder/websocket closes the connection when a
+// read's or write's context ends, so writes are bounded by a write
+// timeout instead, and a Send whose context ends returns at once and
+// leaves its answers to arrive; the stream is Busy until they have. Idle
+// sockets are pinged (a ping interval), and one that does not answer is
+// closed.
+//
+// A socket of its own (a transaction's, or every stream's with
+// Options.Sockets < 0) is lockstep instead (lockstep.go): the goroutine
+// that waits for an answer reads the socket itself, with no hand-off
+// from a reader goroutine, and a drain goroutine reads only what is
+// still awaited when it has its own. Nothing reads such a socket while
+// nothing is awaited; a non-blocking read before each burst finds a
+// socket the server closed meanwhile, so that the request fails Safe.
+// Since a read cannot be abandoned without closing the connection, a
+// Send whose context (or the client's timeout) ends while it reads closes
+// the socket: the stream is lost, as an HTTP stream is with an abandoned
+// request.
 //
 // # Failures
 //
@@ -55,6 +68,11 @@
 // auth token never appears in an error.
 //
 // # Cursors
+//
+// SideCursor runs a batch through /v3/cursor on the same server instead
+// (sidecursor.go), which sqld streams at about twice the rate of a
+// WebSocket cursor; the session uses it for a cursor outside a
+// transaction when the stream's connection state allows.
 //
 // OpenCursor runs a batch through open_cursor and reads its entries with
 // fetch_cursor, a fixed batch at a time, keeping the next two fetches in

@@ -123,18 +123,24 @@ func addSocket(m map[*socket]struct{}, sk *socket) map[*socket]struct{} {
 }
 
 // take returns the idle socket given back last that still lives, or nil.
+// A lockstep socket is probed first: nothing read it while it was idle.
 func (o *ownSockets) take() *socket {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for n := len(o.idle); n > 0; n = len(o.idle) {
+	for {
+		o.mu.Lock()
+		n := len(o.idle)
+		if n == 0 {
+			o.mu.Unlock()
+			return nil
+		}
 		sk := o.idle[n-1].sk
 		o.idle[n-1] = idleSocket{}
 		o.idle = o.idle[:n-1]
-		if sk.alive() {
+		o.mu.Unlock()
+		// Without o.mu: a socket found dead tells died, which takes it.
+		if sk.check(); sk.alive() {
 			return sk
 		}
 	}
-	return nil
 }
 
 // died forgets sk, which has died.

@@ -60,9 +60,15 @@ type socket struct {
 	cursors idSet // cursor ids the server may hold
 	sqls    idSet // stored SQL ids
 
-	dead     chan struct{} // closed when the socket dies
-	accepted atomic.Bool   // the server answered the hello with hello_ok
-	lastRead atomic.Int64  // time since born of the latest bytes received
+	// lockstep: no reader goroutine; waiters read (lockstep.go). reading:
+	// someone holds the read role (guarded by mu).
+	lockstep bool
+	reading  bool
+
+	dead      chan struct{} // closed when the socket dies
+	accepted  atomic.Bool   // the server answered the hello with hello_ok
+	abandoned atomic.Bool   // closed by a lockstep reader whose wait ended
+	lastRead  atomic.Int64  // time since born of the latest bytes received
 
 	// The reader goroutine's own: the buffer every message is read into
 	// (its bytes are then copied, or the buffer handed over, see take), a
@@ -81,7 +87,7 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.dialTimeout)
 	defer cancel()
 	var raw atomic.Pointer[corkConn]
-	d := &net.Dialer{KeepAlive: 30 * time.Second}
+	d := &net.Dialer{KeepAliveConfig: lockstepKeepAlive}
 	tr := &http.Transport{
 		// A database connection should not silently go through a proxy.
 		Proxy: nil,
@@ -112,7 +118,7 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 		return nil, c.dialFailed(resp, err)
 	}
 	sk := &socket{c: c, slot: sl, ws: conn, w: raw.Load(), dead: make(chan struct{}), born: time.Now(),
-		pending: map[int32]waiter{}, rmsg: msgPool.Get().(*codec.ServerMsg)}
+		pending: map[int32]waiter{}, rmsg: msgPool.Get().(*codec.ServerMsg), lockstep: sl.own}
 	switch conn.Subprotocol() {
 	case subprotoHrana3:
 		sk.version, sk.codec = v3, c.jsonCodec()
@@ -152,9 +158,11 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 		_ = conn.CloseNow()
 		return nil, &transport.Error{Safe: true, Resend: true, Message: "cannot connect to the server", Err: c.hdr.Scrub(err)}
 	}
-	go sk.read()
-	if c.pingInterval > 0 {
-		go sk.ping()
+	if !sk.lockstep {
+		go sk.read()
+		if c.pingInterval > 0 {
+			go sk.ping()
+		}
 	}
 	return sk, nil
 }
@@ -240,7 +248,7 @@ func (sk *socket) kill(err *transport.Error, safe, ifIdle bool) bool {
 		return false
 	}
 	sk.err, sk.safe = err, safe
-	if !sk.accepted.Load() && err != errClosed && err != errIdle {
+	if !sk.accepted.Load() && err != errClosed && err != errIdle && !sk.abandoned.Load() {
 		// A socket the server never accepted counts as a failed dial,
 		// recorded before anyone can see the socket dead and dial again.
 		sk.c.failed(err)
@@ -344,6 +352,9 @@ func (sk *socket) sendDetached(reqs []codec.SocketRequest) {
 	}
 	sk.mu.Unlock()
 	_, _ = sk.write()
+	if sk.lead() {
+		sk.yieldRead() // to a drain, which reads the answers
+	}
 }
 
 // encode gives each request an id and encodes them all into sk.wbuf, the
@@ -472,55 +483,61 @@ func (sk *socket) release(set *idSet, ids ...int32) {
 // read is the socket's reader goroutine: it reads every message until the
 // socket dies, and hands each answer to the exchange awaiting it.
 func (sk *socket) read() {
-	for {
-		typ, r, err := sk.ws.Reader(context.Background())
-		if err != nil {
-			sk.fail(sk.readFailed(err), false)
-			return
-		}
-		if typ != sk.typ {
-			sk.fail(&transport.Error{Message: fmt.Sprintf("protocol error: the server sent a %v message on a %v socket", typ, sk.typ)}, false)
-			return
-		}
-		if err := sk.readMessage(r); err != nil {
-			sk.fail(sk.readFailed(err), false)
-			return
-		}
-		// With one answer awaited, this message is it (or the hello's
-		// answer, or a protocol error): it is decoded straight into that
-		// exchange's spares, whose buffer a reused Result may have brought.
-		m, spare := sk.rmsg, []byte(nil)
-		sole, inPlace := sk.claimSole()
-		if inPlace {
-			m, spare = sole.ex.msgs[sole.i], sole.ex.bufs[sole.i]
-		}
-		buf := sk.take(spare)
-		err = sk.codec.DecodeServerMsg(buf, m)
-		if inPlace && !sk.unclaim(sole) {
-			return // the socket died meanwhile; unclaim failed the exchange
-		}
-		if err != nil {
-			sk.fail(&transport.Error{Message: "decode failed", Err: err}, false)
-			return
-		}
-		switch m.Type {
-		case codec.ServerHelloOK:
-			sk.accepted.Store(true)
-			sk.c.accepted()
-		case codec.ServerHelloError:
-			// The server ignores what follows a refused hello, so the
-			// requests sent with it had no effect.
-			sk.fail(sk.helloFailed(&m.Error), true)
-			return
-		case codec.ServerResponseOK, codec.ServerResponseError:
-			if !sk.deliver(m, buf) {
-				return
-			}
-		default:
-			sk.fail(&transport.Error{Message: "protocol error: the server sent an unknown message"}, false)
-			return
-		}
+	for sk.readOne() {
 	}
+}
+
+// readOne reads one message and hands it to the exchange awaiting it. It
+// reports false once the socket has died. One goroutine at a time calls
+// it: the socket's reader goroutine, or, on a lockstep socket, the holder
+// of the read role (see lockstep.go).
+func (sk *socket) readOne() bool {
+	typ, r, err := sk.ws.Reader(context.Background())
+	if err != nil {
+		sk.fail(sk.readFailed(err), false)
+		return false
+	}
+	if typ != sk.typ {
+		sk.fail(&transport.Error{Message: fmt.Sprintf("protocol error: the server sent a %v message on a %v socket", typ, sk.typ)}, false)
+		return false
+	}
+	if err := sk.readMessage(r); err != nil {
+		sk.fail(sk.readFailed(err), false)
+		return false
+	}
+	// With one answer awaited, this message is it (or the hello's
+	// answer, or a protocol error): it is decoded straight into that
+	// exchange's spares, whose buffer a reused Result may have brought.
+	m, spare := sk.rmsg, []byte(nil)
+	sole, inPlace := sk.claimSole()
+	if inPlace {
+		m, spare = sole.ex.msgs[sole.i], sole.ex.bufs[sole.i]
+	}
+	buf := sk.take(spare)
+	err = sk.codec.DecodeServerMsg(buf, m)
+	if inPlace && !sk.unclaim(sole) {
+		return false // the socket died meanwhile; unclaim failed the exchange
+	}
+	if err != nil {
+		sk.fail(&transport.Error{Message: "decode failed", Err: err}, false)
+		return false
+	}
+	switch m.Type {
+	case codec.ServerHelloOK:
+		sk.accepted.Store(true)
+		sk.c.accepted()
+	case codec.ServerHelloError:
+		// The server ignores what follows a refused hello, so the
+		// requests sent with it had no effect.
+		sk.fail(sk.helloFailed(&m.Error), true)
+		return false
+	case codec.ServerResponseOK, codec.ServerResponseError:
+		return sk.deliver(m, buf)
+	default:
+		sk.fail(&transport.Error{Message: "protocol error: the server sent an unknown message"}, false)
+		return false
+	}
+	return true
 }
 
 // claimSole returns the waiter of the one answer the socket awaits, if it

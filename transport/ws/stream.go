@@ -41,6 +41,9 @@ type stream struct {
 	// oneShot: the stream is closed with its first request with end (see
 	// Isolated).
 	oneShot bool
+	// own: the stream has a socket of its own for its whole life
+	// (transport.Options.Sockets < 0), given back by Reset.
+	own bool
 }
 
 // Errors of a stream that cannot take a request.
@@ -57,7 +60,15 @@ func (s *stream) Open() bool { return s.sock != nil && s.sock.alive() }
 // Lost reports whether the server stream s held is gone with its socket,
 // and the connection state on it with it. The next request fails (Safe,
 // Resend) and forgets it; Reset forgets it quietly.
-func (s *stream) Lost() bool { return s.sock != nil && !s.sock.alive() }
+// On a lockstep socket, which no goroutine reads while idle, it probes the
+// connection first (lockstep.go).
+func (s *stream) Lost() bool {
+	if s.sock == nil {
+		return false
+	}
+	s.sock.check()
+	return !s.sock.alive()
+}
 
 // Busy reports whether a request whose caller's context ended still awaits
 // its answers. Until they arrive (or Reset) the stream refuses requests,
@@ -76,7 +87,7 @@ func (s *stream) Shared() bool { return s.sock != nil && s.sock.alive() && !s.so
 // Either way the request neither opens the stream on a shared socket
 // before a transaction nor gives back the socket of one.
 func (s *stream) Isolated() transport.Stream {
-	if s.Open() {
+	if s.Open() || s.own {
 		return apart{s}
 	}
 	return &stream{c: s.c, oneShot: true}
@@ -147,7 +158,7 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 	// A socket of its own goes back with the end of the unit of work,
 	// the server stream closed in the same burst (which also ends a
 	// transaction left open); so does a oneShot stream.
-	giveBack := end && (sk.slot.own || s.oneShot) && !closing
+	giveBack := end && (sk.slot.own && !s.own || s.oneShot) && !closing
 	if end && !giveBack && sk.version >= v3 && mayLeaveTx(reqs) {
 		s.reqs = append(s.reqs, codec.SocketRequest{Type: codec.SocketBatch, StreamID: s.id, Batch: rollbackInTx})
 	}
@@ -175,7 +186,11 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 	if opening {
 		ex.open = 0
 	}
+	led := sk.lead()
 	if sent, err := sk.send(ex, s.reqs, token); err != nil {
+		if led {
+			sk.yieldRead()
+		}
 		s.abort(opening)
 		if !sk.alive() {
 			s.forget()
@@ -187,7 +202,7 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 	}
 	s.sent(interrupted)
 	res.BytesSent = ex.wrote
-	if err := s.wait(ctx, ex); err != nil {
+	if err := s.wait(ctx, sk, ex, led); err != nil {
 		s.ex, s.abandoned = nil, ex
 		s.added = s.added[:0]
 		clear(s.reqs)
@@ -246,9 +261,14 @@ func mayLeaveTx(reqs []codec.StreamRequest) bool {
 	return false
 }
 
-// wait waits for every answer of ex, or until ctx ends or the client's
-// timeout passes, which it returns the cause of.
-func (s *stream) wait(ctx context.Context, ex *exchange) error {
+// wait waits for every answer of ex, sent on sk, or until ctx ends or the
+// client's timeout passes, which it returns the cause of. On a lockstep
+// socket whose read role the caller holds (led) or can take, it reads the
+// answers itself (lockstep.go).
+func (s *stream) wait(ctx context.Context, sk *socket, ex *exchange, led bool) error {
+	if led || sk.lead() {
+		return sk.readUntil(ctx, ex, s.c.timeout)
+	}
 	var expired <-chan time.Time
 	if d := s.c.timeout; d > 0 {
 		if s.timer == nil {
@@ -311,7 +331,7 @@ func (s *stream) bind(ctx context.Context, end bool) (*socket, bool, error) {
 	var err error
 	for range 2 { // a socket may die between acquire and openStream
 		acquire := s.c.acquire
-		if !end {
+		if !end || s.own {
 			acquire = s.c.acquireOwn
 		}
 		sk, aerr := acquire(ctx)

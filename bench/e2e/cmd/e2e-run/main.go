@@ -124,6 +124,9 @@ var (
 	peerWS         = variant{name: "peer/ws", peer: true, ws: true}
 	oursWS         = variant{name: "ours/ws", codec: "direct", ws: true, twin: direct.name}
 	oursWSProtobuf = variant{name: "ours/ws-protobuf", codec: "protobuf", ws: true, twin: protobuf.name}
+	// oursWSConn is ours/ws with a socket per connection (sockets=conn),
+	// against the shared sockets of ours/ws.
+	oursWSConn = variant{name: "ours/ws/conn", codec: "direct", ws: true, params: "&sockets=conn"}
 	// The WebSocket floors of (b) and (c): a hand-written hrana3 client,
 	// one request at a time on one stream; pointFloorWSPipelined, for
 	// information, pipelines (b)'s requests.
@@ -167,13 +170,13 @@ func workloads() []wl {
 				return []string{"-n", strconv.Itoa(workload.FixtureRows), "-iters", strconv.Itoa(c.scanIters)}
 			}, timeout: five},
 		{name: "point", label: "(b) point SELECT by primary key, sequential",
-			variants: clients(pointFloorWS, pointFloorWSPipelined),
+			variants: clients(oursWSConn, pointFloorWS, pointFloorWSPipelined),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.points)} }, timeout: five},
 		{name: "insert", label: "(c) prepared INSERTs in one transaction",
-			variants: clients(directDeferred, insertFloor, insertFloorWS),
+			variants: clients(oursWSConn, directDeferred, insertFloor, insertFloorWS),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.inserts)} }, timeout: five},
 		{name: "concurrent", label: "(d) concurrent point SELECTs",
-			variants: clients(),
+			variants: clients(oursWSConn),
 			args: func(c *config) []string {
 				return []string{"-n", "1", "-conc", strconv.Itoa(c.conc), "-duration", c.duration.String()}
 			},
