@@ -12,6 +12,11 @@
 // size and its pages keep their offsets. It hides the content; it does not
 // hide the size of the files, which blocks change and when, nor does it
 // detect tampering.
+//
+// vfs.go is the embedded module's only use of package unsafe: SQLite's VFS
+// and file method tables, as modernc.org/sqlite translates them, hold C
+// function pointers, which Go code can fill only by writing a func value
+// over the field's memory (as modernc.org/sqlite's own vfs package does).
 package encrypt
 
 import (
