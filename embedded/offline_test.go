@@ -262,50 +262,60 @@ func TestOfflineWritesConflicts(t *testing.T) {
 }
 
 // TestOfflineWritesAnswerLost: a proxy cuts the connection once sqld has
-// run the push and begun to answer; the next Sync applies nothing twice,
-// and a conflict the lost push recorded is still reported.
+// run the push and begun to answer, over each transport (over WebSocket
+// it unmasks the client's frames to find the push); the next Sync applies
+// nothing twice, and a conflict the lost push recorded is still reported.
 func TestOfflineWritesAnswerLost(t *testing.T) {
 	p := startSqld(t)
 	prim := primaryDB(t, p.URL())
-	mustExec(t, prim, "CREATE TABLE k (id INTEGER PRIMARY KEY, v TEXT)")
-	mustExec(t, prim, "CREATE TABLE log (v TEXT)") // no key: a second apply would show
-	proxy := newCutProxy(t, p.Addr(), "INSERT INTO libsql_offline_writes")
-	r, conflicts := openOffline(t, "", proxy.URL())
-	r.sync(t)
+	for name := range transports(p) {
+		t.Run(name, func(t *testing.T) {
+			k, log := "k_"+name, "log_"+name
+			mustExec(t, prim, "CREATE TABLE "+k+" (id INTEGER PRIMARY KEY, v TEXT)")
+			mustExec(t, prim, "CREATE TABLE "+log+" (v TEXT)") // no key: a second apply would show
+			proxy := newCutProxy(t, p.Addr(), "INSERT INTO libsql_offline_writes")
+			r, conflicts := openOffline(t, "", transports(proxy)[name])
+			r.sync(t)
 
-	mustExec(t, prim, "INSERT INTO k VALUES (7, 'primary')")
-	for i := range 10 {
-		mustExec(t, r.db, "INSERT INTO log VALUES (?)", fmt.Sprint("entry ", i))
-		if i == 4 {
-			mustExec(t, r.db, "INSERT INTO k VALUES (7, 'local')")
-		}
-	}
-	// The first batch fails on the conflict; the second, with it
-	// recorded, commits, and its answer is cut.
-	proxy.cut.Store(proxy.seen.Load() + 2)
-	if _, err := r.c.Sync(testCtx(t)); err == nil {
-		t.Fatal("the sync whose answer was cut succeeded")
-	}
-	if proxy.cuts.Load() != 1 {
-		t.Fatalf("%d connections cut", proxy.cuts.Load())
-	}
-	if n := one[int](t, prim, "SELECT count(*) FROM log"); n != 10 {
-		t.Fatalf("the cut push applied %d rows, want 10", n)
-	}
-	if len(conflicts.all()) != 0 {
-		t.Fatal("a conflict reported from a push whose answer was lost")
-	}
-	r.sync(t)
-	if n := one[int](t, prim, "SELECT count(*) FROM log"); n != 10 {
-		t.Fatalf("after the next sync: %d rows, want 10", n)
-	}
-	sameState(t, r, prim, "log")
-	got := conflicts.all()
-	if len(got) != 1 || got[0].SQL[0] != "INSERT INTO k VALUES (7, 'local')" || !strings.Contains(got[0].Err.Error(), "UNIQUE") {
-		t.Fatalf("conflicts %+v", got)
-	}
-	if st := r.c.Stats(); st.Pushed != 10 || st.Conflicts != 1 || st.Pending != 0 {
-		t.Fatalf("stats %+v", st)
+			mustExec(t, prim, "INSERT INTO "+k+" VALUES (7, 'primary')")
+			conflicting := "INSERT INTO " + k + " VALUES (7, 'local')"
+			for i := range 10 {
+				mustExec(t, r.db, "INSERT INTO "+log+" VALUES (?)", fmt.Sprint("entry ", i))
+				if i == 4 {
+					mustExec(t, r.db, conflicting)
+				}
+			}
+			// The first batch fails on the conflict; the second, with it
+			// recorded, commits, and its answer is cut.
+			proxy.cut.Store(proxy.seen.Load() + 2)
+			if _, err := r.c.Sync(testCtx(t)); err == nil {
+				t.Fatal("the sync whose answer was cut succeeded")
+			}
+			if proxy.cuts.Load() != 1 {
+				t.Fatalf("%d connections cut", proxy.cuts.Load())
+			}
+			if ws := proxy.wsCuts.Load() == 1; ws != (name == "ws") {
+				t.Fatalf("the cut connection was a WebSocket: %v", ws)
+			}
+			if n := one[int](t, prim, "SELECT count(*) FROM "+log); n != 10 {
+				t.Fatalf("the cut push applied %d rows, want 10", n)
+			}
+			if len(conflicts.all()) != 0 {
+				t.Fatal("a conflict reported from a push whose answer was lost")
+			}
+			r.sync(t)
+			if n := one[int](t, prim, "SELECT count(*) FROM "+log); n != 10 {
+				t.Fatalf("after the next sync: %d rows, want 10", n)
+			}
+			sameState(t, r, prim, log)
+			got := conflicts.all()
+			if len(got) != 1 || got[0].SQL[0] != conflicting || !strings.Contains(got[0].Err.Error(), "UNIQUE") {
+				t.Fatalf("conflicts %+v", got)
+			}
+			if st := r.c.Stats(); st.Pushed != 10 || st.Conflicts != 1 || st.Pending != 0 {
+				t.Fatalf("stats %+v", st)
+			}
+		})
 	}
 }
 
