@@ -48,35 +48,44 @@ func (r *Result) Release() {
 			r.resp.Bodies[i] = nil
 		}
 	}
+	size := r.clearValues()
 	r.resp.Pipeline.Reset()
 	r.resp.BytesSent, r.resp.BytesReceived = 0, 0
 	r.first, r.step = 0, 0
 	home := r.home
 	r.home = nil
-	if home != nil && home.spare.Load() == nil && r.clearValues() <= MaxSpareValues && home.spare.CompareAndSwap(nil, r) {
+	if home != nil && size <= MaxSpareValues && home.spare.CompareAndSwap(nil, r) {
 		return
 	}
 	resultPool.Put(r)
 }
 
-// clearValues zeroes the decoded values of every result r has capacity
-// for, so that a spare kept for a Conn's whole life pins no response body
-// they pointed into, and returns their capacity in bytes.
+// clearValues zeroes the values decoded into r, so that a spare kept for a
+// Conn's whole life pins no response body they pointed into, and returns
+// the capacity, in bytes, of all the values r holds. Only the values in use
+// are cleared, so that a small result costs little after a large one: the
+// rest were cleared when they were last in use (decoders write values only
+// below the length they leave).
 func (r *Result) clearValues() int {
 	n := 0
-	clearStmt := func(s *codec.StmtResult) {
-		v := s.Values[:cap(s.Values)]
-		clear(v)
-		n += len(v) * valueSize
-	}
-	for i := range r.resp.Pipeline.Results[:cap(r.resp.Pipeline.Results)] {
-		sr := &r.resp.Pipeline.Results[:cap(r.resp.Pipeline.Results)][i].Response
-		clearStmt(&sr.Result)
-		for j := range sr.Batch.Steps[:cap(sr.Batch.Steps)] {
-			clearStmt(&sr.Batch.Steps[:cap(sr.Batch.Steps)][j].Result)
+	results := r.resp.Pipeline.Results
+	for i := range results[:cap(results)] {
+		sr := &results[:cap(results)][i].Response
+		used := i < len(results)
+		if used {
+			clear(sr.Result.Values)
+		}
+		n += cap(sr.Result.Values)
+		steps := sr.Batch.Steps
+		for j := range steps[:cap(steps)] {
+			st := &steps[:cap(steps)][j].Result
+			if used && j < len(steps) {
+				clear(st.Values)
+			}
+			n += cap(st.Values)
 		}
 	}
-	return n
+	return n * valueSize
 }
 
 // ReleaseShared recycles the result but leaves its buffers to the garbage
