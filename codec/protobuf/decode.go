@@ -70,6 +70,26 @@ func grow[T any](s []T) []T {
 	return append(s, zero)
 }
 
+// growValues returns vals with room for the rows left in the input, once
+// the first row is known (rowValues values in rowBytes bytes, its key and
+// length included) and remaining bytes of the message are left: a decode
+// into an empty slice (a Result the pool lost) then allocates one slice of
+// about the right size, as the direct codec's does, rather than a chain of
+// append's steps, whose discarded copies add up to several times the final
+// slice (27.8 MB against 6.9 MB for a 20,000-row, 6-column result). It allows
+// 1/8 for rows longer than the first, and grows by at least 1.25x, which
+// keeps appending amortized O(1) when the first row was unusually long.
+func growValues(vals []codec.Value, rowValues, rowBytes, remaining int) []codec.Value {
+	newCap := max(cap(vals)+cap(vals)/4, 16)
+	if rowValues > 0 {
+		rows := remaining/rowBytes + 1
+		newCap = max(newCap, len(vals)+(rows+rows/8)*rowValues)
+	}
+	grown := make([]codec.Value, len(vals), newCap)
+	copy(grown, vals)
+	return grown
+}
+
 func resetStmtResult(r *codec.StmtResult) {
 	*r = codec.StmtResult{Cols: r.Cols[:0], Values: r.Values[:0]}
 }
@@ -235,6 +255,7 @@ func stmtResult(b []byte, i int, r *codec.StmtResult) error {
 	cols, vals := r.Cols, r.Values
 	defer func() { r.Cols, r.Values = cols, vals }()
 	rowLen, firstRow, badRow := -1, -1, -1
+	rowBytes := 0 // the first row's length in the input, once known
 	for i < len(b) {
 		at := i
 		num, wt, j, err := uint64(2), uint8(wireLen), i+1, error(nil)
@@ -256,10 +277,13 @@ func stmtResult(b []byte, i int, r *codec.StmtResult) error {
 			var s, e int
 			if s, e, err = lenField(b, j, at, wt, "rows"); err == nil {
 				before := len(vals)
+				if rowBytes > 0 && cap(vals)-before < rowLen {
+					vals = growValues(vals, rowLen, rowBytes, len(b)-at)
+				}
 				if vals, err = row(b[:e], s, vals); err == nil {
 					switch n := len(vals) - before; {
 					case rowLen < 0:
-						rowLen, firstRow = n, at
+						rowLen, firstRow, rowBytes = n, at, e-at
 					case n != rowLen && badRow < 0:
 						badRow = at
 					}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/transport"
@@ -32,6 +33,14 @@ type Conn struct {
 	linger    bool // see Linger
 	tr        Tracer
 	treq      Request // the request being traced
+	// spare is the Result of the Conn's last operation, released, whose
+	// capacity the next one decodes into (see newResult). It is not left to
+	// resultPool, which the garbage collector empties: in a busy process a
+	// large result's values would be allocated again on every query. It
+	// holds at most MaxSpareValues bytes of values, and buffers of at most
+	// maxPooledBody bytes. Atomic, since rows may be closed on a goroutine
+	// other than the one running the next operation.
+	spare atomic.Pointer[Result]
 }
 
 // MaxSetup bounds the settings a Conn replays on every new stream.
@@ -160,6 +169,17 @@ func (c *Conn) sendOn(ctx context.Context, s transport.Stream, setup []codec.Str
 	return c.exchange(ctx, s, setup, end, idx)
 }
 
+// newResult returns the Conn's spare Result, or one from the pool, to come
+// back as the spare on Release.
+func (c *Conn) newResult() *Result {
+	r := c.spare.Swap(nil)
+	if r == nil {
+		r = NewResult()
+	}
+	r.home = c
+	return r
+}
+
 // exchange is sendOn, untraced.
 func (c *Conn) exchange(ctx context.Context, s transport.Stream, setup []codec.StreamRequest, end bool, idx uint64) (*Result, error) {
 	reqs := c.reqs
@@ -167,7 +187,7 @@ func (c *Conn) exchange(ctx context.Context, s transport.Stream, setup []codec.S
 		c.all = append(append(c.all[:0], setup...), c.reqs...)
 		reqs = c.all
 	}
-	res := NewResult()
+	res := c.newResult()
 	sctx := c.bound(ctx, idx)
 	err := s.Send(sctx, reqs, end, res.Response())
 	if c.tr != nil {

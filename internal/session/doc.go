@@ -27,5 +27,9 @@
 //
 // A Result owns its decoded response and the buffers it points into;
 // Release recycles both, and ReleaseShared leaves the buffers to the
-// garbage collector for a caller that handed out memory sharing them.
+// garbage collector for a caller that handed out memory sharing them. A
+// Conn's operations decode into the Result its last operation released
+// (up to MaxSpareValues of decoded values), so that a large result's
+// capacity is reused from one query to the next whatever the garbage
+// collector does.
 package session
