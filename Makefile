@@ -3,9 +3,10 @@
 #             root module with the oldest Go it supports (compat), unit tests,
 #             the examples per tool against a throwaway sqld (examples), the
 #             embedded replica's and the OpenTelemetry adapter's tests
-#             against sqld processes of their own (embedded, otel), then the
-#             integration tests against a real sqld in a container (installs
-#             and starts Docker if needed).
+#             against sqld processes of their own (embedded, otel) and, at
+#             the same time (make servers), the integration tests against a
+#             real sqld in a container (installs and starts Docker if
+#             needed).
 # make demo   runs examples/quickstart against a throwaway local sqld.
 
 SHELL := bash
@@ -21,7 +22,16 @@ ITEST_ENV := LIBSQL_ITEST_IMAGE=$(IMAGE) LIBSQL_ITEST_NETWORK=host \
 
 .PHONY: test docker-early fmt-check size-check tidy-check build vet lint compat unit itest docker image demo embedded otel fetch-check
 
-test: docker-early fmt-check size-check tidy-check build vet lint compat unit examples embedded otel fetch-check itest
+test: docker-early fmt-check size-check tidy-check build vet lint compat unit servers
+
+# make servers   the suites against servers, two groups at once (each
+#                group's in order; scripts/together.sh prefixes each line
+#                with its group): the examples, the embedded replica's,
+#                the OpenTelemetry adapter's and fetch-check, beside the
+#                integration tests, which spend most of their time waiting.
+.PHONY: servers
+servers:
+	@scripts/together.sh "examples embedded otel fetch-check" "itest"
 
 # docker-early starts the Docker engine in the background (installing it if
 # need be; log in .cache/docker-early.log) while the checks before itest
