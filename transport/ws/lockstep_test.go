@@ -129,3 +129,26 @@ func TestSocketPerStream(t *testing.T) {
 		t.Fatalf("the first socket received %q: want hello, open_stream, two executes", got)
 	}
 }
+
+// TestTimeoutBeforeSend: a request whose client timeout runs out before it
+// is written (here 1 ns) is not sent: it fails Safe with a deadline, on a
+// shared socket and on one of its own alike, however fast the server
+// would have answered.
+func TestTimeoutBeforeSend(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		sockets int
+	}{{"shared", 0}, {"own", -1}} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t)
+			c := newFakeClient(t, f, func(o *options) { o.Sockets = tt.sockets; o.Timeout = time.Nanosecond })
+			for i := range 20 {
+				s := c.NewStream()
+				_, err := execute(context.Background(), s, "fast")
+				if !errors.Is(err, context.DeadlineExceeded) || !isSafe(err) {
+					t.Fatalf("request %d: %v, want a Safe deadline", i, err)
+				}
+			}
+		})
+	}
+}

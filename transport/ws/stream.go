@@ -120,6 +120,7 @@ func (s *stream) Version(ctx context.Context) (int, error) {
 // way the server stream is gone, and a request on a stream whose socket
 // died earlier fails Safe and Resend (see Lost).
 func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool, res *transport.Response) error {
+	start := time.Now()
 	res.BytesSent, res.BytesReceived = 0, 0
 	if err := s.usable(); err != nil {
 		return err
@@ -175,6 +176,13 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 	if terr != nil {
 		s.abort(opening)
 		return terr
+	}
+	if d := s.c.timeout; d > 0 && time.Since(start) >= d {
+		// The client's timeout ran out before anything was written (one
+		// shorter than binding a socket): an answer read now would be
+		// late however fast it came, so the request is not sent.
+		s.abort(opening)
+		return &transport.Error{Message: "request failed", Safe: true, Err: errTimeout}
 	}
 	ex := s.exchange()
 	ex.reset(len(s.reqs), res.Bodies)
