@@ -54,16 +54,23 @@ func offlineCrashHelper(path, url string) int {
 // of a push of 1,000 local transactions and of the long pull that follows
 // leaves the primary with each transaction at most once; the last process
 // pushes the rest, and the primary then has each exactly once and the
-// local file equals it.
+// local file equals it. Over each transport of the primary.
 func TestOfflineWritesCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("processes killed at several points")
 	}
+	for _, transport := range []string{"http", "ws"} {
+		t.Run(transport, func(t *testing.T) { offlineCrash(t, transport) })
+	}
+}
+
+func offlineCrash(t *testing.T, transport string) {
 	p := startSqld(t)
 	prim := primaryDB(t, p.URL())
+	url := transports(p)[transport]
 	mustExec(t, prim, "CREATE TABLE log (v TEXT)")
 	path := t.TempDir() + "/replica.db"
-	r, _ := openOffline(t, path, p.URL())
+	r, _ := openOffline(t, path, url)
 	r.sync(t)
 	r.close()
 	// A long pull: frames the replica has not seen.
@@ -81,7 +88,7 @@ func TestOfflineWritesCrash(t *testing.T) {
 	delays := []time.Duration{beforeSync, 0, 20 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond, pushed, 10 * time.Millisecond, finish}
 	for run, delay := range delays {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), offlineCrashEnv+"="+path, crashURLEnv+"="+p.URL())
+		cmd.Env = append(os.Environ(), offlineCrashEnv+"="+path, crashURLEnv+"="+url)
 		if delay == beforeSync {
 			cmd.Env = append(cmd.Env, offlineWritesEnv+"="+strconv.Itoa(writes))
 		}
@@ -125,7 +132,7 @@ func TestOfflineWritesCrash(t *testing.T) {
 	if n := one[int](t, prim, "SELECT count(*) FROM log"); n != writes {
 		t.Fatalf("the primary has %d rows, want %d", n, writes)
 	}
-	r, conflicts := openOffline(t, path, p.URL())
+	r, conflicts := openOffline(t, path, url)
 	if st := r.c.Stats(); st.Pending != 0 {
 		t.Fatalf("%d transactions pending after the last run", st.Pending)
 	}
