@@ -22,16 +22,16 @@ ITEST_ENV := LIBSQL_ITEST_IMAGE=$(IMAGE) LIBSQL_ITEST_NETWORK=host \
 
 .PHONY: test docker-early fmt-check size-check tidy-check build vet lint compat unit itest docker image demo embedded otel fetch-check
 
-test: docker-early fmt-check size-check tidy-check build vet lint compat unit servers
+test: docker-early fmt-check size-check tidy-check build vet lint compat servers
 
-# make servers   the suites against servers, two groups at once (each
-#                group's in order; scripts/together.sh prefixes each line
-#                with its group): the examples, the embedded replica's,
-#                the OpenTelemetry adapter's and fetch-check, beside the
+# make servers   the tests, in two groups at once (each group's in order;
+#                scripts/together.sh prefixes each line with its group):
+#                the unit tests, the examples, the embedded replica's, the
+#                OpenTelemetry adapter's and fetch-check, beside the
 #                integration tests, which spend most of their time waiting.
 .PHONY: servers
 servers:
-	@scripts/together.sh "examples embedded otel fetch-check" "itest"
+	@scripts/together.sh "unit examples embedded otel fetch-check" "itest"
 
 # docker-early starts the Docker engine in the background (installing it if
 # need be; log in .cache/docker-early.log) while the checks before itest

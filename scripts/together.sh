@@ -3,7 +3,7 @@
 # after another, every output line prefixed with its group's name; exits
 # non-zero if any group failed, after all have ended, naming them.
 #
-#   scripts/together.sh "examples embedded otel fetch-check" "itest"
+#   scripts/together.sh "unit examples embedded otel fetch-check" "itest"
 #
 # make test uses it to run the suites that wait on servers (the integration
 # tests mostly wait: on containers, on sqld's timers, on faults) beside the

@@ -32,6 +32,7 @@ func main() {
 			"point-floor-ws":           ceiling.PointFloorWS,
 			"point-floor-ws-pipelined": ceiling.PointFloorWSPipelined,
 			"insert-floor-ws":          ceiling.InsertFloorWS,
+			"concurrent-floor-ws":      ceiling.ConcurrentFloorWS,
 		},
 	})
 }

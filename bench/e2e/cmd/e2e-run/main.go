@@ -133,6 +133,9 @@ var (
 	pointFloorWS          = variant{name: "floor/ws", worker: "point-floor-ws", ws: true}
 	insertFloorWS         = variant{name: "floor/ws", worker: "insert-floor-ws", ws: true}
 	pointFloorWSPipelined = variant{name: "floor/ws-pipelined", worker: "point-floor-ws-pipelined", ws: true}
+	// concurrentFloorWS bounds (d): (b)'s floor client on as many sockets
+	// as (d) has goroutines, each one request at a time.
+	concurrentFloorWS = variant{name: "floor/ws", worker: "concurrent-floor-ws", ws: true}
 )
 
 // ours are this driver's codecs over HTTP, and oursWSAll the driver over
@@ -176,7 +179,7 @@ func workloads() []wl {
 			variants: clients(oursWSConn, directDeferred, insertFloor, insertFloorWS),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.inserts)} }, timeout: five},
 		{name: "concurrent", label: "(d) concurrent point SELECTs",
-			variants: clients(oursWSConn),
+			variants: clients(oursWSConn, concurrentFloorWS),
 			args: func(c *config) []string {
 				return []string{"-n", "1", "-conc", strconv.Itoa(c.conc), "-duration", c.duration.String()}
 			},

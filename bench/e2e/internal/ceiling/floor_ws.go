@@ -385,3 +385,81 @@ func (s *wsStream) pipeline(reqs []wsRequest, check func(i int, res *codec.Socke
 	}
 	return <-written
 }
+
+// ConcurrentFloorWS bounds workload (d) over WebSocket: o.Conc goroutines,
+// each with a socket and a stream of its own, doing the point SELECTs of
+// (b) one at a time for o.Duration (after a warm-up of a twentieth of it).
+// Rate is queries/s; latencies are each query's.
+func ConcurrentFloorWS(ctx context.Context, base string, o workload.Options) (workload.Result, error) {
+	r := workload.Result{Workload: "concurrent-floor-ws"}
+	_, keys := workload.PointKeys(workload.Options{N: 1 << 14, Seed: o.Seed})
+	type client struct {
+		s    *wsStream
+		reqs []wsRequest
+		want []int64
+		lat  []time.Duration
+	}
+	clients := make([]*client, o.Conc)
+	for g := range clients {
+		s, err := dialStream(ctx, base)
+		if err != nil {
+			return r, err
+		}
+		defer s.close()
+		// Each goroutine starts at its own place in the keys.
+		ks := append(append([]int64(nil), keys[g*len(keys)/o.Conc:]...), keys[:g*len(keys)/o.Conc]...)
+		reqs, want, err := s.points(ks)
+		if err != nil {
+			return r, err
+		}
+		clients[g] = &client{s: s, reqs: reqs, want: want, lat: make([]time.Duration, 0, 1<<16)}
+	}
+	run := func(d time.Duration, record bool) error {
+		deadline := time.Now().Add(d)
+		errs := make(chan error, len(clients))
+		for _, c := range clients {
+			go func() {
+				for i := 0; ; i++ {
+					t := time.Now()
+					if !t.Before(deadline) {
+						errs <- nil
+						return
+					}
+					q := i % len(c.reqs)
+					res, err := c.s.roundTrip(c.reqs[q])
+					if err == nil {
+						err = checkPoint(res, c.want[q])
+					}
+					if err != nil {
+						errs <- err
+						return
+					}
+					if record {
+						c.lat = append(c.lat, time.Since(t))
+					}
+				}
+			}()
+		}
+		var first error
+		for range clients {
+			if err := <-errs; err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	if err := run(o.Duration/20, false); err != nil {
+		return r, err
+	}
+	m := workload.Begin()
+	if err := run(o.Duration, true); err != nil {
+		return r, err
+	}
+	var all []time.Duration
+	for _, c := range clients {
+		all = append(all, c.lat...)
+	}
+	m.End(&r, int64(len(all)))
+	r.SetLatencies(all)
+	return r, nil
+}
