@@ -34,6 +34,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 
+	"github.com/gohrana/libsql/embedded/internal/durable"
 	"golang.org/x/crypto/argon2"
 )
 
@@ -239,24 +240,12 @@ func newKeyFile(kf, passphrase string, k *Key) ([]byte, error) {
 		err = os.Rename(tmp.Name(), kf)
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(kf))
+		err = durable.SyncDir(filepath.Dir(kf))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("embedded: write the key file: %w", err)
 	}
 	return b, nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // check is the key check value: an HMAC of a fixed label, which tells a

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/gohrana/libsql/embedded/internal/durable"
 	"github.com/gohrana/libsql/embedded/internal/encrypt"
 )
 
@@ -242,7 +243,7 @@ func SaveBase(path string, key *encrypt.Key) error {
 		err = os.Rename(tmp.Name(), BasePath(path))
 	}
 	if err == nil {
-		err = syncDir(filepath.Dir(path))
+		err = durable.SyncDir(filepath.Dir(path))
 	}
 	return err
 }
@@ -253,18 +254,6 @@ func RemoveBase(path string) error {
 	err := os.Remove(BasePath(path))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
-	}
-	return err
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
 	}
 	return err
 }

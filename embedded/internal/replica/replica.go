@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gohrana/libsql/embedded/internal/durable"
 	"github.com/gohrana/libsql/embedded/internal/encrypt"
 	"github.com/gohrana/libsql/embedded/internal/localdb"
 	"github.com/gohrana/libsql/embedded/internal/replog"
@@ -467,7 +468,7 @@ func (r *Replicator) swapIn(ctx context.Context, path string) error {
 	}
 	renameErr := os.Rename(path, r.cfg.Path)
 	if renameErr == nil {
-		renameErr = syncDir(dirOf(r.cfg.Path))
+		renameErr = durable.SyncDir(dirOf(r.cfg.Path))
 	}
 	f, err := localdb.OpenKey(ctx, r.cfg.Path, r.cfg.Key)
 	if err != nil {
