@@ -62,20 +62,7 @@ func (c *conn) offlineExec(ctx context.Context, query string, st *sqlscan.Statem
 	if err != nil || !write {
 		return nil, err != nil, err
 	}
-	o := c.c.off
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	conn, err := o.begin(ctx)
-	if err != nil {
-		return nil, true, err
-	}
-	t := localTx{o: o, conn: conn}
-	res, err := t.exec(ctx, query, st, args)
-	if err == nil {
-		err = o.finish(ctx, conn, t.stmts)
-	} else {
-		o.end(conn, false) // after a broken one, a ROLLBACK that finds none
-	}
+	res, err := autocommit(ctx, c.c.off, func(t *localTx) (driver.Result, error) { return t.exec(ctx, query, st, args) })
 	return res, true, err
 }
 
@@ -90,21 +77,29 @@ func (c *conn) offlineQuery(ctx context.Context, query string, st *sqlscan.State
 	if err != nil || !write {
 		return nil, err != nil, err
 	}
-	o := c.c.off
+	rows, err := autocommit(ctx, c.c.off, func(t *localTx) (driver.Rows, error) { return t.query(ctx, query, st, args) })
+	return rows, true, err
+}
+
+// autocommit runs one statement outside a transaction as a local
+// transaction of its own: under the local write lock, committed with its
+// queue entry, or rolled back if it failed.
+func autocommit[R any](ctx context.Context, o *offline, run func(t *localTx) (R, error)) (R, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	conn, err := o.begin(ctx)
 	if err != nil {
-		return nil, true, err
+		var none R
+		return none, err
 	}
-	t := localTx{o: o, conn: conn}
-	rows, err := t.query(ctx, query, st, args)
+	t := &localTx{o: o, conn: conn}
+	r, err := run(t)
 	if err == nil {
 		err = o.finish(ctx, conn, t.stmts)
 	} else {
 		o.end(conn, false) // after a broken one, a ROLLBACK that finds none
 	}
-	return rows, true, err
+	return r, err
 }
 
 // offlineBegin begins a local transaction: it holds the local write lock
