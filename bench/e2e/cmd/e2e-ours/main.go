@@ -33,6 +33,7 @@ func main() {
 			"point-floor-ws-pipelined": ceiling.PointFloorWSPipelined,
 			"insert-floor-ws":          ceiling.InsertFloorWS,
 			"concurrent-floor-ws":      ceiling.ConcurrentFloorWS,
+			"concurrent-floor-ws-sql":  ceiling.ConcurrentFloorWSSQL,
 		},
 	})
 }

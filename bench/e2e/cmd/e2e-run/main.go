@@ -136,6 +136,9 @@ var (
 	// concurrentFloorWS bounds (d): (b)'s floor client on as many sockets
 	// as (d) has goroutines, each one request at a time.
 	concurrentFloorWS = variant{name: "floor/ws", worker: "concurrent-floor-ws", ws: true}
+	// concurrentFloorWSSQL is concurrentFloorWS behind the thinnest
+	// database/sql driver: (d) as far as database/sql lets a driver go.
+	concurrentFloorWSSQL = variant{name: "floor/ws-sql", worker: "concurrent-floor-ws-sql", ws: true}
 )
 
 // ours are this driver's codecs over HTTP, and oursWSAll the driver over
@@ -179,7 +182,7 @@ func workloads() []wl {
 			variants: clients(oursWSConn, directDeferred, insertFloor, insertFloorWS),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.inserts)} }, timeout: five},
 		{name: "concurrent", label: "(d) concurrent point SELECTs",
-			variants: clients(oursWSConn, concurrentFloorWS),
+			variants: clients(oursWSConn, concurrentFloorWS, concurrentFloorWSSQL),
 			args: func(c *config) []string {
 				return []string{"-n", "1", "-conc", strconv.Itoa(c.conc), "-duration", c.duration.String()}
 			},
@@ -345,7 +348,7 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 				n := len(w.variants)
 				for i := range n {
 					v := w.variants[(i+r-1)%n]
-					res := runOne(ctx, c, w, v, ours, peerBin, srv.URL())
+					res := runOne(ctx, c, w, v, ours, peerBin, srv.URL(), srv.Pid())
 					res.Round = r
 					rep.Results = append(rep.Results, res)
 					logf("round %d/%d %-10s %-19s %s", r, rounds, w.name, v.name, brief(res))
@@ -370,7 +373,7 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 
 // runOne runs one workload in a fresh worker process and returns its
 // result; a failure to run becomes the result's Error.
-func runOne(ctx context.Context, c *config, w wl, v variant, ours, peerBin, base string) workload.Result {
+func runOne(ctx context.Context, c *config, w wl, v variant, ours, peerBin, base string, serverPID int) workload.Result {
 	res := workload.Result{Workload: w.name, Variant: v.name}
 	bin, dsn, name := ours, v.dsn(base), w.name
 	if v.peer {
@@ -381,7 +384,7 @@ func runOne(ctx context.Context, c *config, w wl, v variant, ours, peerBin, base
 	}
 	timeout := w.timeout(c)
 	args := append([]string{"-dsn", dsn, "-workload", name, "-seed", strconv.FormatUint(c.seed, 10),
-		"-timeout", timeout.String()}, w.args(c)...)
+		"-timeout", timeout.String(), "-server-pid", strconv.Itoa(serverPID)}, w.args(c)...)
 	ctx, cancel := context.WithTimeout(ctx, timeout+30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -438,7 +441,11 @@ func brief(r workload.Result) string {
 	if r.P50Micros > 0 {
 		s += fmt.Sprintf(", p50 %.0fµs p99 %.0fµs", r.P50Micros, r.P99Micros)
 	}
-	return s + fmt.Sprintf(", %.2fµs CPU, %.1f allocs, %.0f B per row", r.CPUNsPerRow/1e3, r.AllocsPerRow, r.BytesPerRow)
+	s += fmt.Sprintf(", %.2fµs CPU, %.1f allocs, %.0f B per row", r.CPUNsPerRow/1e3, r.AllocsPerRow, r.BytesPerRow)
+	if r.ServerCPUNsPerRow > 0 {
+		s += fmt.Sprintf(", sqld %.2fµs CPU", r.ServerCPUNsPerRow/1e3)
+	}
+	return s
 }
 
 // shellJoin quotes args for a POSIX shell where needed.

@@ -40,19 +40,21 @@ type report struct {
 
 // summary is the median over rounds of one workload and variant.
 type summary struct {
-	Workload     string    `json:"workload"`
-	Variant      string    `json:"variant"`
-	Runs         int       `json:"runs"`
-	Failed       int       `json:"failed"`
-	Error        string    `json:"error,omitempty"` // of the last failed run
-	Rate         float64   `json:"rate"`
-	P50Micros    float64   `json:"p50_us,omitempty"`
-	P99Micros    float64   `json:"p99_us,omitempty"`
-	CPUNsPerRow  float64   `json:"cpu_ns_per_row"`
-	AllocsPerRow float64   `json:"allocs_per_row"`
-	BytesPerRow  float64   `json:"bytes_per_row"`
-	MaxRSSKB     float64   `json:"max_rss_kb"`
-	Rates        []float64 `json:"rates"`
+	Workload     string  `json:"workload"`
+	Variant      string  `json:"variant"`
+	Runs         int     `json:"runs"`
+	Failed       int     `json:"failed"`
+	Error        string  `json:"error,omitempty"` // of the last failed run
+	Rate         float64 `json:"rate"`
+	P50Micros    float64 `json:"p50_us,omitempty"`
+	P99Micros    float64 `json:"p99_us,omitempty"`
+	CPUNsPerRow  float64 `json:"cpu_ns_per_row"`
+	AllocsPerRow float64 `json:"allocs_per_row"`
+	BytesPerRow  float64 `json:"bytes_per_row"`
+	MaxRSSKB     float64 `json:"max_rss_kb"`
+	// ServerCPUNsPerRow is sqld's CPU time per row (0: not measured).
+	ServerCPUNsPerRow float64   `json:"server_cpu_ns_per_row,omitempty"`
+	Rates             []float64 `json:"rates"`
 }
 
 func (rep *report) summarize(ws []wl) {
@@ -60,7 +62,7 @@ func (rep *report) summarize(ws []wl) {
 	for _, w := range ws {
 		for _, v := range w.variants {
 			s := summary{Workload: w.name, Variant: v.name}
-			var p50, p99, cpu, allocs, bytes, rss []float64
+			var p50, p99, cpu, allocs, bytes, rss, srvCPU []float64
 			for _, r := range rep.Results {
 				if r.Workload != w.name || r.Variant != v.name {
 					continue
@@ -78,6 +80,9 @@ func (rep *report) summarize(ws []wl) {
 				allocs = append(allocs, r.AllocsPerRow)
 				bytes = append(bytes, r.BytesPerRow)
 				rss = append(rss, float64(r.MaxRSSKB))
+				if r.ServerCPUNsPerRow > 0 {
+					srvCPU = append(srvCPU, r.ServerCPUNsPerRow)
+				}
 			}
 			if s.Runs == 0 {
 				continue // not run (or not yet): no cells rather than a failure
@@ -85,6 +90,7 @@ func (rep *report) summarize(ws []wl) {
 			s.Rate, s.P50Micros, s.P99Micros = workload.Median(s.Rates), workload.Median(p50), workload.Median(p99)
 			s.CPUNsPerRow, s.AllocsPerRow = workload.Median(cpu), workload.Median(allocs)
 			s.BytesPerRow, s.MaxRSSKB = workload.Median(bytes), workload.Median(rss)
+			s.ServerCPUNsPerRow = workload.Median(srvCPU)
 			rep.Medians = append(rep.Medians, s)
 		}
 	}
@@ -237,6 +243,13 @@ func wsRows(t mainTable, wd wl) {
 	case wd.name == "insert":
 		t.bound(wd.name, "(c) WebSocket floor: one request per INSERT on one stream, a hand-written hrana3 client, no database/sql",
 			rateCell(f)+" rows/s", "÷ this floor", f, rateOf, "floor ÷ "+t.peer+": "+ratioCell(f, p, rateOf))
+	case wd.name == "concurrent":
+		t.bound(wd.name, "(d) WebSocket floor: (b)'s floor client on a socket per goroutine, no database/sql",
+			rateCell(f)+" queries/s", "÷ this floor", f, rateOf, "floor ÷ "+t.peer+": "+ratioCell(f, p, rateOf))
+	}
+	if q := t.rep.get(wd.name, concurrentFloorWSSQL.name); wd.name == "concurrent" && q != nil {
+		t.bound(wd.name, "(d) database/sql's floor: the same client behind the thinnest database/sql driver, in JSON",
+			rateCell(q)+" queries/s", "÷ this floor", q, rateOf, "floor ÷ "+t.peer+": "+ratioCell(q, p, rateOf))
 	}
 	if q := t.rep.get(wd.name, pointFloorWSPipelined.name); wd.name == "point" && q != nil {
 		label := "(b) the WebSocket floor with its requests pipelined (for information): fails: " + q.Error
@@ -309,13 +322,13 @@ func printReport(w io.Writer, rep *report) {
 	printGzip(w, rep)
 
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Client cost per row (per query for (b) and (d)), medians; CPU is the client process's user+system time (getrusage), allocations from runtime.MemStats, both over the measured part only:")
+	fmt.Fprintln(w, "Client cost per row (per query for (b) and (d)), medians; CPU is the client process's user+system time (getrusage), allocations from runtime.MemStats, both over the measured part only; sqld CPU is the server's user+system time over the same part (/proc, Linux), which shares the machine's cores with the client:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| workload | variant | CPU µs/row | CPU ÷ ours/direct | allocs/row | B/row | max RSS MB | runs (failed) | rates per run |")
-	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|---|")
+	fmt.Fprintln(w, "| workload | variant | CPU µs/row | CPU ÷ ours/direct | allocs/row | B/row | max RSS MB | sqld CPU µs/row | runs (failed) | rates per run |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|---|")
 	for _, s := range rep.Medians {
 		if !s.ok() {
-			fmt.Fprintf(w, "| %s | %s | fails: %s | | | | | %d (%d) | |\n", s.Workload, s.Variant, s.Error, s.Runs, s.Failed)
+			fmt.Fprintf(w, "| %s | %s | fails: %s | | | | | | %d (%d) | |\n", s.Workload, s.Variant, s.Error, s.Runs, s.Failed)
 			continue
 		}
 		rates := make([]string, len(s.Rates))
@@ -326,8 +339,12 @@ func printReport(w io.Writer, rep *report) {
 		if s.Variant != direct.name {
 			vsDirect = ratioCell(&s, rep.get(s.Workload, direct.name), cpuOf)
 		}
-		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %.1f | %s | %.0f | %d (%d) | %s |\n", s.Workload, s.Variant,
-			s.CPUNsPerRow/1e3, vsDirect, s.AllocsPerRow, fmtInt(s.BytesPerRow), s.MaxRSSKB/1024, s.Runs, s.Failed, strings.Join(rates, ", "))
+		srvCPU := ""
+		if s.ServerCPUNsPerRow > 0 {
+			srvCPU = fmt.Sprintf("%.2f", s.ServerCPUNsPerRow/1e3)
+		}
+		fmt.Fprintf(w, "| %s | %s | %.2f | %s | %.1f | %s | %.0f | %s | %d (%d) | %s |\n", s.Workload, s.Variant,
+			s.CPUNsPerRow/1e3, vsDirect, s.AllocsPerRow, fmtInt(s.BytesPerRow), s.MaxRSSKB/1024, srvCPU, s.Runs, s.Failed, strings.Join(rates, ", "))
 	}
 	for _, s := range rep.Medians {
 		if s.ok() && s.Failed > 0 {

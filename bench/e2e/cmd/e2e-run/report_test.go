@@ -33,6 +33,7 @@ func TestReport(t *testing.T) {
 		w, v      string
 		rate, p50 float64
 		cpu       float64 // ns per row
+		srvCPU    float64 // the server's, ns per row
 		rssMB     int64
 		err       string
 	}
@@ -90,6 +91,8 @@ func TestReport(t *testing.T) {
 				run{w: "concurrent", v: "ours/ws", rate: 4000},
 				run{w: "concurrent", v: "ours/ws-protobuf", rate: 2000},
 				run{w: "concurrent", v: "peer/ws", rate: 2000},
+				run{w: "concurrent", v: "floor/ws", rate: 5000},
+				run{w: "concurrent", v: "floor/ws-sql", rate: 4000, srvCPU: 150e3},
 				run{w: "scan1m", v: "ours/ws", rate: 9e4, rssMB: 20},
 			),
 			want: []string{
@@ -101,6 +104,9 @@ func TestReport(t *testing.T) {
 				"| (c) prepared INSERTs in one transaction | rows/s | 3,000 | 3,300 | 1,500 | 2.00x | 2.20x |",
 				"| (c) WebSocket floor: one request per INSERT on one stream, a hand-written hrana3 client, no database/sql: 6,000 rows/s | ÷ this floor | 0.50x | 0.55x | 0.25x | floor ÷ peer/ws: 4.00x |  |",
 				"| (d) concurrent point SELECTs, 16 goroutines, 10s | queries/s | 4,000 | 2,000 | 2,000 | 2.00x | 1.00x |",
+				"| (d) WebSocket floor: (b)'s floor client on a socket per goroutine, no database/sql: 5,000 queries/s | ÷ this floor | 0.80x | 0.40x | 0.40x | floor ÷ peer/ws: 2.50x |  |",
+				"| (d) database/sql's floor: the same client behind the thinnest database/sql driver, in JSON: 4,000 queries/s | ÷ this floor | 1.00x | 0.50x | 0.50x | floor ÷ peer/ws: 2.00x |  |",
+				"| concurrent | floor/ws-sql | 0.00 |  | 0.0 | 0 | 0 | 150.00 | 3 (0) | 3,600, 4,000, 20,000 |",
 				"WebSocket targets (issue 19), on the medians:",
 				"| target | ours/ws | ours/ws-protobuf |",
 				"| (a) rows/s >= 0.95x the same codec over HTTP (ours/direct's, ours/protobuf's) | 0.90x: **FAIL** | n/a |",
@@ -166,7 +172,7 @@ func TestReport(t *testing.T) {
 			for _, f := range []float64{0.9, 1, 5} {
 				for _, r := range c.runs {
 					rep.Results = append(rep.Results, workload.Result{Workload: r.w, Variant: r.v, Rate: r.rate * f,
-						P50Micros: r.p50, CPUNsPerRow: r.cpu, MaxRSSKB: r.rssMB * 1024, Error: r.err})
+						P50Micros: r.p50, CPUNsPerRow: r.cpu, MaxRSSKB: r.rssMB * 1024, ServerCPUNsPerRow: r.srvCPU, Error: r.err})
 				}
 			}
 			rep.summarize(workloads())

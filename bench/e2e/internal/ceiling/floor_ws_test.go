@@ -18,7 +18,8 @@ import (
 )
 
 // fakePointServer answers hello, open_stream and point SELECTs as sqld
-// does, with column a off by one for the request whose id is badID. From
+// does (fixture rows), with column a off by one for the request whose id
+// is badID on each socket. From
 // request id from on, it answers each group of `group` requests in reverse
 // order (before, one by one: the warm-up is lockstep).
 func fakePointServer(t *testing.T, from int32, group int, badID int32) string {
@@ -58,12 +59,12 @@ func fakePointServer(t *testing.T, from int32, group int, badID int32) string {
 				answer = fmt.Sprintf(`{"type":"response_ok","request_id":%d,"response":{"type":"open_stream"}}`, m.RequestID)
 			case m.Request.Type == "execute" && len(m.Request.Stmt.Args) == 1:
 				id, _ := strconv.Atoi(m.Request.Stmt.Args[0].Value)
-				a := fixture.MakeRow(id).A
+				row := fixture.MakeRow(id)
 				if m.RequestID == badID {
-					a++
+					row.A++
 				}
-				answer = fmt.Sprintf(`{"type":"response_ok","request_id":%d,"response":{"type":"execute","result":{"cols":[%s],"rows":[[{"type":"integer","value":"%d"}%s]],"affected_row_count":0}}}`,
-					m.RequestID, `{"name":"a"}`+strings.Repeat(`,{"name":"x"}`, 5), a, strings.Repeat(`,{"type":"null"}`, 5))
+				answer = fmt.Sprintf(`{"type":"response_ok","request_id":%d,"response":{"type":"execute","result":{"cols":[%s],"rows":[%s],"affected_row_count":0}}}`,
+					m.RequestID, `{"name":"a"},{"name":"b"},{"name":"c"},{"name":"d"},{"name":"e"},{"name":"f"}`, fixture.AppendRow(nil, row))
 			default:
 				answer = fmt.Sprintf(`{"type":"response_error","request_id":%d,"error":{"message":"unexpected %s"}}`, m.RequestID, m.Request.Type)
 			}
@@ -124,6 +125,40 @@ func TestPointFloorWS(t *testing.T) {
 				t.Fatalf("result %+v", r)
 			case !c.pipelined && r.P50Micros <= 0:
 				t.Fatalf("no latencies: %+v", r)
+			}
+		})
+	}
+}
+
+// TestConcurrentFloorWS runs the (d) floors, without and with database/sql,
+// against fakePointServer: every goroutine's rows are checked, and a wrong
+// row fails the run.
+func TestConcurrentFloorWS(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		run     func(context.Context, string, workload.Options) (workload.Result, error)
+		badID   int32
+		wantErr string
+	}{
+		{name: "raw", run: ConcurrentFloorWS},
+		{name: "raw wrong row", run: ConcurrentFloorWS, badID: 30, wantErr: "a = "},
+		{name: "database/sql", run: ConcurrentFloorWSSQL},
+		{name: "database/sql wrong row", run: ConcurrentFloorWSSQL, badID: 30, wantErr: "a = "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			base := fakePointServer(t, 1<<30, 1, c.badID)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			r, err := c.run(ctx, base, workload.Options{Conc: 3, Duration: 400 * time.Millisecond, Seed: 1})
+			switch {
+			case c.wantErr != "":
+				if err == nil || !strings.Contains(err.Error(), c.wantErr) {
+					t.Fatalf("error %v, want one with %q", err, c.wantErr)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case r.N <= 0 || r.Rate <= 0 || r.P50Micros <= 0:
+				t.Fatalf("result %+v", r)
 			}
 		})
 	}

@@ -65,6 +65,7 @@ func Main(p Program) {
 	fs.IntVar(&o.Conc, "conc", 16, "goroutines (concurrent)")
 	fs.DurationVar(&o.Duration, "duration", 10*time.Second, "how long (concurrent)")
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the point workloads' key sequence")
+	fs.IntVar(&workload.ServerPID, "server-pid", 0, "the server's process `id`, whose CPU time is measured too (Linux)")
 	timeout := fs.Duration("timeout", 15*time.Minute, "give up after this long")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this `file`")
 	memProfile := fs.String("memprofile", "", "write an allocation profile of the whole run to this `file`")

@@ -31,14 +31,23 @@ type Result struct {
 	AllocsPerRow float64 `json:"allocs_per_row"` // heap allocations
 	BytesPerRow  float64 `json:"bytes_per_row"`  // heap bytes allocated
 	MaxRSSKB     int64   `json:"max_rss_kb"`     // peak resident set of the process
+	// ServerCPUNsPerRow is the server's user+system CPU time over the
+	// measured part, per row, when the worker was told its process
+	// (ServerPID) and can read its counters (Linux); else 0.
+	ServerCPUNsPerRow float64 `json:"server_cpu_ns_per_row,omitempty"`
 
 	Error string `json:"error,omitempty"`
 }
+
+// ServerPID is the server's process id, whose CPU time a Meter also
+// measures when it is set (the worker's -server-pid).
+var ServerPID int
 
 // Meter captures the process's counters at the start of a measured part.
 type Meter struct {
 	start   time.Time
 	cpu     int64
+	srvCPU  int64 // the server's; -1 if not measured
 	mallocs uint64
 	bytes   uint64
 }
@@ -48,7 +57,10 @@ func Begin() Meter {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	m := Meter{cpu: cpuTime(), mallocs: ms.Mallocs, bytes: ms.TotalAlloc}
+	m := Meter{cpu: cpuTime(), srvCPU: -1, mallocs: ms.Mallocs, bytes: ms.TotalAlloc}
+	if ServerPID > 0 {
+		m.srvCPU = serverCPUTime(ServerPID)
+	}
 	m.start = time.Now()
 	return m
 }
@@ -57,6 +69,12 @@ func Begin() Meter {
 func (m Meter) End(r *Result, n int64) {
 	wall := time.Since(m.start)
 	cpu := cpuTime() - m.cpu
+	srvCPU := int64(-1)
+	if m.srvCPU >= 0 {
+		if now := serverCPUTime(ServerPID); now >= 0 {
+			srvCPU = now - m.srvCPU
+		}
+	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	r.N = n
@@ -65,6 +83,9 @@ func (m Meter) End(r *Result, n int64) {
 		r.CPUNsPerRow = float64(cpu) / float64(n)
 		r.AllocsPerRow = float64(ms.Mallocs-m.mallocs) / float64(n)
 		r.BytesPerRow = float64(ms.TotalAlloc-m.bytes) / float64(n)
+		if srvCPU >= 0 {
+			r.ServerCPUNsPerRow = float64(srvCPU) / float64(n)
+		}
 	}
 	if r.Rate == 0 && wall > 0 {
 		r.Rate = float64(n) / wall.Seconds()

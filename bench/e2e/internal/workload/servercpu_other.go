@@ -1,0 +1,5 @@
+//go:build !linux
+
+package workload
+
+func serverCPUTime(int) int64 { return -1 }
