@@ -3,6 +3,7 @@ package ws
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/coder/websocket"
@@ -178,5 +179,30 @@ func TestIsolatedKeepsTransaction(t *testing.T) {
 	want = []string{"hello", "open_stream", "execute", "execute"}
 	if got := f.conn(1).received(); !slices.Equal(got, want) {
 		t.Fatalf("the transaction's socket received %q, want %q", got, want)
+	}
+}
+
+// TestServerCloseAtHello: a server that closes the socket on the hello (as
+// sqld 0.24.32 does for a namespace it lacks, with 1011) fails the request
+// with its close, never with the library's "use of closed network
+// connection": the websocket library closes the connection when the close
+// frame arrives, and a write that meets the closed connection before the
+// reader has reported the close waits for that report.
+func TestServerCloseAtHello(t *testing.T) {
+	f := newFake(t)
+	f.setHook(func(fc *fconn, m *cmsg) bool {
+		if m.Type == "hello" {
+			_ = fc.ws.Close(websocket.StatusInternalError, "")
+			return true
+		}
+		return false
+	})
+	for i := range 300 {
+		c := newFakeClient(t, f, nil)
+		err := send(t, c.NewStream(), "SELECT 1", true)
+		if err == nil || !strings.Contains(err.Error(), "the server closed the connection") {
+			t.Fatalf("try %d: %v, want the server's close", i, err)
+		}
+		_ = c.Close()
 	}
 }
