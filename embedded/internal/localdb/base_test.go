@@ -170,3 +170,83 @@ func TestBaseFileRefusesDamage(t *testing.T) {
 		}
 	}
 }
+
+// TestRestoreSchemaCookie: local DDL and the primary's DDL that leave the
+// same schema cookie with other root pages (the local writes create
+// index a then b, the primary a table then b) must not leave a reader on
+// the schema it parsed before the restore: every reader and the writer
+// see the primary's schema and rows after it, and the file's cookie only
+// grew (the caches rule, file.go).
+func TestRestoreSchemaCookie(t *testing.T) {
+	ctx := context.Background()
+	src := newSource(t)
+	path := filepath.Join(t.TempDir(), "replica.db")
+	f, r := openLocal(t, path)
+	src.exec("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+	src.exec("INSERT INTO t SELECT value, printf('%05d', value) FROM generate_series(1, 300)")
+	if err := f.Apply(ctx, src.commit()); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	w, err := OpenWriter(path, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	for _, q := range []string{"CREATE INDEX a ON t (v DESC)", "CREATE INDEX b ON t (v)", "DELETE FROM t WHERE k > 200"} {
+		if _, err := w.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	const indexes = "SELECT group_concat(name) FROM (SELECT name FROM pragma_index_list('t') ORDER BY name)"
+	const rows = "SELECT count(*) || '/' || coalesce(max(v), '') FROM t INDEXED BY b WHERE v >= '00150'"
+	before := dump(t, r, "PRAGMA schema_version")
+	if got := dump(t, r, indexes); got != "a,b" {
+		t.Fatalf("local indexes %q", got)
+	}
+	dump(t, r, rows) // the reader parses the local schema and reads the index
+
+	src.exec("CREATE TABLE pad (x)")
+	src.exec("CREATE INDEX b ON t (v)")
+	src.exec("INSERT INTO pad SELECT randomblob(500) FROM generate_series(1, 20)")
+	if got, want := dump(t, src.db, "PRAGMA schema_version"), before; got != want {
+		t.Fatalf("the source's cookie %s, the local one %s: the test needs them equal", got, want)
+	}
+	f.StartRestore()
+	if err := f.Apply(ctx, src.commit()); err != nil {
+		t.Fatal(err)
+	}
+	for name, db := range map[string]*sql.DB{"reader": r, "writer": w} {
+		if got, want := dump(t, db, indexes), dump(t, src.db, indexes); got != want {
+			t.Errorf("%s: indexes %q after the restore, the primary's %q", name, got, want)
+		}
+		if got, want := dump(t, db, rows), dump(t, src.db, rows); got != want {
+			t.Errorf("%s: %q after the restore, the primary's %q", name, got, want)
+		}
+		if got := integrity(t, db); got != "ok" {
+			t.Errorf("%s: integrity_check %q", name, got)
+		}
+	}
+	if after := dump(t, r, "PRAGMA schema_version"); after <= before {
+		t.Errorf("the schema cookie went from %s to %s", before, after)
+	}
+	// A commit without DDL keeps the cookie; with DDL it grows again.
+	for _, step := range []struct {
+		sql  string
+		grow bool
+	}{{"INSERT INTO t VALUES (1000, 'x')", false}, {"CREATE INDEX c ON t (k, v)", true}} {
+		was := dump(t, r, "PRAGMA schema_version")
+		src.exec(step.sql)
+		if err := f.Apply(ctx, src.commit()); err != nil {
+			t.Fatal(err)
+		}
+		if now := dump(t, r, "PRAGMA schema_version"); (now != was) != step.grow {
+			t.Errorf("%s: the cookie went from %s to %s", step.sql, was, now)
+		}
+		if got, want := dump(t, r, indexes), dump(t, src.db, indexes); got != want {
+			t.Errorf("%s: indexes %q, the primary's %q", step.sql, got, want)
+		}
+	}
+}

@@ -10,11 +10,12 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"database/sql/driver"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/url"
 	"slices"
+	"strings"
 
 	"github.com/gohrana/libsql/embedded/internal/encrypt"
 )
@@ -23,11 +24,22 @@ import (
 const PageSize = 4096
 
 // DSN returns the modernc.org/sqlite DSN of path with pragmas, each
-// "name(value)".
+// "name(value)". modernc.org/sqlite runs a DSN's _pragma values in
+// lexicographic order, before its shorthand keys: journal_mode and
+// synchronous, which load the schema, go as the shorthand keys
+// _journal_mode and _synchronous, so that they run after writable_schema
+// (engine.go), without which a schema that vanilla SQLite cannot load
+// whole (RANDOM ROWID) would fail the connection.
 func DSN(path string, pragmas ...string) string {
 	q := url.Values{}
 	for _, p := range pragmas {
-		q.Add("_pragma", p)
+		name, arg, ok := strings.Cut(p, "(")
+		switch {
+		case ok && (name == "journal_mode" || name == "synchronous"):
+			q.Add("_"+name, strings.TrimSuffix(arg, ")"))
+		default:
+			q.Add("_pragma", p)
+		}
 	}
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
@@ -38,12 +50,24 @@ type File struct {
 	path string
 	key  *encrypt.Key // nil: the file is in the clear
 	db   *sql.DB
+	// pin is a connection held open, unused, while the File is: SQLite
+	// checkpoints the WAL into the main file when the last connection to
+	// a file closes, which would move local writes (base.go) into the
+	// base.
+	pin  *sql.Conn
 	pos  Position
 	size uint32 // the file's size in pages
 	// restoring says that the next transaction first writes back the
 	// primary's version of the pages local writes changed (see base.go).
 	restoring bool
+	// primaryCookie is the primary's schema cookie in the last page 1
+	// applied, if cookieKnown (see nextPage1).
+	primaryCookie uint32
+	cookieKnown   bool
 }
+
+// filePragmas are set on the connections that apply the primary's pages.
+var filePragmas = []string{"busy_timeout(10000)", "synchronous(FULL)", "journal_mode(WAL)"}
 
 // Open opens or creates the local file at path, in WAL mode, and reads
 // its position. A file with pages but no position was not made by a
@@ -55,16 +79,20 @@ func Open(ctx context.Context, path string) (*File, error) {
 // OpenKey is Open of a file encrypted under key (nil: in the clear). The
 // key must already have been checked against the file (encrypt.Load).
 func OpenKey(ctx context.Context, path string, key *encrypt.Key) (*File, error) {
-	db, err := openKeyDB(path, key, "busy_timeout(10000)", "synchronous(FULL)", "journal_mode(WAL)")
+	db, err := openKeyDB(path, key, filePragmas...)
 	if err != nil {
 		return nil, err
 	}
-	db.SetMaxOpenConns(1)
-	db.SetConnMaxLifetime(0)
-	db.SetConnMaxIdleTime(0)
+	// No connection is kept idle: each transaction runs on a new one
+	// (the caches rule, at apply), beside the pin.
+	db.SetMaxOpenConns(2)
+	db.SetMaxIdleConns(0)
 	f := &File{path: path, key: key, db: db}
-	if err := f.load(ctx); err != nil {
-		db.Close()
+	if f.pin, err = db.Conn(ctx); err == nil {
+		err = f.load(ctx)
+	}
+	if err != nil {
+		f.Close()
 		return nil, fmt.Errorf("localdb: open %s: %w", path, err)
 	}
 	return f, nil
@@ -170,9 +198,9 @@ func (m mapSource) pgnos() []uint32 {
 
 func (m mapSource) page(pgno uint32, _ []byte) ([]byte, error) { return m[pgno], nil }
 
-// Apply writes c in one local transaction: a truncation first if the
-// database shrank, then the pages in ascending order, page 1 (stamped with
-// c.Pos) last. Page 1 holds the schema: written before the pages it refers
+// Apply writes c in one local transaction: the pages in ascending order,
+// page 1 (stamped with c.Pos) last, then a truncation if the database
+// shrank. Page 1 holds the schema: written before the pages it refers
 // to, it would make the next statement fail with "malformed database
 // schema". On any error nothing of c is applied.
 func (f *File) Apply(ctx context.Context, c Commit) error {
@@ -190,44 +218,42 @@ func (f *File) ApplySpool(ctx context.Context, s *Spool, sizeAfter uint32, pos P
 	return f.apply(ctx, s, sizeAfter, pos)
 }
 
-func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos Position) error {
-	if sizeAfter == 0 {
-		return fmt.Errorf("%w: size_after 0", ErrBadCommit)
-	}
-	if pos.Next == 0 {
-		return fmt.Errorf("%w: no position", ErrBadCommit)
-	}
-	all := src.pgnos()
-	pgnos := make([]uint32, 0, len(all))
-	hasPage1, hasLast := false, false
-	for _, pgno := range all {
-		if pgno == 0 || pgno > sizeAfter {
-			return fmt.Errorf("%w: page %d past size_after %d", ErrBadCommit, pgno, sizeAfter)
-		}
-		hasLast = hasLast || pgno == sizeAfter
-		if pgno == 1 {
-			hasPage1 = true
-		} else {
-			pgnos = append(pgnos, pgno)
-		}
-	}
-	slices.Sort(pgnos)
-	var restore []uint32
-	var b *base
-	if f.restoring {
-		var err error
-		if b, restore, err = f.restorePages(sizeAfter, all); err != nil {
-			return err
-		}
-		defer b.close()
-		f.size = b.size
-	}
-	if sizeAfter > f.size && !hasLast {
-		// A file grows only by the pages written: its last page must be
-		// among them.
-		return fmt.Errorf("%w: size_after %d past the file's %d pages, without its last page", ErrBadCommit, sizeAfter, f.size)
-	}
+// The caches rule. A transaction of apply writes pages behind SQLite's
+// back, through sqlite_dbpage, and every connection to the file must
+// forget what it cached of the pages and the schema before:
+//
+//   - Another connection's page cache is dropped by SQLite itself: it
+//     compares the WAL index header at the start of each read transaction
+//     and empties its cache when another connection has committed since.
+//   - Its parsed schema (each table's and index's root page) SQLite keeps
+//     for as long as the schema cookie (header bytes 40-43) stays what it
+//     was when the schema was read. The primary's cookie and the local
+//     writes' cookie count separately, so a restore, or the primary's
+//     replay of a local CREATE INDEX, can leave the file with a cookie a
+//     connection holds and other root pages: that connection would then
+//     read an index's pages as another's (wrong rows, "database disk image
+//     is malformed"). So the local file keeps a cookie of its own, which
+//     only grows: a transaction of apply leaves the file's cookie as it
+//     was, plus one when the schema may have changed (a restore, the
+//     first commit this File applies, a commit whose primary cookie
+//     differs from the last one applied), and no value ever stands for
+//     two schemas (checked in nextPage1).
+//   - The connection that wrote keeps its own page cache, in which the
+//     b-tree pages it parsed before sqlite_dbpage overwrote them stay
+//     parsed as they were: so each transaction of apply runs on a new
+//     connection, closed after it (the pool keeps none idle), and within
+//     it no statement after the first page write reads a b-tree (the
+//     cookie is set last with PRAGMA schema_version, which reads none).
+//
+// Offline writes (base.go) add no cache of their own: the writer is one
+// more connection to the file.
 
+func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos Position) error {
+	w, err := f.plan(src, sizeAfter, pos)
+	if err != nil {
+		return err
+	}
+	defer w.close()
 	conn, err := f.db.Conn(ctx)
 	if err != nil {
 		return err
@@ -242,55 +268,96 @@ func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos 
 			_, _ = conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
 		}
 	}()
+	if err := f.nextPage1(ctx, conn, w); err != nil {
+		return err
+	}
+	if err := w.write(ctx, conn); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return err
+	}
+	done = true
+	f.pos, f.size = pos, sizeAfter
+	if w.hasPage1 {
+		// A restore's page 1 from the base is the primary's state at
+		// f.pos too, so its cookie stays the one known.
+		f.primaryCookie, f.cookieKnown = w.primaryCookie, true
+	}
+	f.restoring = false
+	return nil
+}
 
-	// The file must still be where this File left it: another process
-	// applying older frames over newer ones would mix two states.
-	var page1 []byte
-	if f.pos.Next != 0 {
-		if page1, err = f.page(ctx, conn, 1); err != nil {
-			return err
-		}
-		if cur, err := readStamp(page1); err != nil || cur != f.pos {
-			return fmt.Errorf("%w (at %+v, this replica at %+v)", ErrMoved, cur, f.pos)
-		}
-	}
-	switch {
-	case hasPage1:
-		p, err := src.page(1, nil)
-		if err != nil {
-			return err
-		}
-		page1 = bytes.Clone(p)
-	case b != nil:
-		p, err := b.page(1, nil)
-		if err != nil {
-			return err
-		}
-		page1 = bytes.Clone(p)
-	case page1 == nil:
-		return fmt.Errorf("%w: the first commit has no page 1", ErrBadCommit)
-	}
-	if !bytes.HasPrefix(page1, []byte("SQLite format 3\x00")) {
-		return fmt.Errorf("%w: page 1 has no SQLite header", ErrBadCommit)
-	}
-	if ps := int(page1[16])<<8 | int(page1[17]); ps != PageSize {
-		return fmt.Errorf("%w: page 1 says page size %d", ErrBadCommit, ps)
-	}
-	stamp(page1, pos)
-	// The local file is in WAL mode whatever the primary's header says.
-	page1[18], page1[19] = 2, 2
+// A pageWrite is what one transaction of apply writes.
+type pageWrite struct {
+	src       pageSource
+	pgnos     []uint32 // src's pages but page 1, in ascending order
+	hasPage1  bool
+	sizeAfter uint32
+	pos       Position
+	b         *base    // the base to restore from; nil: no restore
+	restore   []uint32 // the base's pages to write back, ascending
 
-	cur := f.size
-	if b != nil {
-		// Local writes may have grown the file past the base.
-		if err := conn.QueryRowContext(ctx, "PRAGMA page_count").Scan(&cur); err != nil {
-			return err
+	// Set by nextPage1, in the transaction:
+	page1         []byte
+	primaryCookie uint32 // the cookie of src's page 1
+	cookie        uint32 // the cookie the file is left with
+	bump          bool   // cookie is the file's plus one
+}
+
+// plan checks src against the file and returns what writing it takes.
+func (f *File) plan(src pageSource, sizeAfter uint32, pos Position) (*pageWrite, error) {
+	if sizeAfter == 0 {
+		return nil, fmt.Errorf("%w: size_after 0", ErrBadCommit)
+	}
+	if pos.Next == 0 {
+		return nil, fmt.Errorf("%w: no position", ErrBadCommit)
+	}
+	w := &pageWrite{src: src, sizeAfter: sizeAfter, pos: pos}
+	all := src.pgnos()
+	w.pgnos = make([]uint32, 0, len(all))
+	hasLast := false
+	for _, pgno := range all {
+		if pgno == 0 || pgno > sizeAfter {
+			return nil, fmt.Errorf("%w: page %d past size_after %d", ErrBadCommit, pgno, sizeAfter)
+		}
+		hasLast = hasLast || pgno == sizeAfter
+		if pgno == 1 {
+			w.hasPage1 = true
+		} else {
+			w.pgnos = append(w.pgnos, pgno)
 		}
 	}
-	if sizeAfter < cur {
-		if _, err := conn.ExecContext(ctx, "INSERT INTO sqlite_dbpage(pgno, data) VALUES (?, NULL)", sizeAfter+1); err != nil {
-			return fmt.Errorf("truncate to %d pages: %w", sizeAfter, err)
+	slices.Sort(w.pgnos)
+	if f.restoring {
+		var err error
+		if w.b, w.restore, err = f.restorePages(sizeAfter, all); err != nil {
+			return nil, err
 		}
+		f.size = w.b.size
+	}
+	if sizeAfter > f.size && !hasLast {
+		w.close()
+		// A file grows only by the pages written: its last page must be
+		// among them.
+		return nil, fmt.Errorf("%w: size_after %d past the file's %d pages, without its last page", ErrBadCommit, sizeAfter, f.size)
+	}
+	return w, nil
+}
+
+func (w *pageWrite) close() {
+	if w.b != nil {
+		w.b.close()
+	}
+}
+
+// write writes the pages in conn's transaction: the base's, the
+// commit's, page 1, then the truncation, which must come last (a page
+// written after it cancels it in sqlite_dbpage), and the schema cookie.
+func (w *pageWrite) write(ctx context.Context, conn *sql.Conn) error {
+	var cur uint32
+	if err := conn.QueryRowContext(ctx, "PRAGMA page_count").Scan(&cur); err != nil {
+		return err
 	}
 	stmt, err := conn.PrepareContext(ctx, "INSERT INTO sqlite_dbpage(pgno, data) VALUES (?, ?)")
 	if err != nil {
@@ -298,40 +365,100 @@ func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos 
 	}
 	defer stmt.Close()
 	var buf []byte
-	for _, pgno := range restore {
-		if buf, err = b.page(pgno, buf); err != nil {
+	for _, pgno := range w.restore {
+		if buf, err = w.b.page(pgno, buf); err != nil {
 			return err
 		}
 		if _, err := stmt.ExecContext(ctx, pgno, buf); err != nil {
 			return fmt.Errorf("restore page %d: %w", pgno, err)
 		}
 	}
-	for _, pgno := range pgnos {
-		if buf, err = src.page(pgno, buf); err != nil {
+	for _, pgno := range w.pgnos {
+		if buf, err = w.src.page(pgno, buf); err != nil {
 			return err
 		}
 		if _, err := stmt.ExecContext(ctx, pgno, buf); err != nil {
 			return fmt.Errorf("write page %d: %w", pgno, err)
 		}
 	}
-	if _, err := stmt.ExecContext(ctx, 1, page1); err != nil {
+	if _, err := stmt.ExecContext(ctx, 1, w.page1); err != nil {
 		return fmt.Errorf("write page 1: %w", err)
 	}
-	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
+	if w.sizeAfter < cur {
+		if _, err := stmt.ExecContext(ctx, w.sizeAfter+1, nil); err != nil {
+			return fmt.Errorf("truncate to %d pages: %w", w.sizeAfter, err)
+		}
+	}
+	if w.bump {
+		// Page 1 went in with the cookie the connection's schema has, so
+		// that no statement above had to read the schema again through
+		// b-tree pages it parsed before they were overwritten.
+		if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA schema_version = %d", w.cookie)); err != nil {
+			return fmt.Errorf("set the schema cookie: %w", err)
+		}
+	}
+	return nil
+}
+
+// nextPage1 sets w.page1, the page 1 that w writes, in conn's
+// transaction: the commit's own, else the base's if restoring, else the
+// file's; stamped with w.pos, in WAL mode, with the file's schema cookie;
+// and the cookie the transaction leaves (the caches rule above). It
+// checks first that the file is still where this File left it: another
+// process applying older frames over newer ones would mix two states.
+func (f *File) nextPage1(ctx context.Context, conn *sql.Conn, w *pageWrite) error {
+	var cur []byte // the file's page 1 now; nil for a file without pages
+	if f.pos.Next != 0 || f.size > 0 {
+		var err error
+		if cur, err = f.page(ctx, conn, 1); err != nil {
+			return err
+		}
+	}
+	if f.pos.Next != 0 {
+		if at, err := readStamp(cur); err != nil || at != f.pos {
+			return fmt.Errorf("%w (at %+v, this replica at %+v)", ErrMoved, at, f.pos)
+		}
+	}
+	var p []byte
+	var err error
+	switch {
+	case w.hasPage1:
+		p, err = w.src.page(1, nil)
+	case w.b != nil:
+		p, err = w.b.page(1, nil)
+	case f.pos.Next != 0:
+		p = cur
+	default:
+		return fmt.Errorf("%w: the first commit has no page 1", ErrBadCommit)
+	}
+	if err != nil {
 		return err
 	}
-	done = true
-	f.pos, f.size = pos, sizeAfter
-	if b != nil {
-		// The connection that restored is not used again: the next
-		// transaction on it fails writing its first page with "database
-		// disk image is malformed" (TestRestore's next commits), while a
-		// new connection applies it. Only a restore does this, not a
-		// truncation alone.
-		stmt.Close()
-		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+	page1 := bytes.Clone(p)
+	if !bytes.HasPrefix(page1, []byte("SQLite format 3\x00")) {
+		return fmt.Errorf("%w: page 1 has no SQLite header", ErrBadCommit)
 	}
-	f.restoring = false
+	if ps := int(page1[16])<<8 | int(page1[17]); ps != PageSize {
+		return fmt.Errorf("%w: page 1 says page size %d", ErrBadCommit, ps)
+	}
+	w.primaryCookie = schemaCookie(page1)
+	var local uint32
+	if cur != nil {
+		local = schemaCookie(cur)
+	}
+	w.bump = w.b != nil || !f.cookieKnown || (w.hasPage1 && w.primaryCookie != f.primaryCookie)
+	w.cookie = local
+	if w.bump {
+		w.cookie = local + 1
+		if w.cookie <= local {
+			return fmt.Errorf("localdb: the schema cookie %d cannot grow", local)
+		}
+	}
+	setSchemaCookie(page1, local)
+	stamp(page1, w.pos)
+	// The local file is in WAL mode whatever the primary's header says.
+	page1[18], page1[19] = 2, 2
+	w.page1 = page1
 	return nil
 }
 
@@ -392,6 +519,12 @@ func (f *File) restorePages(sizeAfter uint32, pages []uint32) (*base, []uint32, 
 	return b, out, nil
 }
 
+// schemaCookie and setSchemaCookie read and write the schema cookie of a
+// page 1 (the database header's bytes 40-43).
+func schemaCookie(page1 []byte) uint32 { return binary.BigEndian.Uint32(page1[40:]) }
+
+func setSchemaCookie(page1 []byte, v uint32) { binary.BigEndian.PutUint32(page1[40:], v) }
+
 // Checkpoint moves the WAL's content into the database file and empties
 // the WAL, so that the file stands alone (before a rename).
 func (f *File) Checkpoint(ctx context.Context) error {
@@ -405,5 +538,10 @@ func (f *File) Checkpoint(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the file's connection.
-func (f *File) Close() error { return f.db.Close() }
+// Close closes the file's connections.
+func (f *File) Close() error {
+	if f.pin != nil {
+		f.pin.Close()
+	}
+	return f.db.Close()
+}

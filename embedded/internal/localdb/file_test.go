@@ -66,6 +66,14 @@ func TestApplyCommits(t *testing.T) {
 		if f.Position() != c.Pos || f.Size() != c.SizeAfter {
 			t.Fatalf("%s: position %+v size %d, want %+v %d", st.name, f.Position(), f.Size(), c.Pos, c.SizeAfter)
 		}
+		// The file itself has the primary's size, not only its header:
+		// a truncation is not cancelled by the pages written with it.
+		if err := f.Checkpoint(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(path); err != nil || fi.Size() != int64(c.SizeAfter)*PageSize {
+			t.Fatalf("%s: the file has %d bytes (%v), want %d pages", st.name, fi.Size(), err, c.SizeAfter)
+		}
 	}
 
 	// The position is in the file, with the pages.

@@ -142,3 +142,32 @@ func TestIntegrityCheckReportsFaults(t *testing.T) {
 		t.Errorf("limit 1: %q, %v", one, err)
 	}
 }
+
+// TestConnectionsOpenOnLibSQLSchema: each kind of connection to a local
+// file (the File's, the offline writer's, the readers') opens and reads
+// a file whose schema vanilla SQLite cannot load whole: writable_schema
+// runs before any pragma that loads the schema (DSN).
+func TestConnectionsOpenOnLibSQLSchema(t *testing.T) {
+	path := libsqlFile(t, false)
+	writer, err := OpenWriter(path, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	file, err := openKeyDB(path, nil, filePragmas...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	readers, err := OpenReaders(path, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer readers.Close()
+	for name, db := range map[string]*sql.DB{"file": file, "writer": writer, "readers": readers} {
+		var n int
+		if err := db.QueryRow("SELECT count(*) FROM r").Scan(&n); err != nil || n != 10 {
+			t.Errorf("%s: %d, %v; want 10", name, n, err)
+		}
+	}
+}
