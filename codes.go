@@ -4,10 +4,14 @@ package libsql
 // sends them in Error.code (see hrana.md §9.3). They are the one place the
 // driver spells these strings.
 const (
-	codeSQLParseError      = "SQL_PARSE_ERROR"
-	codeSQLInputError      = "SQL_INPUT_ERROR"
-	codeSQLNoStatement     = "SQL_NO_STATEMENT"
-	codeSQLManyStatements  = "SQL_MANY_STATEMENTS"
+	codeSQLParseError     = "SQL_PARSE_ERROR"
+	codeSQLInputError     = "SQL_INPUT_ERROR"
+	codeSQLNoStatement    = "SQL_NO_STATEMENT"
+	codeSQLManyStatements = "SQL_MANY_STATEMENTS"
+	codeArgsInvalid       = "ARGS_INVALID"
+
+	codeArgsBothPositionalAndNamed = "ARGS_BOTH_POSITIONAL_AND_NAMED"
+
 	codeTransactionTimeout = "TRANSACTION_TIMEOUT"
 	codeTransactionBusy    = "TRANSACTION_BUSY"
 	codeResponseTooLarge   = "RESPONSE_TOO_LARGE"

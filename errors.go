@@ -42,6 +42,10 @@ var (
 	ErrPermission = errors.New("libsql: permission denied")
 	// ErrSyntax: the SQL could not be parsed or prepared.
 	ErrSyntax = errors.New("libsql: SQL error")
+	// ErrArgs: the arguments do not fit the statement, or hold a value the
+	// server refuses (sqld's ARGS_INVALID, which it also answers for a
+	// value over 5,000,000 bytes, and ARGS_BOTH_POSITIONAL_AND_NAMED).
+	ErrArgs = errors.New("libsql: invalid arguments")
 	// ErrTooManyRequests: the server is overloaded (HTTP 429 or 503).
 	ErrTooManyRequests = errors.New("libsql: server overloaded")
 	// ErrNotFound: the server answered HTTP 404 (wrong URL or namespace).
@@ -400,6 +404,8 @@ func (e *Error) Is(target error) bool {
 	case ErrSyntax:
 		return e.Code == codeSQLParseError || e.Code == codeSQLInputError ||
 			e.Code == codeSQLNoStatement || e.Code == codeSQLManyStatements
+	case ErrArgs:
+		return e.Code == codeArgsInvalid || e.Code == codeArgsBothPositionalAndNamed
 	case ErrTooManyRequests:
 		return e.HTTPStatus == http.StatusTooManyRequests || e.HTTPStatus == http.StatusServiceUnavailable
 	case ErrNotFound:

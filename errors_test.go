@@ -64,6 +64,8 @@ func TestErrorClasses(t *testing.T) {
 		{&Error{Code: "SQL_INPUT_ERROR"}, []error{ErrSyntax}, ""},
 		{&Error{Code: "SQL_NO_STATEMENT"}, []error{ErrSyntax}, ""},
 		{&Error{Code: "SQL_MANY_STATEMENTS"}, []error{ErrSyntax}, ""},
+		{&Error{Code: "ARGS_INVALID"}, []error{ErrArgs}, ""},
+		{&Error{Code: "ARGS_BOTH_POSITIONAL_AND_NAMED"}, []error{ErrArgs}, ""},
 		{&Error{HTTPStatus: 429}, []error{ErrTooManyRequests}, ""},
 		{&Error{HTTPStatus: 503}, []error{ErrTooManyRequests}, ""},
 		{&Error{HTTPStatus: 404}, []error{ErrNotFound}, ""},
@@ -74,7 +76,7 @@ func TestErrorClasses(t *testing.T) {
 	}
 	all := []error{ErrConstraint, ErrUniqueViolation, ErrForeignKeyViolation,
 		ErrNotNullViolation, ErrCheckViolation, ErrBusy, ErrAuth, ErrPermission,
-		ErrSyntax, ErrTooManyRequests, ErrNotFound, ErrReadOnly, ErrTxLost,
+		ErrSyntax, ErrArgs, ErrTooManyRequests, ErrNotFound, ErrReadOnly, ErrTxLost,
 		driver.ErrBadConn}
 	for _, tt := range tests {
 		for _, class := range all {

@@ -478,7 +478,33 @@ func (c *Connector) push(ctx context.Context) error {
 				break
 			}
 			var le *libsql.Error
-			if !errors.As(err, &le) || !le.RolledBack || le.Statement == 0 {
+			if !errors.As(err, &le) {
+				return err
+			}
+			if refusedWhole(le) {
+				// Nothing ran. Halve the chunk until the transaction
+				// refused is alone in it: that one is a conflict.
+				live := 0
+				for k := range chunk {
+					if failed[k] == nil {
+						live++
+					}
+				}
+				switch {
+				case live == 0:
+					return err // not a transaction's doing
+				case live == 1:
+					for k := range chunk {
+						if failed[k] == nil {
+							failed[k] = err
+						}
+					}
+				default:
+					chunk = chunk[:len(chunk)/2]
+				}
+				continue
+			}
+			if !le.RolledBack || le.Statement == 0 {
 				return err
 			}
 			i := le.Statement - 1
@@ -514,6 +540,18 @@ func (c *Connector) push(ctx context.Context) error {
 	}
 	o.floor = last
 	return o.writeSidecar()
+}
+
+// refusedWhole reports whether the primary refused a push batch as a
+// whole, for what one of its statements holds, before running any of
+// it: SQL its parser does not take ("unsupported statement", a parse
+// error) or arguments it does not (a value over its limit). sqld builds
+// the whole batch's program before it runs a step
+// (libsql-server/src/hrana/batch.rs, proto_batch_to_program), and these
+// are the errors of that build; an error of a step has its Statement.
+func refusedWhole(le *libsql.Error) bool {
+	return le.Statement == 0 && le.SQL == "" && le.HTTPStatus == 0 && le.Err == nil &&
+		(errors.Is(le, libsql.ErrSyntax) || errors.Is(le, libsql.ErrArgs))
 }
 
 // chunkLen returns how many of txns the next push request takes.

@@ -20,9 +20,11 @@ import (
 // through the writer connection; reads outside a transaction run as
 // without offline writes.
 
-// offlineStmt returns, for a statement outside a local transaction,
+// offlineWrite returns, for a statement outside a local transaction,
 // whether it is a local write (else it runs as a read), or the error of
-// one that is refused.
+// one that is refused: what the primary would refuse, or what would not
+// mean the same there as on the local file, is refused at once, so that
+// no local transaction holds a statement that can never be pushed.
 func offlineWrite(query string, st *sqlscan.Statement) (bool, error) {
 	switch {
 	case st.Tx != sqlscan.NotTx || st.BeginsTx:
@@ -32,11 +34,17 @@ func offlineWrite(query string, st *sqlscan.Statement) (bool, error) {
 	case st.Multi:
 		return false, fmt.Errorf("%w: a script of several statements: %.60q", ErrOfflineSQL, query)
 	}
-	switch strings.ToUpper(st.Keyword) {
+	switch kw := strings.ToUpper(st.Keyword); kw {
 	case "VACUUM", "ATTACH", "DETACH":
-		return false, fmt.Errorf("%w: %s", ErrOfflineSQL, strings.ToUpper(st.Keyword))
+		return false, fmt.Errorf("%w: %s", ErrOfflineSQL, kw)
+	case "ANALYZE":
+		return false, fmt.Errorf("%w: ANALYZE, which the primary refuses (sqld takes it for an unsupported statement)", ErrOfflineSQL)
 	case "PRAGMA":
 		return false, nil // routed as without offline writes
+	case "CREATE":
+		if sqlscan.CreatesTemp(query) {
+			return false, fmt.Errorf("%w: a TEMP object lives on one connection, so neither the primary (which refuses it) nor the local reads would see it: %.60q", ErrOfflineSQL, query)
+		}
 	}
 	return true, nil
 }

@@ -230,13 +230,21 @@ func offlineConflicts(t *testing.T, transport string) {
 	mustExec(t, r.db, "UPDATE u SET v = 'local one' WHERE id = 1") // conflict: 1 deleted
 	mustExec(t, r.db, "INSERT INTO gone VALUES (5)")               // conflict: table dropped
 	mustExec(t, r.db, "UPDATE u SET v = 'local two' WHERE id = 2") // applies
+	// Refused by the primary as a whole batch before it runs any of it
+	// (its parser takes no 1_000; a value over 5,000,000 bytes), and at
+	// a step (no unistr there): each is a conflict, the others apply.
+	mustExec(t, r.db, "INSERT INTO u VALUES (20, 1_000)")
+	mustExec(t, r.db, "INSERT INTO u VALUES (12, 'twelve')")
+	mustExec(t, r.db, "INSERT INTO u VALUES (21, ?)", strings.Repeat("x", 5_000_001))
+	mustExec(t, r.db, "INSERT INTO u VALUES (22, unistr('x'))")
+	mustExec(t, r.db, "INSERT INTO u VALUES (13, 'thirteen')")
 	mustExec(t, prim, "INSERT INTO u VALUES (10, 'primary ten')")
 	mustExec(t, prim, "DELETE FROM u WHERE id = 1")
 	mustExec(t, prim, "DROP TABLE gone")
 
 	r.sync(t)
 	got := conflicts.all()
-	if len(got) != 3 {
+	if len(got) != 6 {
 		t.Fatalf("%d conflicts: %+v", len(got), got)
 	}
 	for i, want := range []struct {
@@ -247,6 +255,9 @@ func offlineConflicts(t *testing.T, transport string) {
 		{"INSERT INTO u VALUES (10, 'local ten')", "UNIQUE", false},
 		{"UPDATE u SET v = 'local one' WHERE id = 1", "", true},
 		{"INSERT INTO gone VALUES (5)", "no such table", false},
+		{"INSERT INTO u VALUES (20, 1_000)", "SQL_PARSE_ERROR", false},
+		{"INSERT INTO u VALUES (21, ?)", "ARGS_INVALID", false},
+		{"INSERT INTO u VALUES (22, unistr('x'))", "unistr", false},
 	} {
 		c := got[i]
 		if len(c.SQL) != 1 || c.SQL[0] != want.sql || c.Err == nil {
@@ -257,11 +268,11 @@ func offlineConflicts(t *testing.T, transport string) {
 			t.Errorf("conflict %d: %v", i, c.Err)
 		}
 	}
-	if v := one[string](t, prim, "SELECT group_concat(id || '=' || v, ',') FROM (SELECT * FROM u ORDER BY id)"); v != "2=local two,10=primary ten,11=local eleven" {
+	if v := one[string](t, prim, "SELECT group_concat(id || '=' || v, ',') FROM (SELECT * FROM u ORDER BY id)"); v != "2=local two,10=primary ten,11=local eleven,12=twelve,13=thirteen" {
 		t.Fatalf("primary: %s", v)
 	}
 	sameState(t, r, prim, "u")
-	if st := r.c.Stats(); st.Pushed != 2 || st.Conflicts != 3 || st.Pending != 0 {
+	if st := r.c.Stats(); st.Pushed != 4 || st.Conflicts != 6 || st.Pending != 0 {
 		t.Fatalf("stats %+v", st)
 	}
 	// The local effect of the conflicts is gone.
@@ -591,4 +602,52 @@ func TestOfflineWritesVectorTopK(t *testing.T) {
 	if n := one[int](t, prim, "SELECT count(*) FROM items WHERE id IN (1000, ?)", before[0]); n != 1 {
 		t.Errorf("the primary has %d of the rows 1000 and %d, want 1", n, before[0])
 	}
+}
+
+// TestOfflineSQL: what cannot be pushed is refused at once, locally, with
+// ErrOfflineSQL and the reason, and nothing is queued; a CREATE TRIGGER
+// whose body has several statements is one statement, runs offline, and
+// works on the primary after the sync.
+func TestOfflineSQL(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE t1 (x INTEGER PRIMARY KEY, n INTEGER)")
+	mustExec(t, prim, "CREATE TABLE t1_log (x INTEGER, v TEXT)")
+	r, conflicts := openOffline(t, "", p.URL())
+	r.sync(t)
+	for _, q := range []struct{ sql, why string }{
+		{"CREATE TEMP VIEW v2 AS SELECT x FROM t1", "TEMP"},
+		{"CREATE TEMPORARY TABLE tt (x)", "TEMP"},
+		{"CREATE TABLE temp.tt (x)", "TEMP"},
+		{"CREATE TEMP TRIGGER tr AFTER INSERT ON t1 BEGIN SELECT 1; END", "TEMP"},
+		{"ANALYZE", "ANALYZE"},
+		{"ATTACH 'x.db' AS x", "ATTACH"},
+		{"VACUUM", "VACUUM"},
+		{"BEGIN", "transaction control"},
+		{"INSERT INTO t1 VALUES (1, 1); INSERT INTO t1 VALUES (2, 2)", "several statements"},
+	} {
+		_, err := r.db.ExecContext(testCtx(t), q.sql)
+		if !errors.Is(err, embedded.ErrOfflineSQL) || !strings.Contains(err.Error(), q.why) {
+			t.Errorf("%s: %v; want ErrOfflineSQL (%s)", q.sql, err, q.why)
+		}
+	}
+	if st := r.c.Stats(); st.Pending != 0 {
+		t.Fatalf("%d transactions queued by refused statements", st.Pending)
+	}
+	mustExec(t, r.db, "CREATE TRIGGER t1r1 AFTER UPDATE ON t1 BEGIN INSERT INTO t1_log VALUES (new.x, 'a'); INSERT INTO t1_log VALUES (new.x, 'b'); END;")
+	mustExec(t, r.db, "INSERT INTO t1 VALUES (1, 0)")
+	mustExec(t, r.db, "UPDATE t1 SET n = 1 WHERE x = 1")
+	if n := one[int](t, r.db, "SELECT count(*) FROM t1_log"); n != 2 {
+		t.Fatalf("the trigger ran locally: %d rows", n)
+	}
+	r.sync(t)
+	if c := conflicts.all(); len(c) != 0 {
+		t.Fatalf("conflicts: %+v", c)
+	}
+	mustExec(t, prim, "UPDATE t1 SET n = 2 WHERE x = 1")
+	if n := one[int](t, prim, "SELECT count(*) FROM t1_log"); n != 4 {
+		t.Fatalf("the trigger on the primary: %d log rows, want 4", n)
+	}
+	r.sync(t)
+	sameState(t, r, prim, "t1_log")
 }

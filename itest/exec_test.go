@@ -192,6 +192,32 @@ func TestScripts(t *testing.T) {
 			mustExec(t, db, "INSERT INTO "+items+" (name) VALUES (?)", "three")
 			require.EqualValues(t, 3, countRows(t, db, log))
 		})
+		// A CREATE TRIGGER whose body has several statements is one
+		// statement (sqlscan's Multi): it runs as one outside a
+		// transaction, prepared, and as a deferred statement of one.
+		t.Run("trigger_alone", func(t *testing.T) {
+			items := scratchName(t, db, "trig_items")
+			log := scratchName(t, db, "trig_log")
+			mustExec(t, db, "CREATE TABLE "+items+" (id INTEGER PRIMARY KEY, name TEXT)")
+			mustExec(t, db, "CREATE TABLE "+log+" (item_id INTEGER, note TEXT)")
+			body := " BEGIN INSERT INTO " + log + " VALUES (1, 'a'); INSERT INTO " + log + " VALUES (1, 'b'); END;"
+			mustExec(t, db, "CREATE TRIGGER "+items+"_ai AFTER INSERT ON "+items+body)
+			st, err := db.PrepareContext(t.Context(), "CREATE TRIGGER "+items+"_au AFTER UPDATE ON "+items+body)
+			require.NoError(t, err)
+			_, err = st.ExecContext(t.Context())
+			require.NoError(t, err)
+			require.NoError(t, st.Close())
+			tx, err := db.BeginTx(t.Context(), nil)
+			require.NoError(t, err)
+			_, err = tx.ExecContext(t.Context(), "CREATE TRIGGER "+items+"_ad AFTER DELETE ON "+items+body)
+			require.NoError(t, err)
+			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+items+" (id, name) VALUES (1, 'x')")
+			require.NoError(t, err)
+			require.NoError(t, tx.Commit())
+			mustExec(t, db, "UPDATE "+items+" SET name = 'y'")
+			mustExec(t, db, "DELETE FROM "+items)
+			require.EqualValues(t, 6, countRows(t, db, log), "each trigger ran both its statements")
+		})
 		t.Run("error_in_the_middle_stops", func(t *testing.T) {
 			table := scratchName(t, db, "script_err")
 			script := "CREATE TABLE " + table + " (id INTEGER PRIMARY KEY);" +

@@ -16,6 +16,8 @@ var seeds = []string{
 	"ROLLBACK TRANSACTION TO SAVEPOINT sp",
 	"PRAGMA main.cache_size = -2000;",
 	"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END",
+	"CREATE TEMP TRIGGER tr UPDATE ON t BEGIN SELECT 1; UPDATE t SET a = ?; END; SELECT :x",
+	"EXPLAIN CREATE TRIGGER tr DELETE ON t BEGIN SELECT CASE WHEN 1 THEN 2 END; END ; BEGIN",
 	"\xef\xbb\xbf \v\f/* unterminated",
 	"'unterminated", "$a(b c)", "x'abc'", "12abc", "!", "\x00", "\xff",
 }
@@ -60,17 +62,21 @@ func FuzzScanClassify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, sql string) {
 		var toks []Token // white space and comments aside
 		var spaced strings.Builder
+		// Statements end where sqlite3_complete's machine (split.go,
+		// checked against SQLite by itest/sqlscandiff) says.
 		statements, first := 0, Token{}
 		inStatement := false
+		split := splitInvalid
 		s := NewScanner(sql)
 		for tok := s.Next(); tok.Kind != EOF; tok = s.Next() {
 			spaced.WriteString("/**/")
 			spaced.WriteString(sql[tok.Start:tok.End])
+			split = split.next(tok, sql)
 			switch tok.Kind {
 			case Space, Comment:
 				continue
 			case Semicolon:
-				inStatement = false
+				inStatement = inStatement && split != splitStart
 			default:
 				if !inStatement {
 					inStatement = true
@@ -81,7 +87,9 @@ func FuzzScanClassify(f *testing.F) {
 			}
 			toks = append(toks, tok)
 		}
-		spaced.WriteString("/**/")
+		if t := strings.TrimRight(sql, " \t\n\f\r\v"); !unterminatedComment(t) {
+			spaced.WriteString("/**/") // not after an unterminated /*, which it would end
+		}
 		text := func(tok Token) string { return sql[tok.Start:tok.End] }
 		isWord := func(tok Token, kws ...string) bool {
 			return tok.Kind == Word && slices.ContainsFunc(kws, func(kw string) bool { return equalFold(text(tok), kw) })
@@ -149,6 +157,13 @@ func FuzzScanClassify(f *testing.F) {
 			t.Errorf("Pragma(%q) = %q, %q, %v", sql, key, name, ok)
 		}
 
+		temp := CreatesTemp(sql)
+		if temp && (statements == 0 || !isWord(first, "CREATE") || !slices.ContainsFunc(toks, func(tok Token) bool {
+			return isWord(tok, "TEMP", "TEMPORARY") || strings.EqualFold(strings.Trim(text(tok), "\"`[]'"), "temp")
+		})) {
+			t.Errorf("CreatesTemp(%q)", sql)
+		}
+
 		// Comments between the tokens: the same answers.
 		in := spaced.String()
 		if q := ScanParams(in); !slices.Equal(q.Names, p.Names) || q.Named != p.Named || q.Numeric != p.Numeric || q.Multi != p.Multi {
@@ -163,8 +178,23 @@ func FuzzScanClassify(f *testing.F) {
 		if got, want := TxControl(in), TxControl(sql); got != want {
 			t.Errorf("TxControl(%q) = %v; of %q: %v", in, got, sql, want)
 		}
+		if got := CreatesTemp(in); got != temp {
+			t.Errorf("CreatesTemp(%q) = %v; of %q: %v", in, got, sql, temp)
+		}
 		if k, n, o := Pragma(in); k != key || n != name || o != ok {
 			t.Errorf("Pragma(%q) = %q, %q, %v; of %q: %q, %q, %v", in, k, n, o, sql, key, name, ok)
 		}
 	})
+}
+
+// unterminatedComment reports whether sql ends in a /* comment without
+// its */.
+func unterminatedComment(sql string) bool {
+	var last Token
+	s := NewScanner(sql)
+	for t := s.Next(); t.Kind != EOF; t = s.Next() {
+		last = t
+	}
+	c := sql[last.Start:last.End]
+	return last.Kind == Comment && strings.HasPrefix(c, "/*") && (len(c) < 4 || !strings.HasSuffix(c, "*/"))
 }

@@ -18,9 +18,10 @@ type Params struct {
 	Named   bool // a :name, @name, #name or $name
 	Numeric bool // a ? or ?NNN
 
-	// Multi reports that the text holds more than one statement: a ';' is
-	// followed by more than white space, comments and ';'. A trigger's
-	// body counts, as its ';' ends a statement to the tokens.
+	// Multi reports that the text holds more than one statement: a ';'
+	// that ends a statement is followed by more than white space,
+	// comments and ';'. The ';' inside a CREATE TRIGGER's body ends none
+	// (split.go), as SQLite splits a text.
 	Multi bool
 }
 
@@ -34,13 +35,19 @@ func ScanParams(sql string) Params {
 	var index map[string]int // name -> number, once there are many names
 	statements := 0
 	inStatement := false
+	split := splitInvalid
 	s := NewScanner(sql)
 	for t := s.Next(); t.Kind != EOF; t = s.Next() {
+		if split != splitNormal || t.Kind == Semicolon {
+			split = split.next(t, sql)
+		}
 		switch t.Kind {
 		case Space, Comment:
 			continue
 		case Semicolon:
-			inStatement = false
+			if split == splitStart {
+				inStatement = false
+			}
 			continue
 		case Param:
 			p.add(sql[t.Start:t.End], &index)

@@ -65,7 +65,19 @@ func TestScanParamsMulti(t *testing.T) {
 		{"SELECT 1; 'x'", true},
 		{"SELECT 1; ?", true},
 		{"SELECT 1; -- x\nSELECT 2", true},
-		{"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END", true}, // one statement, but a ';' ends one to the tokens
+		// A trigger's body is part of its statement, as SQLite splits a
+		// text (sqlite3_complete's rule).
+		{"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END", false},
+		{"CREATE TRIGGER t1r1 UPDATE ON t1 BEGIN SELECT 1; END;", false},
+		{"create temporary trigger tr delete on t begin delete from u; insert into u values (1); end ; ;", false},
+		{"CREATE TEMP TRIGGER tr AFTER INSERT ON t BEGIN SELECT ';'; END; SELECT ?", true},
+		{"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT CASE WHEN 1 THEN 2 END; END; SELECT 1", true},
+		{"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; END /* c */ ; -- d\n", false},
+		{"EXPLAIN QUERY PLAN CREATE TRIGGER tr INSERT ON t BEGIN SELECT 1; END", false},
+		{"CREATE TABLE trigger (x); SELECT 1", true}, // TRIGGER only right after CREATE [TEMP]
+		{"CREATE TABLE t (x); CREATE INDEX i ON t (x)", true},
+		{"SELECT 1; CREATE TRIGGER tr INSERT ON t BEGIN SELECT 1; END", true},
+		{"SELECT 1 AS \"create\"; SELECT 2", true},
 		{"SELECT 1; /* unterminated", false},
 		{"SELECT 1; 'unterminated", true},
 	}
@@ -104,5 +116,26 @@ func BenchmarkScanParams(b *testing.B) {
 				ScanParams(bm.sql)
 			}
 		})
+	}
+}
+
+func TestStatementEnd(t *testing.T) {
+	tests := []struct {
+		sql  string
+		want string // the first statement
+	}{
+		{"", ""},
+		{"SELECT 1", "SELECT 1"},
+		{"SELECT 1; SELECT 2", "SELECT 1;"},
+		{";; SELECT 1 ;; SELECT 2", ";; SELECT 1 ;"},
+		{"SELECT ';' -- ;\n; x", "SELECT ';' -- ;\n;"},
+		{"CREATE TRIGGER tr INSERT ON t BEGIN SELECT 1; UPDATE t SET a = 1; END; SELECT 2", "CREATE TRIGGER tr INSERT ON t BEGIN SELECT 1; UPDATE t SET a = 1; END;"},
+		{"CREATE TRIGGER tr INSERT ON t BEGIN SELECT 1; END", "CREATE TRIGGER tr INSERT ON t BEGIN SELECT 1; END"},
+		{"CREATE TEMP TRIGGER tr INSERT ON t BEGIN SELECT 1 END; END; x", "CREATE TEMP TRIGGER tr INSERT ON t BEGIN SELECT 1 END; END;"},
+	}
+	for _, tt := range tests {
+		if got := StatementEnd(tt.sql); tt.sql[:got] != tt.want {
+			t.Errorf("StatementEnd(%q) = %d (%q), want %q", tt.sql, got, tt.sql[:got], tt.want)
+		}
 	}
 }

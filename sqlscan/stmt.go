@@ -2,9 +2,9 @@ package sqlscan
 
 import "strings"
 
-// A statement is the run of tokens up to a ';' or the end of the text,
-// white space and comments aside; an empty one (";;") is no statement, as
-// in SQLite. The classifiers below judge the first statement of a text by
+// A statement is the run of tokens up to the ';' that ends it (split.go:
+// not one inside a trigger's body) or the end of the text, white space
+// and comments aside; an empty one (";;") is no statement, as in SQLite. The classifiers below judge the first statement of a text by
 // its leading keywords, and a text of more than one statement as none of
 // theirs. A statement begins with its keyword: SQLite takes no "(BEGIN)"
 // or "(SELECT 1)", so parentheses are not looked through.
@@ -12,15 +12,16 @@ import "strings"
 // cursor walks the tokens of a text that count: neither white space nor
 // comments.
 type cursor struct {
-	s Scanner
-	t Token // the current token; EOF at the end
+	s     Scanner
+	t     Token      // the current token; EOF at the end
+	split splitState // after t
 }
 
 // newCursor returns a cursor at the first token of the first statement.
 func newCursor(src string) cursor {
 	c := cursor{s: NewScanner(src)}
 	c.advance()
-	for c.t.Kind == Semicolon {
+	for c.atSemi() {
 		c.advance()
 	}
 	return c
@@ -29,11 +30,16 @@ func newCursor(src string) cursor {
 func (c *cursor) advance() {
 	for {
 		c.t = c.s.Next()
+		c.split = c.split.next(c.t, c.s.src)
 		if c.t.Kind != Space && c.t.Kind != Comment {
 			return
 		}
 	}
 }
+
+// atSemi reports whether the current token is a ';' that ends a
+// statement.
+func (c *cursor) atSemi() bool { return c.t.Kind == Semicolon && c.split == splitStart }
 
 func (c *cursor) text() string { return c.s.src[c.t.Start:c.t.End] }
 
@@ -69,7 +75,7 @@ func (c *cursor) name() bool {
 
 // skipStatement moves to the ';' or the end that ends the statement.
 func (c *cursor) skipStatement() {
-	for c.t.Kind != EOF && c.t.Kind != Semicolon {
+	for c.t.Kind != EOF && !c.atSemi() {
 		c.advance()
 	}
 }
@@ -77,7 +83,7 @@ func (c *cursor) skipStatement() {
 // atEnd reports whether the text ends here, but for ';', white space and
 // comments: no other statement follows.
 func (c *cursor) atEnd() bool {
-	for c.t.Kind == Semicolon {
+	for c.atSemi() {
 		c.advance()
 	}
 	return c.t.Kind == EOF
@@ -128,7 +134,7 @@ func ReadOnly(sql string) bool {
 		}
 		c.skipStatement()
 	case equalFold(kw, "WITH"):
-		for c.advance(); c.t.Kind != EOF && c.t.Kind != Semicolon; c.advance() {
+		for c.advance(); c.t.Kind != EOF && !c.atSemi(); c.advance() {
 			if c.t.Kind == Word && writeWord(c.text()) {
 				return false
 			}
@@ -222,8 +228,8 @@ func TxControl(sql string) TxKind {
 
 // AnyBeginsTx reports whether some statement of sql begins with BEGIN or
 // SAVEPOINT, the statements that may begin a transaction: of a script,
-// whether it may leave one open. A statement inside a trigger's body never
-// is one, so its word at a statement's start never counts wrongly.
+// whether it may leave one open. A trigger's body is part of its CREATE
+// TRIGGER statement, so its statements are not looked at.
 func AnyBeginsTx(sql string) bool {
 	c := newCursor(sql)
 	for c.t.Kind != EOF {
@@ -231,7 +237,7 @@ func AnyBeginsTx(sql string) bool {
 			return true
 		}
 		c.skipStatement()
-		for c.t.Kind == Semicolon {
+		for c.atSemi() {
 			c.advance()
 		}
 	}
@@ -310,4 +316,34 @@ func lower(s string) string {
 		}
 	}
 	return s
+}
+
+// CreatesTemp reports whether sql begins with a CREATE statement of a
+// TEMP object: CREATE TEMP (or TEMPORARY) TABLE, VIEW or TRIGGER, or a
+// CREATE whose object's name has the schema temp (CREATE TABLE
+// temp.t ...). Such an object lives on one connection only.
+func CreatesTemp(sql string) bool {
+	c := newCursor(sql)
+	if !c.keyword("CREATE") {
+		return false
+	}
+	if c.keyword("TEMP") || c.keyword("TEMPORARY") {
+		return true
+	}
+	_ = c.keyword("UNIQUE") || c.keyword("VIRTUAL")
+	if !(c.keyword("TABLE") || c.keyword("VIEW") || c.keyword("TRIGGER") || c.keyword("INDEX")) {
+		return false
+	}
+	if c.keyword("IF") && !(c.keyword("NOT") && c.keyword("EXISTS")) {
+		return false
+	}
+	schema := c.t
+	if !c.name() || !c.punct(".") {
+		return false
+	}
+	text := c.s.src[schema.Start:schema.End]
+	if schema.Kind != Word && len(text) >= 2 {
+		text = text[1 : len(text)-1] // "temp", [temp], `temp`, 'temp'
+	}
+	return equalFold(text, "TEMP")
 }

@@ -277,3 +277,29 @@ func TestAnyBeginsTx(t *testing.T) {
 		}
 	}
 }
+
+func TestCreatesTemp(t *testing.T) {
+	for sql, want := range map[string]bool{
+		"CREATE TEMP TABLE t (x)":                                true,
+		"create temporary view v as select 1":                    true,
+		"CREATE TEMP TRIGGER tr INSERT ON t BEGIN SELECT 1; END": true,
+		"CREATE TABLE temp.t (x)":                                true,
+		"CREATE TABLE IF NOT EXISTS \"temp\".t (x)":              true,
+		"CREATE UNIQUE INDEX [TEMP].i ON t (x)":                  true,
+		"CREATE VIEW Temp . v AS SELECT 1":                       true,
+		"/* c */ CREATE TEMP TABLE t (x)":                        true,
+		"CREATE TABLE t (x)":                                     false,
+		"CREATE TABLE main.t (x)":                                false,
+		"CREATE TABLE temp (x)":                                  false,
+		"CREATE TABLE temporary (x)":                             false,
+		"CREATE INDEX i ON temp (x)":                             false,
+		"CREATE VIRTUAL TABLE t USING fts5(x)":                   false,
+		"SELECT 'CREATE TEMP TABLE'":                             false,
+		"INSERT INTO temp.t VALUES (1)":                          false,
+		"":                                                       false,
+	} {
+		if got := CreatesTemp(sql); got != want {
+			t.Errorf("CreatesTemp(%q) = %v, want %v", sql, got, want)
+		}
+	}
+}

@@ -70,6 +70,14 @@ var corpus = []string{
 	"  -- nothing\n",
 	"CREATE TRIGGER tr AFTER INSERT ON t BEGIN SELECT 1; UPDATE t SET a = 1; END",
 	"CREATE TEMP TRIGGER tr AFTER INSERT ON t BEGIN SELECT ';'; END; SELECT ?",
+	"CREATE TRIGGER t1r1 UPDATE ON t BEGIN SELECT 1; END;",
+	"create temporary trigger tr delete on t begin delete from users; insert into users (name) values ('x'); end ; ;",
+	"CREATE TRIGGER tr AFTER INSERT ON t WHEN new.a > 0 BEGIN SELECT CASE WHEN new.a = 1 THEN 2 END; END; SELECT 1",
+	"CREATE TRIGGER IF NOT EXISTS tr BEFORE DELETE ON t FOR EACH ROW BEGIN SELECT RAISE(ABORT, 'no'); END /* c */ ; -- d\n",
+	"EXPLAIN CREATE TRIGGER tr INSERT ON t BEGIN SELECT 1; END; SELECT :x",
+	"EXPLAIN QUERY PLAN SELECT ?; CREATE TRIGGER tr INSERT ON t BEGIN UPDATE t SET b = new.a; END",
+	"CREATE TABLE trigger (x); SELECT 1",
+	"CREATE VIEW v AS SELECT 1 AS \"end\"; SELECT * FROM t",
 
 	// Reads, writes and EXPLAIN.
 	"SELECT * FROM users",
@@ -277,12 +285,8 @@ func (o *oracle) compare(t *testing.T, sql string) bool {
 	if !ok {
 		return false
 	}
-	// sqlite3_complete and the prepared statements' tails see a trigger's
-	// body as part of one statement; the tokens end one at every ';'.
-	trigger := strings.Contains(strings.ToUpper(sql), "TRIGGER")
-
 	multi := sqlscan.ScanParams(sql).Multi
-	if want := len(stmts) > 1; multi != want && !(trigger && multi) {
+	if want := len(stmts) > 1; multi != want {
 		t.Errorf("ScanParams(%q).Multi = %v; SQLite prepares %d statements", sql, multi, len(stmts))
 	}
 	for _, st := range stmts {
@@ -290,10 +294,8 @@ func (o *oracle) compare(t *testing.T, sql string) bool {
 		if names := sqlscan.ScanParams(text).Names; !slices.Equal(names, st.names) {
 			t.Errorf("ScanParams(%q).Names = %q; SQLite has %q", text, names, st.names)
 		}
-		if !trigger {
-			if end := statementEnd(text); st.start+end != st.end {
-				t.Errorf("in %q the statement at %d ends at %d; sqlite3_prepare_v2's tail is at %d", sql, st.start, st.start+end, st.end)
-			}
+		if end := sqlscan.StatementEnd(sql[st.start:]); st.start+end != st.end {
+			t.Errorf("in %q the statement at %d ends at %d; sqlite3_prepare_v2's tail is at %d", sql, st.start, st.start+end, st.end)
 		}
 		if sqlscan.ReadOnly(text) && !st.readOnly && !st.explain {
 			t.Errorf("ReadOnly(%q), but SQLite's program writes (sqlite3_stmt_readonly)", text)
@@ -302,38 +304,48 @@ func (o *oracle) compare(t *testing.T, sql string) bool {
 			t.Errorf("TxControl(%q) = %v; SQLite's program is %v", text, k, st.tx)
 		}
 	}
-	if trigger {
+	// sqlite3_complete's own tokenizer takes a vertical tab and a byte
+	// order mark for other tokens than SQLite's parser does (and sqlscan,
+	// which follows the parser): a "\v;" is no end to it.
+	if strings.Contains(sql, "\v") || strings.Contains(sql, "\xef\xbb\xbf") {
 		return true
 	}
 	// After every token but white space and comments, the text so far is
-	// complete just when the token is a ';'.
+	// complete just when the token is a ';' outside a trigger's body.
+	inBody := bodySemicolons(sql)
 	s := sqlscan.NewScanner(sql)
 	for tok := s.Next(); tok.Kind != sqlscan.EOF; tok = s.Next() {
 		if tok.Kind == sqlscan.Space || tok.Kind == sqlscan.Comment {
 			continue
 		}
-		if want := tok.Kind == sqlscan.Semicolon; o.complete(sql[:tok.End]) != want {
+		if want := tok.Kind == sqlscan.Semicolon && !inBody[tok.Start]; o.complete(sql[:tok.End]) != want {
 			t.Errorf("sqlite3_complete(%q) = %v after a %v token", sql[:tok.End], !want, tok.Kind)
 		}
 	}
 	return true
 }
 
-// statementEnd returns where the first statement of text ends: after the
-// ';' that follows its first token, or at the end.
-func statementEnd(text string) int {
-	begun := false
-	s := sqlscan.NewScanner(text)
-	for tok := s.Next(); tok.Kind != sqlscan.EOF; tok = s.Next() {
-		switch tok.Kind {
-		case sqlscan.Space, sqlscan.Comment:
-		case sqlscan.Semicolon:
-			if begun {
-				return tok.End
+// bodySemicolons returns the offsets of the ';' that sqlscan puts inside
+// a statement (a trigger's body): after the statement's first token but
+// ';', before its end.
+func bodySemicolons(sql string) map[int]bool {
+	in := map[int]bool{}
+	for off := 0; off < len(sql); {
+		end := off + sqlscan.StatementEnd(sql[off:])
+		begun := false
+		s := sqlscan.NewScanner(sql[off:end])
+		for tok := s.Next(); tok.Kind != sqlscan.EOF; tok = s.Next() {
+			switch tok.Kind {
+			case sqlscan.Space, sqlscan.Comment:
+			case sqlscan.Semicolon:
+				if begun && off+tok.End < end {
+					in[off+tok.Start] = true
+				}
+			default:
+				begun = true
 			}
-		default:
-			begun = true
 		}
+		off = end
 	}
-	return len(text)
+	return in
 }
