@@ -216,6 +216,7 @@ func (c *Connector) Close() error {
 			offErr = errors.Join(c.off.close(), c.pushDB.Close())
 		}
 		c.closeErr = errors.Join(offErr, c.local.Close(), c.repl.Close(), c.primary.Close())
+		c.client.CloseIdleConnections()
 		c.key.Close()
 	})
 	return c.closeErr

@@ -20,6 +20,7 @@ import (
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/embedded/internal/encrypt"
 	"github.com/gohrana/libsql/embedded/internal/localdb"
+	"github.com/gohrana/libsql/sqlscan"
 )
 
 // Offline writes (WithOfflineWrites). Each local transaction runs on the
@@ -68,6 +69,10 @@ var ErrRowsChanged = errors.New("embedded: a statement changed a different numbe
 // ATTACH and DETACH.
 var ErrOfflineSQL = errors.New("embedded: not run with offline writes")
 
+// ErrNoOfflineWrites is the error of Push on a Connector without
+// WithOfflineWrites, whose writes go to the primary as they run.
+var ErrNoOfflineWrites = errors.New("embedded: Push needs WithOfflineWrites")
+
 // ErrRecordMoved is the error of a push that found the primary's record of
 // this replica (libsql_offline_writes) other than it read it just before:
 // another process pushes as the same replica. Nothing was applied.
@@ -108,7 +113,11 @@ type offline struct {
 	db     *sql.DB // the writer; nil while detached
 	next   int64   // the next transaction's ID
 
-	pending   atomic.Int64
+	// queued counts the transactions in the local queue (their writes
+	// are in the WAL, over the base, until a restore); unpushed those of
+	// them not yet on the primary (Push leaves the pushed ones queued).
+	queued    atomic.Int64
+	unpushed  atomic.Int64
 	failed    atomic.Int64 // pushes that failed
 	pushed    atomic.Int64
 	conflicts atomic.Int64
@@ -134,7 +143,7 @@ func (o *offline) open(ctx context.Context) error {
 		return err
 	}
 	if o.id == "" {
-		if o.pending.Load() > 0 {
+		if o.queued.Load() > 0 {
 			return fmt.Errorf("embedded: %s has local writes but %s is missing: they cannot be pushed exactly once", o.path, sidecarPath(o.path))
 		}
 		var b [16]byte
@@ -232,14 +241,16 @@ func (o *offline) Attach() error {
 
 func (o *offline) attach() error { return o.Attach() }
 
-// recount reads how many transactions the queue holds and the next ID.
+// recount reads how many transactions the queue holds, how many of them
+// are not on the primary, and the next ID.
 func (o *offline) recount(ctx context.Context) error {
-	var n, last int64
-	err := o.db.QueryRowContext(ctx, "SELECT count(*), coalesce(max(id), 0) FROM "+queueTable).Scan(&n, &last)
+	var n, unpushed, last int64
+	err := o.db.QueryRowContext(ctx, "SELECT count(*), count(*) FILTER (WHERE id > ?), coalesce(max(id), 0) FROM "+queueTable, o.floor).Scan(&n, &unpushed, &last)
 	if err != nil && !strings.Contains(err.Error(), "no such table") {
 		return err
 	}
-	o.pending.Store(n)
+	o.queued.Store(n)
+	o.unpushed.Store(unpushed)
 	o.next = max(last, o.floor) + 1
 	return nil
 }
@@ -267,7 +278,7 @@ func (o *offline) begin(ctx context.Context) (*sql.Conn, error) {
 	if o.db == nil {
 		return nil, ErrClosed
 	}
-	fresh := o.pending.Load() == 0
+	fresh := o.queued.Load() == 0
 	if fresh {
 		if err := o.clean(ctx); err != nil {
 			return nil, err
@@ -308,7 +319,8 @@ func (o *offline) finish(ctx context.Context, conn *sql.Conn, stmts []queuedStmt
 		return err
 	}
 	o.next++
-	o.pending.Add(1)
+	o.queued.Add(1)
+	o.unpushed.Add(1)
 	return nil
 }
 
@@ -367,7 +379,7 @@ func (o *offline) close() error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	var err error
-	if o.pending.Load() > 0 {
+	if o.queued.Load() > 0 {
 		err = localdb.SaveBase(o.path, o.key)
 	}
 	if o.db != nil {
@@ -398,15 +410,15 @@ func (c *Connector) offlineSync(ctx context.Context) (Replicated, error) {
 	if o.db == nil {
 		return Replicated{}, ErrClosed
 	}
-	if o.pending.Load() > 0 {
+	if o.unpushed.Load() > 0 {
 		if err := c.pushed(ctx, c.push(ctx)); err != nil {
 			return Replicated{}, err
 		}
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.pending.Load() > 0 {
-		if o.next-1 > o.floor { // written since the push began, or that push failed
+	if o.queued.Load() > 0 {
+		if o.unpushed.Load() > 0 { // written since the push began, or that push failed
 			if err := c.pushed(ctx, c.push(ctx)); err != nil {
 				return Replicated{}, err
 			}
@@ -420,6 +432,36 @@ func (c *Connector) offlineSync(ctx context.Context) (Replicated, error) {
 	return Replicated{FrameNo: res.FrameNo, FramesSynced: res.Frames}, err
 }
 
+// Push sends the local transactions that are not yet on the primary, as
+// Sync does, exactly once and with conflicts reported, and pulls nothing:
+// the local file goes on showing its own writes and none of the
+// primary's newer ones until the next Sync, which brings it to the
+// primary's state. A push costs one request per 1,000 transactions (or 4
+// MiB of them) when the primary's record of this replica is where this
+// replica left it, and one more when it is not (another push's answer was
+// lost). Push needs WithOfflineWrites (else ErrNoOfflineWrites), and fails
+// with the primary's error if it cannot be reached; nothing is lost.
+func (c *Connector) Push(ctx context.Context) error {
+	select {
+	case <-c.stop:
+		return ErrClosed
+	default:
+	}
+	o := c.off
+	if o == nil {
+		return ErrNoOfflineWrites
+	}
+	o.syncMu.Lock()
+	defer o.syncMu.Unlock()
+	if o.db == nil {
+		return ErrClosed
+	}
+	if o.unpushed.Load() == 0 {
+		return nil
+	}
+	return c.pushed(ctx, c.push(ctx))
+}
+
 // pushed records the outcome of a push.
 func (c *Connector) pushed(ctx context.Context, err error) error {
 	c.off.setErr(err)
@@ -430,11 +472,15 @@ func (c *Connector) pushed(ctx context.Context, err error) error {
 	return err
 }
 
-// push applies the queue on the primary, exactly once: it reads the
-// primary's record of this replica, then sends the transactions after it
-// in batches, each one primary transaction that also moves the record.
-// A transaction that fails there is taken out of the batch, which is sent
-// again with its failure recorded instead; the others still apply.
+// push applies the queue on the primary, exactly once: it sends the
+// transactions after the floor in batches, each one primary transaction
+// that also moves the primary's record of this replica, and begins with a
+// guard that the record is where this replica believes (its floor, or
+// the end of the last batch). If the guard fails (a push whose answer was
+// lost moved it), push reads the record, counts what it holds as done,
+// and goes on from there. A transaction that fails on the primary is
+// taken out of its batch, which is sent again with its failure recorded
+// instead; the others still apply.
 func (c *Connector) push(ctx context.Context) error {
 	o := c.off
 	txns, err := o.queue(ctx)
@@ -449,97 +495,140 @@ func (c *Connector) push(ctx context.Context) error {
 		return err
 	}
 	defer conn.Close()
-	last, recorded, err := o.readRecord(ctx, conn)
-	if err != nil {
-		return err
-	}
-	var conflicts []Conflict
-	var pushed int64
+	p := &pushRun{c: c, conn: conn, last: o.floor}
 	rest := txns
-	for len(rest) > 0 && rest[0].id <= last {
-		q := rest[0]
-		rest = rest[1:]
-		if q.id <= o.floor {
-			continue // reported before a crash
-		}
-		if msg, ok := recorded[q.id]; ok {
-			conflicts = append(conflicts, conflictOf(q, fmt.Errorf("embedded: the primary refused it (recorded by a push whose answer was lost): %s", msg)))
-		} else {
-			pushed++
-		}
-	}
 	for len(rest) > 0 {
 		chunk := rest[:chunkLen(rest)]
-		failed := map[int]error{}
-		for {
-			stmts, owner, checks := pushBatch(o.id, last, o.floor, chunk, failed)
-			_, err := libsql.Batch(ctx, conn, stmts, libsql.WithBatchMode(libsql.BatchWrite))
-			if err == nil {
-				break
-			}
-			var le *libsql.Error
-			if !errors.As(err, &le) {
+		n, err := p.send(ctx, chunk)
+		if errors.Is(err, errGuard) && !p.read {
+			if rest, err = p.readRecord(ctx, rest); err != nil {
 				return err
 			}
-			if refusedWhole(le) {
-				// Nothing ran. Halve the chunk until the transaction
-				// refused is alone in it: that one is a conflict.
-				live := 0
-				for k := range chunk {
-					if failed[k] == nil {
-						live++
-					}
-				}
-				switch {
-				case live == 0:
-					return err // not a transaction's doing
-				case live == 1:
-					for k := range chunk {
-						if failed[k] == nil {
-							failed[k] = err
-						}
-					}
-				default:
-					chunk = chunk[:len(chunk)/2]
-				}
-				continue
-			}
-			if !le.RolledBack || le.Statement == 0 {
-				return err
-			}
-			i := le.Statement - 1
-			k := owner[i]
-			switch {
-			case k == ownerGuard:
-				return ErrRecordMoved
-			case k < 0 || failed[k] != nil:
-				return err
-			case checks[i] != nil:
-				failed[k] = checks[i]
-			default:
-				failed[k] = err
-			}
+			continue
 		}
-		last = chunk[len(chunk)-1].id
-		for k, q := range chunk {
-			if failed[k] != nil {
-				conflicts = append(conflicts, conflictOf(q, failed[k]))
-			} else {
-				pushed++
-			}
+		if errors.Is(err, errGuard) {
+			return ErrRecordMoved
 		}
-		rest = rest[len(chunk):]
+		if err != nil {
+			return err
+		}
+		rest = rest[n:]
 	}
-	o.pushed.Add(pushed)
-	o.conflicts.Add(int64(len(conflicts)))
-	for _, cf := range conflicts {
+	o.pushed.Add(p.pushed)
+	o.conflicts.Add(int64(len(p.conflicts)))
+	o.unpushed.Add(-int64(len(txns)))
+	for _, cf := range p.conflicts {
 		c.log.LogAttrs(ctx, slogWarn, "embedded: a local transaction conflicts with the primary", errAttr(cf.Err))
 		if o.handler != nil {
 			o.handler(cf)
 		}
 	}
-	o.floor = last
+	o.floor = p.last
 	return o.writeSidecar()
+}
+
+// pushRun is one push's state.
+type pushRun struct {
+	c         *Connector
+	conn      *sql.Conn
+	last      int64 // where the primary's record of this replica is believed to be
+	read      bool  // last was read from the primary
+	pushed    int64
+	conflicts []Conflict
+}
+
+// errGuard is a push batch's guard failing: the record is not at last.
+var errGuard = errors.New("embedded: the record moved")
+
+// send pushes chunk in one request (again without a transaction that
+// failed on the primary, until one goes through), and returns how many
+// of chunk's transactions it settled: all of them, or, for a batch the
+// primary refused as a whole, the first half, narrowed down to the
+// transaction refused.
+func (p *pushRun) send(ctx context.Context, chunk []queued) (int, error) {
+	o := p.c.off
+	failed := map[int]error{}
+	for {
+		stmts, owner, checks := pushBatch(o.id, p.last, o.floor, chunk, failed)
+		_, err := libsql.Batch(ctx, p.conn, stmts, libsql.WithBatchMode(libsql.BatchWrite))
+		if err == nil {
+			break
+		}
+		var le *libsql.Error
+		if !errors.As(err, &le) {
+			return 0, err
+		}
+		if refusedWhole(le) {
+			// Nothing ran. Halve the chunk until the transaction refused
+			// is alone in it: that one is a conflict.
+			live := 0
+			for k := range chunk {
+				if failed[k] == nil {
+					live++
+				}
+			}
+			switch {
+			case live == 0:
+				return 0, err // not a transaction's doing
+			case live == 1:
+				for k := range chunk {
+					if failed[k] == nil {
+						failed[k] = err
+					}
+				}
+			default:
+				chunk = chunk[:len(chunk)/2]
+			}
+			continue
+		}
+		if !le.RolledBack || le.Statement == 0 {
+			return 0, err
+		}
+		i := le.Statement - 1
+		k := owner[i]
+		switch {
+		case k == ownerGuard:
+			return 0, errGuard
+		case k < 0 || failed[k] != nil:
+			return 0, err
+		case checks[i] != nil:
+			failed[k] = checks[i]
+		default:
+			failed[k] = err
+		}
+	}
+	p.last = chunk[len(chunk)-1].id
+	for k, q := range chunk {
+		if failed[k] != nil {
+			p.conflicts = append(p.conflicts, conflictOf(q, failed[k]))
+		} else {
+			p.pushed++
+		}
+	}
+	return len(chunk), nil
+}
+
+// readRecord reads the primary's record of this replica after a guard
+// failed, and settles the transactions of rest that it holds: applied, or
+// refused with the error the push that refused them recorded. It returns
+// the others.
+func (p *pushRun) readRecord(ctx context.Context, rest []queued) ([]queued, error) {
+	o := p.c.off
+	last, recorded, err := o.readRecord(ctx, p.conn)
+	if err != nil {
+		return nil, err
+	}
+	p.last, p.read = last, true
+	for len(rest) > 0 && rest[0].id <= last {
+		q := rest[0]
+		rest = rest[1:]
+		if msg, ok := recorded[q.id]; ok {
+			p.conflicts = append(p.conflicts, conflictOf(q, fmt.Errorf("embedded: the primary refused it (recorded by a push whose answer was lost): %s", msg)))
+		} else {
+			p.pushed++
+		}
+	}
+	return rest, nil
 }
 
 // refusedWhole reports whether the primary refused a push batch as a
@@ -631,7 +720,7 @@ func pushBatch(id string, last, floor int64, chunk []queued, failed map[int]erro
 		}
 		for j, s := range q.stmts {
 			add(libsql.Statement{SQL: s.SQL, Args: s.args()}, k, nil)
-			if s.Changes >= 0 {
+			if s.Changes >= 0 && !certainChanges(s.SQL) {
 				add(libsql.Statement{SQL: "SELECT CASE WHEN changes() = ? THEN 1 ELSE " + overflow + " END", Args: []any{s.Changes}}, k,
 					fmt.Errorf("%w: statement %d of the transaction (%.60q) changed %d rows locally", ErrRowsChanged, j+1, s.SQL, s.Changes))
 			}
@@ -640,6 +729,32 @@ func pushBatch(id string, last, floor int64, chunk []queued, failed map[int]erro
 	add(libsql.Statement{SQL: "INSERT INTO " + recordTable + " (replica_id, last_applied) VALUES (?, ?) ON CONFLICT (replica_id) DO UPDATE SET last_applied = excluded.last_applied",
 		Args: []any{id, chunk[len(chunk)-1].id}}, ownerDriver, nil)
 	return stmts, owner, checks
+}
+
+// certainChanges reports whether a statement changes as many rows on the
+// primary as locally whenever it succeeds there, so that its count needs
+// no check: an INSERT or REPLACE of VALUES (each row is inserted, or the
+// statement fails), not of a SELECT, not OR IGNORE, not an upsert.
+func certainChanges(query string) bool {
+	switch strings.ToUpper(sqlscan.FirstKeyword(query)) {
+	case "INSERT", "REPLACE":
+	default:
+		return false
+	}
+	values := false
+	s := sqlscan.NewScanner(query)
+	for t := s.Next(); t.Kind != sqlscan.EOF; t = s.Next() {
+		if t.Kind != sqlscan.Word {
+			continue
+		}
+		switch strings.ToUpper(query[t.Start:t.End]) {
+		case "SELECT", "IGNORE", "CONFLICT", "DO":
+			return false
+		case "VALUES":
+			values = true
+		}
+	}
+	return values
 }
 
 // args returns the statement's arguments as a Batch takes them.

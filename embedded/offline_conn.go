@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql"
-
+	"github.com/gohrana/libsql/embedded/internal/localdb"
 	"github.com/gohrana/libsql/sqlscan"
 )
 
@@ -50,14 +50,37 @@ func offlineWrite(query string, st *sqlscan.Statement) (bool, error) {
 }
 
 // countsChanges reports whether a statement's changes() is its own: an
-// INSERT, UPDATE, DELETE or REPLACE.
+// INSERT, UPDATE, DELETE or REPLACE, maybe after a WITH. SQLite leaves
+// changes() as the last such statement set it through any other (a
+// CREATE after an INSERT reports the INSERT's count), and sqld answers 0
+// rows changed for the others, as the replica's local writes do.
 func countsChanges(st *sqlscan.Statement) bool {
 	switch strings.ToUpper(st.Keyword) {
 	case "INSERT", "UPDATE", "DELETE", "REPLACE":
 		return true
+	case "WITH":
+		return !st.ReadOnly
 	}
 	return false
 }
+
+// inserts reports whether a statement's last_insert_rowid() is its own,
+// as sqld has it: an INSERT or REPLACE.
+func inserts(st *sqlscan.Statement) bool {
+	switch strings.ToUpper(st.Keyword) {
+	case "INSERT", "REPLACE":
+		return true
+	}
+	return false
+}
+
+// localResult is the result of a local write, as the primary would give
+// it: rows changed only for a statement that counts them, a rowid only for
+// an INSERT.
+type localResult struct{ rows, id int64 }
+
+func (r localResult) LastInsertId() (int64, error) { return r.id, nil }
+func (r localResult) RowsAffected() (int64, error) { return r.rows, nil }
 
 // offlineExec runs ExecContext with offline writes; done is false for a
 // read outside a transaction, which the caller runs.
@@ -158,20 +181,33 @@ func (t *localTx) exec(ctx context.Context, query string, st *sqlscan.Statement,
 	if _, err := offlineWrite(query, st); err != nil {
 		return nil, err
 	}
-	res, err := t.conn.ExecContext(ctx, query, writeArgs(args)...)
+	var res sql.Result
+	err := t.run(ctx, query, st, func() (err error) {
+		res, err = t.conn.ExecContext(ctx, query, writeArgs(args)...)
+		return err
+	})
 	if err != nil {
 		return nil, t.failed(ctx, err)
+	}
+	var out localResult
+	if countsChanges(st) {
+		if out.rows, err = res.RowsAffected(); err != nil {
+			return nil, err
+		}
+	}
+	if inserts(st) {
+		if out.id, err = res.LastInsertId(); err != nil {
+			return nil, err
+		}
 	}
 	if !st.ReadOnly {
 		n := int64(-1)
 		if countsChanges(st) {
-			if n, err = res.RowsAffected(); err != nil {
-				return nil, err
-			}
+			n = out.rows
 		}
 		t.stmts = append(t.stmts, queuedStmt{SQL: query, Args: queueArgs(args), Changes: n})
 	}
-	return res, nil
+	return out, nil
 }
 
 func (t *localTx) query(ctx context.Context, query string, st *sqlscan.Statement, args []driver.NamedValue) (driver.Rows, error) {
@@ -181,27 +217,32 @@ func (t *localTx) query(ctx context.Context, query string, st *sqlscan.Statement
 	if _, err := offlineWrite(query, st); err != nil {
 		return nil, err
 	}
-	rows, err := t.conn.QueryContext(ctx, query, writeArgs(args)...)
-	if err != nil {
-		return nil, t.failed(ctx, err)
-	}
 	// The rows are read whole: the next statement, the queue's entry and
 	// the commit run on the same connection.
-	lr, err := newLocalRows(rows, func() {})
-	if err != nil {
-		return nil, err
-	}
-	buf := &bufRows{cols: lr.Columns()}
-	for {
-		row := make([]driver.Value, len(buf.cols))
-		if err := lr.Next(row); err != nil {
-			lr.Close()
-			if err == io.EOF {
-				break
-			}
-			return nil, t.failed(ctx, err)
+	var buf *bufRows
+	err := t.run(ctx, query, st, func() error {
+		rows, err := t.conn.QueryContext(ctx, query, writeArgs(args)...)
+		if err != nil {
+			return err
 		}
-		buf.rows = append(buf.rows, row)
+		lr, err := newLocalRows(rows, func() {})
+		if err != nil {
+			return err
+		}
+		defer lr.Close()
+		buf = &bufRows{cols: lr.Columns()}
+		for {
+			row := make([]driver.Value, len(buf.cols))
+			if err := lr.Next(row); err == io.EOF {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			buf.rows = append(buf.rows, row)
+		}
+	})
+	if err != nil {
+		return nil, t.failed(ctx, err)
 	}
 	if !st.ReadOnly {
 		n := int64(-1)
@@ -213,6 +254,40 @@ func (t *localTx) query(ctx context.Context, query string, st *sqlscan.Statement
 		t.stmts = append(t.stmts, queuedStmt{SQL: query, Args: queueArgs(args), Changes: n})
 	}
 	return buf, nil
+}
+
+// run runs f, the statement query, on the writer: under localdb.Strict
+// if writable_schema would change what it does (strictSchema).
+func (t *localTx) run(ctx context.Context, query string, st *sqlscan.Statement, f func() error) error {
+	if strictSchema(query, st) {
+		return localdb.Strict(ctx, t.conn, f)
+	}
+	return f()
+}
+
+// strictSchema reports whether writable_schema, under which the writer
+// loads the schema, would change what a statement does: DDL, and any
+// statement that names an object of SQLite's own (sqlite_schema).
+func strictSchema(query string, st *sqlscan.Statement) bool {
+	switch strings.ToUpper(st.Keyword) {
+	case "CREATE", "ALTER", "DROP":
+		return true
+	}
+	s := sqlscan.NewScanner(query)
+	for tok := s.Next(); tok.Kind != sqlscan.EOF; tok = s.Next() {
+		w := query[tok.Start:tok.End]
+		switch tok.Kind {
+		case sqlscan.Quoted:
+			w = w[1 : len(w)-1]
+		case sqlscan.Word:
+		default:
+			continue
+		}
+		if len(w) >= len("sqlite_") && strings.EqualFold(w[:len("sqlite_")], "sqlite_") {
+			return true
+		}
+	}
+	return false
 }
 
 // Commit commits the transaction and its queue entry.

@@ -30,10 +30,13 @@ type cutProxy struct {
 	upstream string
 	marker   []byte
 
-	seen   atomic.Int64 // requests with the marker forwarded
-	cut    atomic.Int64 // the count to cut at; 0: none
-	cuts   atomic.Int64 // connections cut
-	wsCuts atomic.Int64 // of them, WebSocket connections
+	conns     atomic.Int64 // connections accepted
+	replConns atomic.Int64 // of them, those whose first request is a replication call
+	calls     atomic.Int64 // replication calls forwarded
+	seen      atomic.Int64 // requests with the marker forwarded
+	cut       atomic.Int64 // the count to cut at; 0: none
+	cuts      atomic.Int64 // connections cut
+	wsCuts    atomic.Int64 // of them, WebSocket connections
 
 	wg sync.WaitGroup
 }
@@ -83,9 +86,13 @@ func (p *cutProxy) serve() {
 	}
 }
 
+// replCalls returns how many replication calls the proxy forwarded.
+func (p *cutProxy) replCalls() int64 { return p.calls.Load() }
+
 // count counts the requests with the marker in b and dooms the
 // connection if one of them is the cut-th.
 func (p *cutProxy) count(b []byte, doomed *atomic.Bool) {
+	p.calls.Add(int64(bytes.Count(b, []byte(" /wal_log.ReplicationLog/"))))
 	for i := bytes.Count(b, p.marker); i > 0; i-- {
 		if cut := p.cut.Load(); p.seen.Add(1) == cut {
 			doomed.Store(true)
@@ -97,10 +104,14 @@ func (p *cutProxy) count(b []byte, doomed *atomic.Bool) {
 // in them; the connection is doomed before the marked request's last
 // byte is forwarded, so that no byte of its answer gets through.
 func (p *cutProxy) upward(c, u net.Conn, doomed *atomic.Bool) {
+	p.conns.Add(1)
 	r := bufio.NewReaderSize(c, 64<<10)
 	head, err := readHead(r)
 	if err != nil {
 		return
+	}
+	if bytes.Contains(head, []byte(" /wal_log.ReplicationLog/")) {
+		p.replConns.Add(1)
 	}
 	if !bytes.Contains(bytes.ToLower(head), []byte("\r\nupgrade: websocket")) {
 		p.copyHTTP(u, r, head, doomed)

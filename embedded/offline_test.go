@@ -651,3 +651,82 @@ func TestOfflineSQL(t *testing.T) {
 	r.sync(t)
 	sameState(t, r, prim, "t1_log")
 }
+
+// TestOfflineWritesEmptyPrimary: a replica of a primary whose log is
+// still empty (a new database: its file has no position yet) writes
+// offline, is closed and opened again with its writes (the file was once
+// refused as not a replica's), and pushes them.
+func TestOfflineWritesEmptyPrimary(t *testing.T) {
+	p := startSqld(t)
+	r, _ := openOffline(t, "", p.URL())
+	r.sync(t)
+	mustExec(t, r.db, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+	mustExec(t, r.db, "INSERT INTO t (v) VALUES ('one'), ('two')")
+	path := r.path
+	r.close()
+	r, conflicts := openOffline(t, path, p.URL())
+	if n := one[int](t, r.db, "SELECT count(*) FROM t"); n != 2 {
+		t.Fatalf("after reopening: %d rows", n)
+	}
+	mustExec(t, r.db, "INSERT INTO t (v) VALUES ('three')")
+	r.sync(t)
+	prim := primaryDB(t, p.URL())
+	sameState(t, r, prim, "t")
+	if n := one[int](t, prim, "SELECT count(*) FROM t"); n != 3 || len(conflicts.all()) != 0 {
+		t.Fatalf("the primary has %d rows; conflicts %v", n, conflicts.all())
+	}
+	r.close()
+	r, _ = openOffline(t, path, p.URL())
+	sameState(t, r, prim, "t")
+}
+
+// TestOfflinePush: Push sends what waits, one request per batch when the
+// primary's record is where the replica left it, and pulls nothing; the
+// local file keeps its writes until the next Sync brings the primary's
+// state. Nothing is pushed twice.
+func TestOfflinePush(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+	proxy := newCutProxy(t, p.Addr(), "INSERT INTO libsql_offline_writes")
+	r, conflicts := openOffline(t, "", proxy.URL())
+	r.sync(t)
+	for round := range 3 {
+		for i := range 50 {
+			mustExec(t, r.db, "INSERT INTO t (id, v) VALUES (?, ?)", round*100+i, "local")
+		}
+		mustExec(t, prim, "INSERT INTO t (id, v) VALUES (?, 'primary')", 1000+round)
+		requests := proxy.seen.Load()
+		if err := r.c.Push(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+		if got := proxy.seen.Load() - requests; got != 1 {
+			t.Errorf("round %d: %d push requests, want 1", round, got)
+		}
+		if st := r.c.Stats(); st.Pending != 0 || st.Pushed != int64(50*(round+1)) {
+			t.Fatalf("round %d: stats %+v", round, st)
+		}
+		if n := one[int](t, prim, "SELECT count(*) FROM t WHERE v = 'local'"); n != 50*(round+1) {
+			t.Fatalf("round %d: the primary has %d local rows", round, n)
+		}
+		// The local file shows its own writes, not the primary's since.
+		if n := one[int](t, r.db, "SELECT count(*) FROM t"); n != 50*(round+1) {
+			t.Fatalf("round %d: the local file has %d rows", round, n)
+		}
+		if err := r.c.Push(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := one[int](t, prim, "SELECT count(*) FROM t"); n != 153 {
+		t.Fatalf("the primary has %d rows, want 153", n)
+	}
+	r.sync(t)
+	sameState(t, r, prim, "t")
+	if len(conflicts.all()) != 0 {
+		t.Fatalf("conflicts %v", conflicts.all())
+	}
+	plain := openReplica(t, "", p.URL())
+	if err := plain.c.Push(testCtx(t)); !errors.Is(err, embedded.ErrNoOfflineWrites) {
+		t.Fatalf("Push without offline writes: %v", err)
+	}
+}

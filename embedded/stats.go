@@ -58,7 +58,7 @@ func (c *Connector) Stats() Stats {
 		BehindFrames:     int64(st.LastSyncFrames),
 	}
 	if o := c.off; o != nil {
-		out.Pending = int(o.pending.Load())
+		out.Pending = int(o.unpushed.Load())
 		out.Pushed, out.Conflicts = o.pushed.Load(), o.conflicts.Load()
 		out.FailedSyncs += o.failed.Load()
 		o.errMu.Lock()

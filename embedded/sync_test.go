@@ -229,3 +229,36 @@ func TestReopenDownloadsOnlyNew(t *testing.T) {
 	}
 	sameContent(t, "reopened", again, prim)
 }
+
+// TestSyncKeepsConnection: the replication calls reuse their connection
+// (an answer is read to its end, trailers included), and a sync that
+// reaches the end of the log in its first answer asks no more: 200
+// read-your-writes cycles (a write on the primary, then a local read that
+// waits for a sync) open at most 2 replication connections, and each
+// cycle's sync makes one call.
+func TestSyncKeepsConnection(t *testing.T) {
+	p := startSqld(t)
+	proxy := newCutProxy(t, p.Addr(), "never sent")
+	r := openReplica(t, "", proxy.URL(), embedded.WithSyncInterval(0))
+	mustExec(t, r.db, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+	r.sync(t)
+	before := r.c.Stats().Syncs
+	calls := proxy.replCalls()
+	const cycles = 200
+	for i := range cycles {
+		mustExec(t, r.db, "INSERT INTO t (id, v) VALUES (?, ?)", i, "v")
+		if n := one[int](t, r.db, "SELECT count(*) FROM t"); n != i+1 {
+			t.Fatalf("cycle %d: read %d rows", i, n)
+		}
+	}
+	syncs := r.c.Stats().Syncs - before
+	if syncs < cycles {
+		t.Fatalf("%d syncs for %d cycles", syncs, cycles)
+	}
+	if got := proxy.replConns.Load(); got > 2 {
+		t.Errorf("%d replication connections for %d cycles, want at most 2", got, cycles)
+	}
+	if got := proxy.replCalls() - calls; got != syncs {
+		t.Errorf("%d replication calls for %d syncs, want one each", got, syncs)
+	}
+}

@@ -3,6 +3,7 @@ package localdb
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/binary"
 	"errors"
@@ -264,7 +265,9 @@ func RemoveBase(path string) error {
 // into the main file, and commits with synchronous FULL if full, else
 // NORMAL (a commit then survives a crash of the process, and a power loss
 // may take back the last ones). The file is encrypted under key, if not
-// nil.
+// nil. Like every connection to the file it loads the schema with
+// writable_schema; the statements that writable_schema would change run
+// under Strict.
 func OpenWriter(path string, full bool, key *encrypt.Key) (*sql.DB, error) {
 	sync := "synchronous(NORMAL)"
 	if full {
@@ -279,4 +282,24 @@ func OpenWriter(path string, full bool, key *encrypt.Key) (*sql.DB, error) {
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
 	return db, nil
+}
+
+// Strict runs f, a statement on the writer's connection conn, with
+// writable_schema off, the schema loaded first with it on. writable_schema
+// lets SQLite load a schema with objects it cannot read (engine.go), but
+// also skips the checks of ALTER TABLE (a DROP COLUMN that a view needs),
+// lets sqlite_schema be written and lets names begin with sqlite_: all of
+// which the primary refuses, so a local write must be refused too.
+func Strict(ctx context.Context, conn *sql.Conn, f func() error) error {
+	if _, err := conn.ExecContext(ctx, "SELECT 1 FROM sqlite_schema LIMIT 0"); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, "PRAGMA writable_schema = OFF"); err != nil {
+		return err
+	}
+	err := f()
+	if _, onErr := conn.ExecContext(ctx, "PRAGMA writable_schema = ON"); err == nil {
+		err = onErr
+	}
+	return err
 }

@@ -34,15 +34,20 @@ func init() {
 		return nil, errVectorIndex
 	})
 	registerVector(d)
-	sql.Register(DriverName, topKDriver{d})
+	replicaDriver = topKDriver{d}
+	sql.Register(DriverName, replicaDriver)
 }
+
+// replicaDriver is the driver registered as DriverName.
+var replicaDriver topKDriver
 
 // schemaPragmas are set on every connection to a local file.
 // writable_schema lets SQLite load the rest of a schema in which an
 // object fails to load (libSQL's RANDOM ROWID table option, a vector
 // index) instead of failing every statement with "malformed database
 // schema"; the connections never write the schema (readers are
-// query_only, the writer writes pages through sqlite_dbpage only).
+// query_only, the File writes pages through sqlite_dbpage only, and the
+// offline writer runs what writable_schema would change under Strict).
 var schemaPragmas = []string{"writable_schema(1)"}
 
 // openDB opens path with the replica's driver, the schema pragmas and
@@ -55,14 +60,23 @@ func openDB(path string, pragmas ...string) (*sql.DB, error) {
 // default VFS, in the clear). An encrypted file keeps SQLite's temporary
 // tables and indexes in memory (the VFS would encipher them, at a cost).
 func openKeyDB(path string, key *encrypt.Key, pragmas ...string) (*sql.DB, error) {
+	dsn, err := keyDSN(path, key, pragmas...)
+	if err != nil {
+		return nil, err
+	}
+	return sql.Open(DriverName, dsn)
+}
+
+// keyDSN is the DSN of openKeyDB.
+func keyDSN(path string, key *encrypt.Key, pragmas ...string) (string, error) {
 	dsn := DSN(path, append(append([]string(nil), schemaPragmas...), pragmas...)...)
 	if key != nil {
 		if err := encrypt.Register(); err != nil {
-			return nil, err
+			return "", err
 		}
 		dsn += "&vfs=" + encrypt.VFSName + "&" + key.URIParam() + "&_pragma=temp_store(MEMORY)"
 	}
-	return sql.Open(DriverName, dsn)
+	return dsn, nil
 }
 
 // readerPragmas are set on the connections that serve local reads. The

@@ -126,13 +126,15 @@ func (f *File) load(ctx context.Context) error {
 		return err
 	}
 	f.pos, err = readStamp(page1)
-	if errors.Is(err, errNoStamp) && n == 1 {
-		// A new file: setting WAL mode wrote its header, nothing else.
-		var tables int
-		if err := f.db.QueryRowContext(ctx, "SELECT count(*) FROM sqlite_schema").Scan(&tables); err != nil {
+	if errors.Is(err, errNoStamp) {
+		// A new file (setting WAL mode wrote its header, nothing else),
+		// or a replica of a primary whose log was still empty, with
+		// local writes (offline writes: the queue's table is there).
+		var tables, queue int
+		if err := f.db.QueryRowContext(ctx, "SELECT count(*), count(*) FILTER (WHERE name = ?) FROM sqlite_schema", QueueTable).Scan(&tables, &queue); err != nil {
 			return err
 		}
-		if tables == 0 {
+		if tables == 0 && n == 1 || queue == 1 {
 			return nil
 		}
 	}

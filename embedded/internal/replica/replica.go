@@ -273,7 +273,8 @@ func (r *Replicator) sayHello(ctx context.Context) error {
 	return nil
 }
 
-// pull applies batches to f until the primary has no more frames.
+// pull applies batches to f until the primary has no more frames: an
+// answer with no frames, or fewer than a full batch's.
 func (r *Replicator) pull(ctx context.Context, f *localdb.File) (int, error) {
 	pos := f.Position()
 	if pos.Next == 0 {
@@ -338,6 +339,11 @@ func (r *Replicator) pull(ctx context.Context, f *localdb.File) (int, error) {
 		a.keep() // r.buf is read into again
 		if a.ready() {
 			return total, errors.New("embedded: internal error: whole commits left unapplied")
+		}
+		if n < replog.MaxFramesPerBatch && !a.pending() {
+			// sqld ends an answer short of its maximum only at the end of
+			// the log: no need to ask again to hear that.
+			return total, nil
 		}
 	}
 }

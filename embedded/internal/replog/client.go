@@ -167,6 +167,9 @@ func (c *Client) Hello(ctx context.Context) (Hello, error) {
 	return h, nil
 }
 
+// CloseIdleConnections closes the connections kept for the next calls.
+func (c *Client) CloseIdleConnections() { c.cfg.Client.CloseIdleConnections() }
+
 // ForgetSession drops the session token, so the next call needs a hello.
 func (c *Client) ForgetSession() {
 	c.mu.Lock()
@@ -175,24 +178,22 @@ func (c *Client) ForgetSession() {
 }
 
 // BatchLogEntries returns the Frames message with the frames from next on,
-// in buf's storage if it is large enough. The answer stays open after its
-// message (sqld's gRPC-Web layer sends no trailers), so the body is closed
-// after the one message, never read to its end.
+// in buf's storage if it is large enough.
 func (c *Client) BatchLogEntries(ctx context.Context, next uint64, buf []byte) ([]byte, error) {
 	var out []byte
 	err := c.call(ctx, "BatchLogEntries", EncodeLogOffset(next), func(r *grpcweb.Reader) error {
-		msg, err := r.Next(buf)
-		if err == grpcweb.ErrTrailers {
-			if err := r.Status().Err(); err != nil {
-				return err
-			}
-			return errors.New("trailers before the message")
-		}
+		msg, err := readOneInto(r, buf)
 		out = msg
 		return err
 	})
 	return out, err
 }
+
+// MaxFramesPerBatch is how many frames sqld puts in a BatchLogEntries
+// answer before it ends it at the next commit
+// (libsql-server/src/rpc/replication/replication_log.rs): an answer with
+// fewer ended at the end of the log.
+const MaxFramesPerBatch = 1024
 
 // Snapshot streams the frames of the snapshot that holds next, calling f
 // with the data of each Frame message in the order they come (data is
@@ -228,8 +229,12 @@ type callbackError struct{ err error }
 func (e *callbackError) Error() string { return e.err.Error() }
 
 // readOne reads the one message of a unary answer.
-func readOne(r *grpcweb.Reader) ([]byte, error) {
-	msg, err := r.Next(nil)
+func readOne(r *grpcweb.Reader) ([]byte, error) { return readOneInto(r, nil) }
+
+// readOneInto reads the one message of a unary answer, into buf's storage
+// if it is large enough.
+func readOneInto(r *grpcweb.Reader, buf []byte) ([]byte, error) {
+	msg, err := r.Next(buf)
 	if err == grpcweb.ErrTrailers {
 		if err := r.Status().Err(); err != nil {
 			return nil, err
@@ -296,7 +301,11 @@ func (c *Client) call(ctx context.Context, method string, body []byte, read func
 	if ct := resp.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/grpc-web") {
 		return &Error{Method: method, Err: fmt.Errorf("content type %q, want %s", ct, grpcweb.ContentType)}
 	}
-	err = read(grpcweb.NewReader(countingReader{resp.Body, &c.received}, c.cfg.MaxMessage))
+	r := grpcweb.NewReader(countingReader{resp.Body, &c.received}, c.cfg.MaxMessage)
+	err = read(r)
+	if err == nil {
+		err = finish(r, resp.Body)
+	}
 	var cb *callbackError
 	var se *grpcweb.StatusError
 	switch {
@@ -311,6 +320,32 @@ func (c *Client) call(ctx context.Context, method string, body []byte, read func
 	default:
 		return &Error{Method: method, Err: err}
 	}
+}
+
+// finishWait bounds how long finish waits for the rest of an answer.
+const finishWait = time.Second
+
+// finish reads what is left of an answer after its messages: the
+// trailers, whose status must be OK, and the end of the body. An answer
+// read to its end leaves its connection to the next call (net/http keeps
+// a connection only then), where one closed early costs a new connection
+// each call: sqld 0.24.32 ends every answer so. One that goes on past
+// finishWait, or past a few bytes, is closed, and only its connection is
+// lost.
+func finish(r *grpcweb.Reader, body io.ReadCloser) error {
+	t := time.AfterFunc(finishWait, func() { body.Close() })
+	defer t.Stop()
+	if r.Status() == nil {
+		if _, err := r.Next(nil); err == grpcweb.ErrTrailers {
+			if err := r.Status().Err(); err != nil {
+				return err
+			}
+		} else {
+			return nil // no trailers (yet): the body is closed unread
+		}
+	}
+	io.Copy(io.Discard, io.LimitReader(body, 4<<10))
+	return nil
 }
 
 // scrub drops the URL from a *url.Error's text (it has no token, but the
