@@ -1,6 +1,8 @@
 package embedded_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -15,6 +17,24 @@ func BenchmarkOfflineInsert(b *testing.B) {
 	b.ResetTimer()
 	for i := range b.N {
 		if _, err := r.db.Exec("INSERT INTO w (v, n) VALUES (?, ?)", "local", i); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOfflineInsertBench: the INSERT of Turso's sync benchmark
+// (bench/cmd/sync-bench): four values, one of them 160 bytes of text,
+// into a table with an AUTOINCREMENT key.
+func BenchmarkOfflineInsertBench(b *testing.B) {
+	p := startSqld(b)
+	prim := primaryDB(b, p.URL())
+	mustExec(b, prim, "CREATE TABLE bench (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT NOT NULL, email TEXT NOT NULL, bio TEXT, score REAL)")
+	r, _ := openOffline(b, "", p.URL())
+	r.sync(b)
+	bio := strings.Repeat("x", 160)
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := r.db.Exec("INSERT INTO bench (name, email, bio, score) VALUES (?, ?, ?, ?)", fmt.Sprint("user_", i), fmt.Sprint("user", i, "@bench.dev"), bio, float64(i)*1.5); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -170,3 +170,37 @@ func TestDiff(t *testing.T) {
 		t.Errorf("%q", d)
 	}
 }
+
+// TestCopyKeepsTriggerOrder: a copy fires a table's triggers in the
+// order the source does (the order of their creation, not of their
+// names): two BEFORE UPDATE triggers, one that deletes what the other
+// inserts.
+func TestCopyKeepsTriggerOrder(t *testing.T) {
+	ctx := context.Background()
+	src := openDB(t, "src.db")
+	for _, q := range []string{
+		"CREATE TABLE t (x)",
+		"CREATE TABLE log (v)",
+		"CREATE TRIGGER z_ins BEFORE UPDATE ON t BEGIN INSERT INTO log VALUES (new.x); END",
+		"CREATE TRIGGER a_del BEFORE UPDATE ON t BEGIN DELETE FROM log; END",
+		"INSERT INTO t VALUES (1)",
+	} {
+		if _, err := src.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := openDB(t, "dst.db")
+	if err := Copy(ctx, src, dst); err != nil {
+		t.Fatal(err)
+	}
+	for _, db := range []*sql.DB{src, dst} {
+		if _, err := db.Exec("UPDATE t SET x = 2"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, _ := Query(ctx, src, "SELECT count(*) FROM log")
+	b, _ := Query(ctx, dst, "SELECT count(*) FROM log")
+	if !slices.Equal(a, b) {
+		t.Fatalf("the source's update leaves %v log rows, the copy's %v", a, b)
+	}
+}

@@ -59,7 +59,9 @@ type object struct {
 }
 
 func objects(ctx context.Context, db Queryer) ([]object, error) {
-	rows, err := rowsOf(ctx, db, "SELECT type, name, tbl_name, rootpage, sql FROM sqlite_schema ORDER BY type, name")
+	// In the order of creation: SQLite fires the triggers of an event in
+	// the order it loaded them, so a copy must create them in the same.
+	rows, err := rowsOf(ctx, db, "SELECT type, name, tbl_name, rootpage, sql FROM sqlite_schema ORDER BY rowid")
 	if err != nil {
 		return nil, err
 	}

@@ -131,13 +131,17 @@ func ptr(p uintptr) unsafe.Pointer { return *(*unsafe.Pointer)(unsafe.Pointer(&p
 // file is the state of one open file: its cipher, and the plaintext of
 // the unit last written, which saves reading and deciphering it again
 // when the next write continues it (a write that is not unit-aligned: a
-// rollback journal's header, a temporary file's). That copy is only
-// trusted while this connection holds the lock it wrote under: every
-// unlock drops it.
+// rollback journal's header, a temporary file's). That copy serves only
+// such a write, only to a file no other connection writes (not a
+// database or a WAL, whose units SQLite writes whole anyway), and only
+// while this connection holds the lock it wrote under: every unlock
+// drops it. A read always reads the file: another connection may have
+// written the unit since (a WAL restarted over the same frames).
 type file struct {
 	real   uintptr // the default VFS's sqlite3_file
 	cipher *hbsh.HBSH
 	wal    bool    // units as unitOf says for a WAL, else blocks
+	shared bool    // a database or a WAL, which other connections write too
 	cbuf   uintptr // buf's C memory: the default VFS reads and writes there
 	buf    []byte  // a unit's scratch space
 	tweak  [16]byte
@@ -194,7 +198,8 @@ func xOpen(tls *libc.TLS, pVfs, zName, pFile uintptr, flags int32, pOutFlags uin
 		return sqlite3.SQLITE_NOMEM
 	}
 	f := &file{real: real, cipher: adiantum.New(key), wal: flags&sqlite3.SQLITE_OPEN_WAL != 0,
-		cbuf: cbuf, buf: unsafe.Slice((*byte)(ptr(cbuf)), BlockSize), last: -1}
+		shared: flags&(sqlite3.SQLITE_OPEN_MAIN_DB|sqlite3.SQLITE_OPEN_WAL) != 0,
+		cbuf:   cbuf, buf: unsafe.Slice((*byte)(ptr(cbuf)), BlockSize), last: -1}
 	clear(key)
 	h := handles.Add(1)
 	files.Store(h, f)
@@ -262,9 +267,10 @@ func (f *file) tweakOf(start int64) []byte {
 // readUnit reads the plaintext of the unit at start into p (the unit's
 // length). A unit past the end of the file, or cut short by it, reads as
 // zeros and reports short; so does a unit of zeros on disk (a hole): no
-// unit this VFS writes is all zeros once enciphered.
-func (f *file) readUnit(tls *libc.TLS, p []byte, start int64) (short bool, rc int32) {
-	if start == f.last {
+// unit this VFS writes is all zeros once enciphered. With cached, the
+// unit this file handle wrote last is taken from memory (see file).
+func (f *file) readUnit(tls *libc.TLS, p []byte, start int64, cached bool) (short bool, rc int32) {
+	if cached && start == f.last {
 		copy(p, f.lastB[:])
 		return false, sqlite3.SQLITE_OK
 	}
@@ -304,7 +310,7 @@ func xRead(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32 {
 		if whole {
 			p = dst[:size] // deciphered in place
 		}
-		short, rc := f.readUnit(tls, p, start)
+		short, rc := f.readUnit(tls, p, start, false)
 		if rc != sqlite3.SQLITE_OK {
 			return rc
 		}
@@ -330,7 +336,7 @@ func xWrite(tls *libc.TLS, pFile, zBuf uintptr, iAmt int32, iOfst int64) int32 {
 		p := f.buf[:size]
 		if in != 0 || n != size {
 			// Part of a unit: the rest of it is what the file holds.
-			if _, rc := f.readUnit(tls, p, start); rc != sqlite3.SQLITE_OK {
+			if _, rc := f.readUnit(tls, p, start, !f.shared); rc != sqlite3.SQLITE_OK {
 				f.last = -1
 				return rc
 			}
