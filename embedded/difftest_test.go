@@ -251,6 +251,9 @@ type diffActor struct {
 	tx      *sql.Tx      // the local transaction, and the shadow's
 	stx     *sql.Tx
 	txNS    string
+	// txWide: the open transaction ran a statement whose outcome depends
+	// on other actors' objects (one on shared tables, an ALTER TABLE).
+	txWide bool
 
 	// The audit: each transaction of a replica adds its sequence number
 	// to the table ns+"audit" before it commits.
@@ -642,7 +645,7 @@ func (r *diffRun) step(op difftest.Op) {
 			r.fail(i, "%s: the shadow's begin: %v", a.spec.Name, err)
 			return
 		}
-		a.tx, a.stx, a.txSeq = tx, stx, 0
+		a.tx, a.stx, a.txSeq, a.txWide = tx, stx, 0, false
 	case difftest.OpCommit, difftest.OpRollback:
 		r.endTx(i, a, op.Kind == difftest.OpCommit)
 	case difftest.OpSync:
@@ -679,10 +682,15 @@ func corrupt(err error) bool {
 // any, for an exact actor; else those on its own tables alone, which
 // only it writes.
 func (a *diffActor) checked(sql string) bool {
-	if a.exact() {
-		return true
-	}
-	return !touchesNS(sql, sharedNS)
+	return a.exact() || a.ownOnly(sql)
+}
+
+// ownOnly reports whether sql's outcome depends on the actor's own
+// objects alone: it names no shared table, and it is no ALTER TABLE,
+// which checks every view and trigger of the schema, the other actors'
+// among them.
+func (a *diffActor) ownOnly(sql string) bool {
+	return !touchesNS(sql, sharedNS) && !strings.EqualFold(sqlscan.FirstKeyword(sql), "ALTER")
 }
 
 // touchesNS reports whether sql names an object of namespace ns.
@@ -721,6 +729,9 @@ func (r *diffRun) statementOp(i int, a *diffActor, op difftest.Op) {
 			r.fail(i, "%s: %s: %v, want ErrOfflineSQL", a.spec.Name, op.SQL, err)
 		}
 		return
+	}
+	if a.tx != nil && !a.ownOnly(op.SQL) {
+		a.txWide = true
 	}
 	check := a.checked(op.SQL) && !a.unsure
 	if op.Kind == difftest.OpQuery {
@@ -846,7 +857,7 @@ func (r *diffRun) endTx(i int, a *diffActor, commit bool) {
 		r.fail(i, "%s: commit: local %v, shadow %v", a.spec.Name, err, serr)
 	case err == nil && a.txSeq != 0:
 		a.committed[a.txSeq] = true
-		if a.txNS == sharedNS {
+		if a.txNS == sharedNS || a.txWide {
 			a.shared[a.txSeq] = true
 		}
 	}

@@ -263,7 +263,15 @@ func (g *Gen) alter(s *Schema, ns string) string {
 				typ := pick(g, colTypes)
 				q := "ALTER TABLE " + t.Name + " ADD COLUMN " + strings.TrimSpace(c+" "+typ)
 				if g.Chance(0.4) {
-					q += " DEFAULT " + g.literal(typ)
+					v := g.goValue(typ)
+					if f, ok := v.(float64); ok && typ == "" && f == float64(int64(f)) {
+						// The rows before the column read its default
+						// from the schema: sqld's SQLite reads DEFAULT 3.0
+						// of a column without affinity as 3, the local
+						// SQLite as 3.0 (docs/EMBEDDED.md, Limits).
+						v = f + 0.5
+					}
+					q += " DEFAULT " + Literal(v)
 				}
 				return q
 			}
