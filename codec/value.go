@@ -43,7 +43,7 @@ func (t Type) String() string {
 type Value struct {
 	Type  Type
 	Int   int64   // Integer
-	Float float64 // Float; +Inf when the server sent a null float (JSON cannot carry infinities)
+	Float float64 // Float; NaN when the server sent a null float (PROTOCOL.md §8.2: JSON carries no NaN or infinity)
 	Bytes []byte  // Text (UTF-8) or Blob
 }
 

@@ -147,7 +147,7 @@ func addSocket(b *builder) {
 		codec.SocketCloseCursor, codec.SocketSequence, codec.SocketStoreSQL, codec.SocketCloseSQL} {
 		b.server("response-"+t.String(), ruleSocketRes, okMsg("1", `{"type":"`+t.String()+`"}`), respOK(1, sockType(t)))
 	}
-	exec := rows(cols("a", "INTEGER", "b", ""), row(vI(1), vT("x\n")), row(vN(), vB(0, 1)), row(vF(-0.5), vF(inf)))
+	exec := rows(cols("a", "INTEGER", "b", ""), row(vI(1), vT("x\n")), row(vN(), vB(0, 1)), row(vF(-0.5), vF(nullFloat)))
 	exec.ReplicationIndex, exec.HasReplicationIndex, exec.RowsRead, exec.QueryDurationMS = 5, true, 3, 0.5
 	b.server("response-execute", ruleSocketRes, okMsg("2", `{"type":"execute","result":{"cols":[{"name":"a","decltype":"INTEGER"},{"name":"b","decltype":null}],`+
 		`"rows":[[{"type":"integer","value":"1"},{"type":"text","value":"x\n"}],[{"type":"null"},{"type":"blob","base64":"AAE"}],`+
@@ -290,15 +290,16 @@ func addSocket(b *builder) {
 
 // wsRun is what differs between the captured sessions of testdata/sqld:
 // the query durations of the statement results, in order, and the value
-// of -9e999, which is -Inf in Protobuf but null in JSON, read as +Inf.
+// of 9e999 and -9e999, which are ±Inf in Protobuf but null in JSON, read
+// as NaN.
 type wsRun struct {
-	ms     []float64
-	negInf float64
+	ms             []float64
+	posInf, negInf float64
 }
 
 var (
-	wsJSONRun     = wsRun{ms: []float64{0.086, 0.188, 0.032, 0.045, 0.003, 0.004, 0.031}, negInf: inf}
-	wsProtobufRun = wsRun{ms: []float64{0.076, 0.107, 0.026, 0.043, 0.003, 0.004, 0.027}, negInf: math.Inf(-1)}
+	wsJSONRun     = wsRun{ms: []float64{0.086, 0.188, 0.032, 0.045, 0.003, 0.004, 0.031}, posInf: nullFloat, negInf: nullFloat}
+	wsProtobufRun = wsRun{ms: []float64{0.076, 0.107, 0.026, 0.043, 0.003, 0.004, 0.027}, posInf: math.Inf(1), negInf: math.Inf(-1)}
 )
 
 // wsSession is what the messages of a captured session (ws_session.*, see
@@ -313,7 +314,7 @@ func wsSession(run wsRun) []codec.ServerMsg {
 	values := rows(cols("i", "", "imin", "", "imax", "", "f", "", "negzero", "", "big", "", "tiny", "", "inf", "", "neginf", "",
 		"et", "", "t", "", "esc", "", "eb", "", "b", "", "n", "", "ai", "", "af", "", "at", "", "ab", ""),
 		row(vI(1), vI(math.MinInt64), vI(math.MaxInt64), vF(1.5), vF(math.Copysign(0, -1)), vF(math.MaxFloat64), vF(5e-324),
-			vF(inf), vF(run.negInf), vT(""), vT("héllo 😀"), vT("q\"\\\n\t\x00\x7f"), vB(), vB(0, 0xff, 0x10), vN(),
+			vF(run.posInf), vF(run.negInf), vT(""), vT("héllo 😀"), vT("q\"\\\n\t\x00\x7f"), vB(), vB(0, 0xff, 0x10), vN(),
 			vI(-42), vF(0.25), vT("arg"), vB(0xca, 0xfe)),
 		row(vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN(), vN()))
 	values.QueryDurationMS = next()

@@ -101,7 +101,7 @@ func TestDecodeValues(t *testing.T) {
 		{`{"type":"float","value":1e-400}`, "0 float"},
 		{`{"type":"float","value":1.7976931348623157e308}`, "1.7976931348623157e+308 float"},
 		{`{"type":"float","value":5e-324}`, "5e-324 float"},
-		{`{"type":"float","value":null}`, "+Inf float"},
+		{`{"type":"float","value":null}`, "NaN float"},
 		{`{"type":"float","value":1e400}`, ""},
 		{`{"type":"float","value":-1e400}`, ""},
 		{`{"type":"float","value":"1.5"}`, ""},
@@ -448,7 +448,7 @@ func TestDecodeCursor(t *testing.T) {
 		{`{"type":"step_end","last_insert_rowid":"-3"}`, `step_end lid=-3/true`},
 		{`{"type":"step_error","step":5,"error":{"message":"m","code":"C"}}`, `step_error step=5 error="m"/"C"`},
 		{`{"type":"step_error","step":5,"error":null}`, `step_error step=5`},
-		{`{"type":"row","row":[{"type":"integer","value":"1"},{"type":"text","value":"x\\n\n"},{"type":"blob","base64":"AP8"},{"type":"float","value":null}]}`, `row row=[1,"x\\n\n",x'00ff',+Inf]`},
+		{`{"type":"row","row":[{"type":"integer","value":"1"},{"type":"text","value":"x\\n\n"},{"type":"blob","base64":"AP8"},{"type":"float","value":null}]}`, `row row=[1,"x\\n\n",x'00ff',NaN]`},
 		{`{"type":"row","row":[]}`, `row`},
 		{`{"type":"row","row":null}`, `row`},
 		{`{"type":"row"}`, `row`},
@@ -703,12 +703,12 @@ func TestDecodeMemory(t *testing.T) {
 	}
 }
 
-func TestDecodeFloatNullIsInf(t *testing.T) {
+func TestDecodeFloatNullIsNaN(t *testing.T) {
 	r, err := decodePipeline(t, pipe(exec(oneRow(`{"type":"float","value":null}`))))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := r.Results[0].Response.Result.Values[0]; !math.IsInf(v.Float, 1) {
+	if v := r.Results[0].Response.Result.Values[0]; !math.IsNaN(v.Float) {
 		t.Errorf("got %v", v)
 	}
 }

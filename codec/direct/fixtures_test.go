@@ -27,7 +27,7 @@ func TestFixtures(t *testing.T) {
 	}{
 		{"pipeline_values.json", []string{
 			`baton="" url=""`,
-			`ok execute cols=[i,f,fi,nz,inf,ninf,maxi,mini,n,b,eb,t,et] rows=[[1,1.5,2,-0,+Inf,+Inf,9223372036854775807,-9223372036854775808,NULL,x'fbff',x'',"héllo \"q\" \\ / \t\n\x01\x7f 😀 \u2028",""]] ri=10/true ms=0.045`,
+			`ok execute cols=[i,f,fi,nz,inf,ninf,maxi,mini,n,b,eb,t,et] rows=[[1,1.5,2,-0,NaN,NaN,9223372036854775807,-9223372036854775808,NULL,x'fbff',x'',"héllo \"q\" \\ / \t\n\x01\x7f 😀 \u2028",""]] ri=10/true ms=0.045`,
 			`error "Arguments do not match SQL parameters: value for parameter :b not found"/"ARGS_INVALID"`,
 			`ok execute cols=[1] rows=[] ri=10/true ms=0.005`,
 			`ok close`,

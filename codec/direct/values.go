@@ -75,7 +75,7 @@ func (d *decoder) value(v *codec.Value) error {
 		}
 		*v = codec.Value{Type: codec.Integer, Int: i}
 	case "float":
-		f := math.Inf(1) // null: serde writes both infinities as null
+		f := math.NaN() // null: a non-finite float (PROTOCOL.md §8.2); serde writes both infinities as null
 		switch val.kind {
 		case kindNumber:
 			var err error
@@ -174,7 +174,7 @@ func (d *decoder) fastValue(v *codec.Value) bool {
 			return false
 		}
 		q := p + len(float)
-		f := math.Inf(1)
+		f := math.NaN()
 		if data[q] == 'n' {
 			if len(data)-q < 5 || string(data[q:q+5]) != "null}" {
 				return false

@@ -390,7 +390,7 @@ func convertValue(typ string, value, b64 []byte) (codec.Value, error) {
 		case len(value) == 0:
 			return codec.Value{}, errors.New(`float value without "value"`)
 		case isNull(value):
-			return codec.FloatValue(math.Inf(1)), nil
+			return codec.FloatValue(math.NaN()), nil
 		case !isNumber(value):
 			return codec.Value{}, errWrongType("a number", value)
 		}
