@@ -460,10 +460,11 @@ func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (transpo
 	if err != nil {
 		return nil, c.failed(err)
 	}
-	if c.repl == nil {
-		return cur, nil
-	}
-	return &indexCursor{Cursor: cur, r: c.repl, sent: idx}, nil
+	// The terminator's replication_index is not read: PROTOCOL.md §7.2.6
+	// says a client MUST NOT interpret it (Turso's servers send null). A
+	// cursor's statements therefore leave the read-your-writes index where
+	// the pipelines' results put it.
+	return cur, nil
 }
 
 // Ping checks that the server answers and accepts the credentials: an

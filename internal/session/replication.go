@@ -233,17 +233,3 @@ func (c *Conn) observe(results []codec.StreamResult, sent uint64) {
 	}
 }
 
-// indexCursor keeps the index of a cursor's final replication_index entry.
-type indexCursor struct {
-	transport.Cursor
-	r    *Replication
-	sent uint64
-}
-
-func (c *indexCursor) Next(e *codec.CursorEntry) error {
-	err := c.Cursor.Next(e)
-	if err == nil && e.Type == codec.EntryReplicationIndex && e.HasReplicationIndex {
-		c.r.observe(c.sent, e.ReplicationIndex)
-	}
-	return err
-}
