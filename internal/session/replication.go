@@ -232,4 +232,3 @@ func (c *Conn) observe(results []codec.StreamResult, sent uint64) {
 		}
 	}
 }
-
