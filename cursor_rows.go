@@ -85,8 +85,12 @@ func (r *cursorRows) Next(dest []driver.Value) error {
 		r.fill(dest, e.Row)
 		return nil
 	case codec.EntryStepEnd:
+		if err := r.end(); err != nil {
+			r.fail(err)
+			return r.err
+		}
 		r.done = true
-		r.drain()
+		r.release()
 		return io.EOF
 	case codec.EntryStepError, codec.EntryError:
 		r.fail(r.stmtErr(&e.Error))
@@ -99,13 +103,25 @@ func (r *cursorRows) Next(dest []driver.Value) error {
 	}
 }
 
-// drain reads the final entry after step_end, so that the HTTP connection
-// can be reused, then releases the cursor.
-func (r *cursorRows) drain() {
-	if !r.cur.Done() {
-		_ = r.cur.Next(&r.entry)
+// end reads the cursor's final entry after step_end. Only the terminator
+// makes the rows complete: a body that ends without it, or with an error
+// entry, failed (PROTOCOL.md §7.2.5), whatever came before. Reading it also
+// lets the HTTP connection be reused.
+func (r *cursorRows) end() error {
+	if r.cur.Done() {
+		return nil
 	}
-	r.release()
+	if err := r.cur.Next(&r.entry); err != nil {
+		return r.cursorErr(err)
+	}
+	switch e := &r.entry; e.Type {
+	case codec.EntryReplicationIndex:
+		return nil
+	case codec.EntryError:
+		return r.stmtErr(&e.Error)
+	default:
+		return protocolError("cursor result went on after its step_end")
+	}
 }
 
 // cursorErr converts a transport failure while reading a cursor.

@@ -153,6 +153,10 @@ func TestFakeCursorErrors(t *testing.T) {
 			"", true, false, 1, "database is locked", errs(libsql.ErrBusy)},
 		{"truncated", fs.CursorReply(c1, sb, bigRow(1, "a"), bigRow(2, "b")),
 			"", true, false, 2, "ended before its last row", nil},
+		// PROTOCOL.md §7.2.5: without its terminator the body failed, even
+		// after step_end.
+		{"no terminator", fs.CursorReply(c1, sb, bigRow(1, "a"), fs.StepEnd()),
+			"", true, false, 1, "ended before its last row", nil},
 		{"cut", fs.CursorReply(c1, sb, bigRow(1, "a"), fs.Cut()),
 			"", true, false, 1, "unexpected EOF", nil},
 		{"wrong row", fs.CursorReply(c1, sb, fs.Row(fs.Int(1))),
@@ -303,6 +307,22 @@ func TestFakeCursorInTx(t *testing.T) {
 		}
 		wantErr(t, rows.Err(), errs(libsql.ErrTxLost), nil, "TRANSACTION_TIMEOUT")
 		wantErr(t, tx.Commit(), errs(libsql.ErrTxLost), nil)
+	})
+	// A body without its terminator is fatal for the stream too (PROTOCOL.md
+	// §7.2.5): the stream is closed and the transaction cannot commit.
+	t.Run("no terminator", func(t *testing.T) {
+		t.Parallel()
+		srv := fs.New(t, fs.Probe(), first, large, describe(bigSQL, true),
+			cursor.Stream(c3, fs.StepBegin(0, bigCols...), bigRow(1, "a"), fs.StepEnd()),
+			closeStream(c3))
+		tx, rows := startTx(t, srv)
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		wantErr(t, rows.Err(), nil, nil, "ended before its last row")
+		wantErr(t, tx.Commit(), errs(libsql.ErrTxLost), nil)
+		srv.Verify()
 	})
 	t.Run("cursor refused", func(t *testing.T) {
 		t.Parallel()

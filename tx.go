@@ -554,8 +554,15 @@ const cleanupTimeout = 10 * time.Second
 // endCursor closes rows still streaming from a cursor on the transaction's
 // stream: the stream serves one request at a time.
 func (t *tx) endCursor() {
-	if t.streaming != nil {
-		t.streaming.abort(errCursorInterrupted)
-		t.streaming = nil
+	r := t.streaming
+	if r == nil {
+		return
+	}
+	r.abort(errCursorInterrupted)
+	t.streaming = nil
+	if r.err != nil && t.state == txActive && !t.s.StreamOpen() {
+		// The cursor's body failed, which closed the stream (PROTOCOL.md
+		// §7.2.5), and the transaction went with it.
+		t.lose(r.err)
 	}
 }

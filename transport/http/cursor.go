@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/gohrana/libsql/codec"
@@ -176,7 +175,7 @@ func (s *stream) openCursor(ctx context.Context, batch *codec.Batch) (*cursor, e
 	if br, ok := resp.Body.(http1.BatchReader); ok {
 		br.ReadInBatches(batchMin, batchWait)
 	}
-	s.baton, s.baseURL = h.Baton, h.BaseURL
+	s.advance(h.Baton, h.BaseURL)
 	if s.baton != "" {
 		cur.stop = make(chan struct{})
 		cur.stopped = make(chan struct{})
@@ -370,8 +369,10 @@ func (cur *cursor) endFetch(err error) {
 func (cur *cursor) Done() bool { return cur.done }
 
 // Close stops reading. A body not read to the end is closed, which discards
-// its HTTP connection. A cursor opened with end closes its stream;
-// otherwise the stream stays as it is, for the transaction on it.
+// its HTTP connection. A cursor opened with end closes its stream, and so
+// does one whose body failed (it ended without its terminator, or could not
+// be decoded: fatal for the stream, PROTOCOL.md §7.2.5); otherwise the
+// stream stays as it is, for the transaction on it.
 func (cur *cursor) Close() error {
 	if cur.stop != nil {
 		close(cur.stop)
@@ -384,10 +385,11 @@ func (cur *cursor) Close() error {
 	}
 	cur.cancel()
 	cur.endFetch(nil)
+	broken := cur.err != nil
 	if cur.err == nil && !cur.done {
 		cur.err = errors.New("libsql: cursor closed")
 	}
-	if cur.closeOn {
+	if cur.closeOn || broken {
 		cur.closeOn = false
 		cur.s.Reset()
 	}
@@ -431,9 +433,6 @@ func (cur *cursor) touch(resp *codec.PipelineResponse) bool {
 	if err := cur.w.codec.DecodePipelineResponse(cur.keepBody, resp); err != nil || resp.Baton == "" {
 		return false
 	}
-	s.baton = resp.Baton
-	if resp.BaseURL != "" {
-		s.baseURL = strings.TrimRight(resp.BaseURL, "/")
-	}
+	s.advance(resp.Baton, resp.BaseURL)
 	return true
 }

@@ -57,6 +57,20 @@ func (s *stream) forget() {
 	s.baseURL = ""
 }
 
+// advance takes the baton and base_url of a response (PROTOCOL.md §4.2,
+// §4.6): the stream's next request carries baton, and goes to baseURL
+// when it is set, or else where the stream's requests went so far. A null
+// baton closes the stream; a new one starts at the client's base URL.
+func (s *stream) advance(baton, baseURL string) {
+	s.baton = baton
+	switch {
+	case baton == "":
+		s.baseURL = ""
+	case baseURL != "":
+		s.baseURL = strings.TrimRight(baseURL, "/")
+	}
+}
+
 // Send sends the requests as one pipeline on the stream and decodes the
 // response into res. With end a close is appended, and the stream is
 // forgotten afterwards whatever happened (a stream still open after a
@@ -118,11 +132,7 @@ func (s *stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *
 		s.forget()
 		return &transport.Error{Message: fmt.Sprintf("server sent %d results for %d requests", len(resp.Results), len(reqs))}
 	}
-	s.baton = resp.Baton
-	s.baseURL = resp.BaseURL
-	if s.baton == "" {
-		s.baseURL = ""
-	}
+	s.advance(resp.Baton, resp.BaseURL)
 	return nil
 }
 
@@ -143,7 +153,7 @@ func (s *stream) Reset() {
 // the base_url the server gave it, or the client's base URL.
 func (s *stream) endpoint(path string) string {
 	if s.baseURL != "" {
-		return strings.TrimRight(s.baseURL, "/") + path
+		return s.baseURL + path
 	}
 	return s.c.base + path
 }

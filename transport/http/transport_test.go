@@ -98,23 +98,61 @@ func TestFallsBackToV2(t *testing.T) {
 	}
 }
 
+// PROTOCOL.md §4.6: a non-null base_url moves the stream's requests to it;
+// a null one keeps them where they go (not back to the first URL), on the
+// pipeline and the cursor endpoints alike; a closed stream starts over at
+// the client's URL.
 func TestBaseURLRedirectsStream(t *testing.T) {
+	var origin, sticky atomic.Int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/sticky/v3/pipeline" {
+		sticky.Add(1)
+		switch r.URL.Path {
+		case "/sticky/v3/pipeline":
+			_, _ = io.WriteString(w, `{"baton":"B","base_url":null,"results":[{"type":"ok","response":{"type":"close"}}]}`)
+		case "/sticky/v3/cursor":
+			_, _ = io.WriteString(w, `{"baton":"C","base_url":null}`+"\n"+`{"type":"step_begin","step":0,"cols":[]}`+"\n"+
+				`{"type":"step_end","affected_row_count":0,"last_insert_rowid":null}`+"\n"+`{"type":"replication_index","replication_index":null}`+"\n")
+		default:
 			t.Errorf("path %q", r.URL.Path)
 		}
-		_, _ = io.WriteString(w, okClose)
 	}))
 	defer other.Close()
 	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		origin.Add(1)
 		_, _ = io.WriteString(w, `{"baton":"B","base_url":"`+other.URL+`/sticky/","results":[{"type":"ok","response":{"type":"close"}}]}`)
 	})
 	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
 	s := c.NewStream()
-	for i := 0; i < 2; i++ {
-		if err := sendClose(context.Background(), s); err != nil {
+	ctx := context.Background()
+	for i := 0; i < 3; i++ {
+		if err := sendClose(ctx, s); err != nil {
 			t.Fatal(err)
 		}
+	}
+	cur, err := s.OpenCursor(ctx, &codec.Batch{Steps: []codec.BatchStep{{Stmt: codec.Stmt{SQL: "SELECT 1"}}}}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e codec.CursorEntry
+	for err == nil {
+		err = cur.Next(&e)
+	}
+	if !errors.Is(err, io.EOF) {
+		t.Fatal(err)
+	}
+	cur.Close()
+	if err := sendClose(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if origin.Load() != 1 || sticky.Load() != 4 {
+		t.Fatalf("origin served %d requests, the sticky node %d; want 1 and 4", origin.Load(), sticky.Load())
+	}
+	s.Reset() // closes the stream on the sticky node
+	if err := sendClose(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if origin.Load() != 2 {
+		t.Fatalf("a new stream went to the sticky node: origin served %d", origin.Load())
 	}
 }
 
