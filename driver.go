@@ -136,8 +136,8 @@ var optionalCodecs = map[string]string{
 }
 
 // CodecAuto is the codec name (codec=auto) that means Protobuf where the
-// server offers it (GET /v3-protobuf answers 2xx, or it accepts the
-// hrana3-protobuf subprotocol), else direct. Arguments are then checked as
+// server offers it (it does not answer /v3-protobuf/pipeline 404, or it
+// accepts the hrana3-protobuf subprotocol), else direct. Arguments are then checked as
 // for JSON (no ±Inf), since either may be spoken.
 const CodecAuto = "auto"
 

@@ -86,7 +86,7 @@ func TestFakeBadConnRefused(t *testing.T) {
 				t.Errorf("%s: error %v does not name its cause", name, err)
 			}
 			// What happened, in the user's terms: no internal step names.
-			if err != nil && (!strings.HasPrefix(err.Error(), "libsql: cannot connect to the server: dial tcp ") || strings.Contains(err.Error(), "probe")) {
+			if err != nil && (!strings.HasPrefix(err.Error(), "libsql: cannot connect to the server: dial tcp ")) {
 				t.Errorf("%s: error %q, want \"libsql: cannot connect to the server: dial tcp ...\"", name, err)
 			}
 		}
@@ -100,24 +100,24 @@ func TestFakeBadConnRefused(t *testing.T) {
 }
 
 // database/sql retries a refused request on a fresh connection: the caller
-// sees success. The refused dial may be the probe's or the statement's.
+// sees success, after one dial more.
 // HTTP only: the dials are scripted through WithRoundTripper.
 func TestFakeBadConnRetried(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		refuse int
-	}{{"probe", 1}, {"statement", 2}} {
+	}{{"statement", 1}} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fs.New(t, fs.Probe(), auto(fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)))
+			srv := fs.New(t, auto(fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)))
 			dials, rt := newDialScript(t, tt.refuse)
 			db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(rt))
 			if _, err := db.Exec("INSERT INTO t VALUES (1)"); err != nil {
 				t.Fatalf("a refused request was not retried: %v", err)
 			}
-			if dials.dials() != 3 {
-				t.Errorf("%d dials, want 3 (one refused)", dials.dials())
+			if dials.dials() != 2 {
+				t.Errorf("%d dials, want 2 (one refused)", dials.dials())
 			}
 		})
 	}
@@ -135,33 +135,33 @@ func TestFakeBadConnNotInTx(t *testing.T) {
 	cases := []struct {
 		name   string
 		script []fs.Exchange
-		refuse []int // dial numbers refused (1 is the probe)
+		refuse []int // dial numbers refused
 		cfg    func(*libsql.Config)
 		steps  []step // the last one must fail with a refused dial
 	}{
-		{"first statement", []fs.Exchange{fs.Probe()}, []int{2}, nil,
+		{"first statement", nil, []int{1}, nil,
 			[]step{func(tx *sql.Tx) error { _, err := tx.Exec("DELETE FROM t"); return err }}},
-		{"later statement", []fs.Exchange{fs.Probe(), first}, []int{3, 4}, nil,
+		{"later statement", []fs.Exchange{first}, []int{2, 3}, nil,
 			[]step{
 				func(tx *sql.Tx) error { _, err := tx.Exec("DELETE FROM t"); return err },
 				func(tx *sql.Tx) error { _, err := tx.Exec("DELETE FROM u"); return err },
 			}},
-		{"commit", []fs.Exchange{fs.Probe(), first}, []int{3, 4}, nil,
+		{"commit", []fs.Exchange{first}, []int{2, 3}, nil,
 			[]step{
 				func(tx *sql.Tx) error { _, err := tx.Exec("DELETE FROM t"); return err },
 				func(tx *sql.Tx) error { return tx.Commit() },
 			}},
-		{"rollback", []fs.Exchange{fs.Probe(), first}, []int{3, 4}, nil,
+		{"rollback", []fs.Exchange{first}, []int{2, 3}, nil,
 			[]step{
 				func(tx *sql.Tx) error { _, err := tx.Exec("DELETE FROM t"); return err },
 				func(tx *sql.Tx) error { return tx.Rollback() },
 			}},
-		{"deferred commit", []fs.Exchange{fs.Probe()}, []int{2}, func(c *libsql.Config) { c.DeferredExec = true },
+		{"deferred commit", nil, []int{1}, func(c *libsql.Config) { c.DeferredExec = true },
 			[]step{
 				func(tx *sql.Tx) error { _, err := tx.Exec("DELETE FROM t"); return err },
 				func(tx *sql.Tx) error { return tx.Commit() },
 			}},
-		{"deferred flush", []fs.Exchange{fs.Probe()}, []int{2}, func(c *libsql.Config) { c.DeferredExec = true },
+		{"deferred flush", nil, []int{1}, func(c *libsql.Config) { c.DeferredExec = true },
 			[]step{
 				func(tx *sql.Tx) error { _, err := tx.Exec("DELETE FROM t"); return err },
 				func(tx *sql.Tx) error { _, err := tx.Query("SELECT 1"); return err },
@@ -225,7 +225,7 @@ func TestFakeBadConnNotAfterSending(t *testing.T) {
 			}
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.Close()).Reply(tt.reply))
+				srv := newFake(t, tp, fs.Pipeline("", fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.Close()).Reply(tt.reply))
 				db := openDB(t, srv, tt.params)
 				_, err := db.Exec("INSERT INTO t VALUES (1)")
 				if err == nil || errors.Is(err, driver.ErrBadConn) {

@@ -34,11 +34,10 @@ func TestFakeBatch(t *testing.T) {
 	forTransports(t, func(t *testing.T, tp string) {
 		ins := fs.SQL("INSERT INTO t (v) VALUES (?)", fs.Text("a"))
 		sel := fs.SQL("SELECT id, v, d FROM t")
-		srv := newFake(t, tp, fs.Probe(),
-			fs.Pipeline("", batchSteps("BEGIN IMMEDIATE", ins, sel), fs.Close()).Respond("", fs.BatchOK(
-				fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 7)),
-				fs.StepOK(fs.Query(fs.Cols("id", "v", "d"), fs.Vals(fs.Int(7), fs.Text("a"), fs.Blob([]byte{1, 2})))),
-				fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
+		srv := newFake(t, tp, fs.Pipeline("", batchSteps("BEGIN IMMEDIATE", ins, sel), fs.Close()).Respond("", fs.BatchOK(
+			fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 7)),
+			fs.StepOK(fs.Query(fs.Cols("id", "v", "d"), fs.Vals(fs.Int(7), fs.Text("a"), fs.Blob([]byte{1, 2})))),
+			fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
 		defer c.Close()
@@ -68,11 +67,10 @@ func TestFakeBatchFails(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
 		a, b := fs.SQL("INSERT INTO t VALUES (1)"), fs.SQL("INSERT INTO t VALUES (1)")
-		srv := newFake(t, tp, fs.Probe(),
-			fs.Pipeline("", batchSteps("BEGIN DEFERRED", a, b), fs.Close()).Respond("", fs.BatchOK(
-				fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 1)),
-				fs.StepFailed("SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.x"),
-				fs.StepSkipped(), fs.StepOK(fs.Empty())), fs.CloseOK()))
+		srv := newFake(t, tp, fs.Pipeline("", batchSteps("BEGIN DEFERRED", a, b), fs.Close()).Respond("", fs.BatchOK(
+			fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 1)),
+			fs.StepFailed("SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.x"),
+			fs.StepSkipped(), fs.StepOK(fs.Empty())), fs.CloseOK()))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
 		defer c.Close()
@@ -91,16 +89,15 @@ func TestFakeBatchInTx(t *testing.T) {
 	forTransports(t, func(t *testing.T, tp string) {
 		b1 := fs.Baton(1)
 		st := fs.SQL("UPDATE t SET v = 1")
-		srv := newFake(t, tp, fs.Probe(),
-			fs.Pipeline("", fs.Batch(
-				fs.Step(fs.SQL("BEGIN")),
-				fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
-				fs.Step(st).If(inBatchTx(1)),
-				fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
-				fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
-				fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
-				fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Updated(3)), fs.StepOK(fs.Empty()),
-				fs.StepSkipped(), fs.StepSkipped())),
+		srv := newFake(t, tp, fs.Pipeline("", fs.Batch(
+			fs.Step(fs.SQL("BEGIN")),
+			fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
+			fs.Step(st).If(inBatchTx(1)),
+			fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
+			fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
+			fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
+			fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Updated(3)), fs.StepOK(fs.Empty()),
+			fs.StepSkipped(), fs.StepSkipped())),
 			finish(b1, "COMMIT"))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
@@ -124,8 +121,7 @@ func TestFakeBatchInTx(t *testing.T) {
 func TestFakeBatchRead(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
-		srv := newFake(t, tp, fs.Probe(),
-			fs.Pipeline("", fs.Describe("DELETE FROM t"), fs.Close()).Respond("", fs.DescribeOK(false), fs.CloseOK()))
+		srv := newFake(t, tp, fs.Pipeline("", fs.Describe("DELETE FROM t"), fs.Close()).Respond("", fs.DescribeOK(false), fs.CloseOK()))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
 		defer c.Close()
@@ -161,9 +157,8 @@ func TestFakeBatchThroughWrapper(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
 		st := fs.SQL("DELETE FROM t")
-		srv := newFake(t, tp, fs.Probe(),
-			fs.Pipeline("", batchSteps("BEGIN DEFERRED", st), fs.Close()).Respond("", fs.BatchOK(
-				fs.StepOK(fs.Empty()), fs.StepOK(fs.Updated(2)), fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
+		srv := newFake(t, tp, fs.Pipeline("", batchSteps("BEGIN DEFERRED", st), fs.Close()).Respond("", fs.BatchOK(
+			fs.StepOK(fs.Empty()), fs.StepOK(fs.Updated(2)), fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
 		cfg := fakeConfig()
 		setURL(cfg, srv.URL)
 		connector, err := libsql.NewConnector(cfg)

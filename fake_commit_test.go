@@ -52,7 +52,7 @@ func TestFakeCommitOutcome(t *testing.T) {
 			}
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
+				srv := newFake(t, tp, begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
 					fs.Pipeline(b1, fs.Execute(fs.SQL("COMMIT")), fs.Close()).Reply(tt.reply))
 				// Over WebSocket the close_stream goes out in COMMIT's burst.
 				if tt.closeAfter && tp == overHTTP {
@@ -108,7 +108,7 @@ func TestFakeRollbackFails(t *testing.T) {
 			}
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
+				srv := newFake(t, tp, begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
 					fs.Pipeline(b1, fs.Execute(fs.SQL("ROLLBACK")), fs.Close()).Reply(tt.reply))
 				// Over WebSocket the close_stream goes out in ROLLBACK's burst.
 				if tt.closeAfter && tp == overHTTP {

@@ -75,15 +75,15 @@ func refusingTransport(t *testing.T, srv *fs.Server, ok int32) http.RoundTripper
 	}
 }
 
-// A connection refused after the probe, through a caller's RoundTripper:
+// A connection refused, through a caller's RoundTripper:
 // outside a transaction the error is safe; in a transaction that has begun,
 // the statement loses it.
 func TestFakeConnRefusedLater(t *testing.T) {
 	t.Parallel()
 	t.Run("autocommit", func(t *testing.T) {
 		t.Parallel()
-		srv := fs.New(t, fs.Probe())
-		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(refusingTransport(t, srv, 1)))
+		srv := fs.New(t)
+		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(refusingTransport(t, srv, 0)))
 		_, err := db.Exec("DELETE FROM t")
 		wantErr(t, err, nil, errs(libsql.ErrTxLost), "refused")
 		if !asError(t, err).SafeToRetry() {
@@ -93,8 +93,8 @@ func TestFakeConnRefusedLater(t *testing.T) {
 	t.Run("transaction", func(t *testing.T) {
 		t.Parallel()
 		b1 := fs.Baton(1)
-		srv := fs.New(t, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)))
-		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(refusingTransport(t, srv, 2)))
+		srv := fs.New(t, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)))
+		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(refusingTransport(t, srv, 1)))
 		tx, _ := db.Begin()
 		if _, err := tx.Exec("DELETE FROM t"); err != nil {
 			t.Fatal(err)
@@ -130,7 +130,7 @@ func TestFakeConnDropped(t *testing.T) {
 	forTransports(t, func(t *testing.T, tp string) {
 		t.Run("statement", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.Close()).Reply(fs.Drop()))
+			srv := newFake(t, tp, fs.Pipeline("", fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.Close()).Reply(fs.Drop()))
 			db := openDB(t, srv, "")
 			_, err := db.Exec("INSERT INTO t VALUES (1)")
 			has := "request failed"
@@ -141,13 +141,6 @@ func TestFakeConnDropped(t *testing.T) {
 			if asError(t, err).SafeToRetry() {
 				t.Error("a request the server read is SafeToRetry")
 			}
-		})
-		t.Run("probe", func(t *testing.T) {
-			t.Parallel()
-			httpOnly(t, tp, "the probe is HTTP's")
-			srv := newFake(t, tp, fs.Probe().Reply(fs.Drop()))
-			db := openDB(t, srv, "")
-			wantErr(t, db.Ping(), nil, nil, "request failed: the server closed the connection without a response")
 		})
 	})
 }
@@ -167,8 +160,11 @@ func TestFakeConnHTTPClasses(t *testing.T) {
 		{"401", fs.HTTPError(401, "Unauthorized: `The JWT is invalid`"), errs(libsql.ErrAuth), errs(libsql.ErrPermission), "The JWT is invalid", "", false},
 		{"403", fs.HTTPError(403, "Authorization forbidden: Current session doesn't not have Write permission to namespace default"),
 			errs(libsql.ErrPermission), errs(libsql.ErrAuth), "Write permission", "", false},
-		{"404 empty", fs.NotFound(), errs(libsql.ErrNotFound), nil, "Not Found", "", false},
-		{"404 namespace", fs.HTTPError(404, "Namespace `mydb` doesn't exist"), errs(libsql.ErrNotFound), nil, "doesn't exist", "", false},
+		// A 404 ran nothing (PROTOCOL.md §9.3); the request goes again to
+		// /v2/pipeline (the server may speak only Hrana 2), and the first
+		// answer is the error when that is 404 too.
+		{"404 empty", fs.NotFound(), errs(libsql.ErrNotFound), nil, "Not Found", "", true},
+		{"404 namespace", fs.HTTPError(404, "Namespace `mydb` doesn't exist"), errs(libsql.ErrNotFound), nil, "doesn't exist", "", true},
 		{"429", fs.HTTPError(429, "Too many concurrent requests"), errs(libsql.ErrTooManyRequests), nil, "Too many concurrent requests", "", true},
 		{"503", fs.HTTPError(503, "Replicator exited"), errs(libsql.ErrTooManyRequests), nil, "Replicator exited", "", false},
 		{"500", fs.HTTPError(500, "invalid utf-8 sequence of 1 bytes from index 0"), nil, errs(libsql.ErrTooManyRequests), "invalid utf-8", "", false},
@@ -181,7 +177,11 @@ func TestFakeConnHTTPClasses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fs.New(t, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close()).Reply(tt.reply))
+			req := fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close())
+			srv := fs.New(t, req.Reply(tt.reply))
+			if strings.HasPrefix(tt.name, "404") {
+				srv.Add(req.At("/v2/pipeline").Reply(fs.NotFound()))
+			}
 			db := openDB(t, srv, "")
 			_, err := db.Query("SELECT 1")
 			wantErr(t, err, tt.is, tt.isNot, tt.has)
@@ -193,21 +193,8 @@ func TestFakeConnHTTPClasses(t *testing.T) {
 	}
 }
 
-// A failed probe is not cached: the next request probes again.
-func TestFakeConnProbeFails(t *testing.T) {
-	t.Parallel()
-	srv := fs.New(t, fs.Probe().Reply(fs.HTTPError(500, "starting")), fs.Probe(),
-		fs.Pipeline("", fs.Close()).Respond("", fs.CloseOK()))
-	db := openDB(t, srv, "")
-	wantErr(t, db.Ping(), nil, nil, "HTTP 500 Internal Server Error", "Hrana version")
-	if err := db.Ping(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// The token travels in the Authorization header of every pipeline (not of
-// the unauthenticated probe) and never in an error, even when an error
-// page echoes it.
+// The token travels in the Authorization header of every pipeline and
+// never in an error, even when an error page echoes it.
 func TestFakeConnTokenRedacted(t *testing.T) {
 	t.Parallel()
 	const tok = "eyJhbGciOiJFZERTQSJ9.eyJhIjoicnciLCJpYXQiOjE3MDAwMDAwMDB9.c2lnbmF0dXJl"
@@ -222,8 +209,7 @@ func TestFakeConnTokenRedacted(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fs.New(t, fs.Probe(),
-				fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close()).WithHeader("Authorization", "Bearer "+tok).Reply(tt.reply))
+			srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close()).WithHeader("Authorization", "Bearer "+tok).Reply(tt.reply))
 			db := openDB(t, srv, "authToken="+tok)
 			_, err := db.Query("SELECT 1")
 			if err == nil {
@@ -234,9 +220,6 @@ func TestFakeConnTokenRedacted(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), "[REDACTED]") {
 				t.Errorf("error %q does not show where the token was", err)
-			}
-			if r := srv.Requests(); r[0].Header.Get("Authorization") != "" {
-				t.Error("the probe sent the token")
 			}
 		})
 	}
@@ -252,8 +235,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 		many := fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement")
 		t.Run("autocommit", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
+			srv := newFake(t, tp, fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
 				fs.Pipeline("", fs.Sequence(script), fs.Close()).Respond("", fs.SequenceOK(), fs.CloseOK()))
 			db := openDB(t, srv, "")
 			res, err := db.Exec(script)
@@ -266,8 +248,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 		})
 		t.Run("sequence fails", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
+			srv := newFake(t, tp, fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
 				fs.Pipeline("", fs.Sequence(script), fs.Close()).Respond("", fs.Fail("SQLITE_UNKNOWN", "SQLite error: table a already exists"), fs.CloseOK()))
 			db := openDB(t, srv, "")
 			_, err := db.Exec(script)
@@ -276,8 +257,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 		t.Run("sequence refused", func(t *testing.T) {
 			t.Parallel()
 			httpOnly(t, tp, "the refusal is an HTTP status")
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
+			srv := newFake(t, tp, fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).Respond("", many, fs.CloseOK()),
 				fs.Pipeline("", fs.Sequence(script), fs.Close()).Reply(fs.HTTPError(403, "Authorization forbidden")))
 			db := openDB(t, srv, "")
 			_, err := db.Exec(script)
@@ -286,8 +266,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 		t.Run("with arguments", func(t *testing.T) {
 			t.Parallel()
 			const s = "INSERT INTO a VALUES (?); INSERT INTO b VALUES (2)"
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", fs.Execute(fs.SQL(s, fs.Int(1))), fs.Close()).Respond("", many, fs.CloseOK()))
+			srv := newFake(t, tp, fs.Pipeline("", fs.Execute(fs.SQL(s, fs.Int(1))), fs.Close()).Respond("", many, fs.CloseOK()))
 			db := openDB(t, srv, "")
 			_, err := db.Exec(s, 1)
 			wantErr(t, err, errs(libsql.ErrSyntax), nil, "more than one statement")
@@ -295,8 +274,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 		t.Run("first in a transaction", func(t *testing.T) {
 			t.Parallel()
 			b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", beginBatch(fs.SQL(script))).Respond(b1, many),
+			srv := newFake(t, tp, fs.Pipeline("", beginBatch(fs.SQL(script))).Respond(b1, many),
 				closeStream(b1),
 				// A sequence cannot be guarded by BEGIN: BEGIN goes first.
 				begin(b2, fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
@@ -315,8 +293,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 			t.Parallel()
 			httpOnly(t, tp, "the failure is an HTTP status")
 			b1 := fs.Baton(1)
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", beginBatch(fs.SQL(script))).Respond(b1, many),
+			srv := newFake(t, tp, fs.Pipeline("", beginBatch(fs.SQL(script))).Respond(b1, many),
 				closeStream(b1),
 				fs.Pipeline("", beginBatch(fs.SQL("SELECT 1"))).Reply(fs.HTTPError(503, "Replicator exited")))
 			db := openDB(t, srv, "")
@@ -331,8 +308,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 			t.Parallel()
 			httpOnly(t, tp, "WebSocket streams do not expire")
 			b1, b2 := fs.Baton(1), fs.Baton(2)
-			srv := newFake(t, tp, fs.Probe(),
-				begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
+			srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
 				fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many),
 				fs.Pipeline(b2, fs.Sequence(script)).Reply(fs.StreamExpired()))
 			db := openDB(t, srv, "")
@@ -349,8 +325,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 		t.Run("transaction lost in a sequence", func(t *testing.T) {
 			t.Parallel()
 			b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-			srv := newFake(t, tp, fs.Probe(),
-				begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
+			srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
 				fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many),
 				fs.Pipeline(b2, fs.Sequence(script)).Respond(b3, fs.Fail("TRANSACTION_TIMEOUT", "Transaction timed out")),
 				closeStream(b3))
@@ -371,8 +346,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 // Ping is one request, a lone close on a new stream.
 func TestFakeConnPing(t *testing.T) {
 	t.Parallel()
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", fs.Close()).Respond("", fs.CloseOK()),
+	srv := fs.New(t, fs.Pipeline("", fs.Close()).Respond("", fs.CloseOK()),
 		fs.Pipeline("", fs.Close()).Reply(fs.HTTPError(401, "Unauthorized: `Expected authorization header but none given`")))
 	db := openDB(t, srv, "")
 	if err := db.Ping(); err != nil {
@@ -389,7 +363,7 @@ func TestFakeConnTimeouts(t *testing.T) {
 		for _, viaCtx := range []bool{false, true} {
 			t.Run(fmt.Sprint("context=", viaCtx), func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close()).Reply(fs.Hang()))
+				srv := newFake(t, tp, fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close()).Reply(fs.Hang()))
 				params, ctx := "timeout=150ms", bg
 				if viaCtx {
 					var cancel context.CancelFunc
@@ -428,7 +402,11 @@ func TestFakeConnBadResponses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fs.New(t, fs.Probe(), fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close()).Reply(tt.reply))
+			req := fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close())
+			srv := fs.New(t, req.Reply(tt.reply))
+			if strings.HasPrefix(tt.name, "404") {
+				srv.Add(req.At("/v2/pipeline").Reply(fs.NotFound()))
+			}
 			db := openDB(t, srv, "")
 			_, err := db.Query("SELECT 1")
 			wantErr(t, err, nil, nil, tt.has)
@@ -447,8 +425,7 @@ func TestFakeConnValuesAndArgs(t *testing.T) {
 		row := fs.Vals(fs.Int(-5), fs.Float(2.5), fs.Text("héllo"), fs.Blob([]byte{0, 1, 0xff}), fs.Null(),
 			fs.Text("2024-01-02"), fs.Text("not a time"), fs.Float(math.Inf(1)))
 		when := time.Date(2024, 1, 2, 3, 4, 5, 600, time.UTC)
-		srv := newFake(t, tp, fs.Probe(),
-			auto(fs.SQL("SELECT * FROM v WHERE i = ? AND s = ?", fs.Int(-5), fs.Text("héllo")), fs.Query(cols, row)),
+		srv := newFake(t, tp, auto(fs.SQL("SELECT * FROM v WHERE i = ? AND s = ?", fs.Int(-5), fs.Text("héllo")), fs.Query(cols, row)),
 			auto(fs.SQL("INSERT INTO t VALUES (:a, @b, $c)").Named(":a", fs.Int(1)).Named("@b", fs.Float(0.5)).Named("$c", fs.Null()), fs.Inserted(1, 9)),
 			auto(fs.SQL("INSERT INTO t VALUES (:a, :b)").Named("a", fs.Blob([]byte("x"))).Named("b", fs.Text("2024-01-02 03:04:05.0000006")), fs.Inserted(1, 10)),
 			auto(fs.SQL("UPDATE t SET a = ?2 WHERE b = ?1", fs.Int(1), fs.Int(1)), fs.Updated(3)),
@@ -532,8 +509,7 @@ func TestFakeConnDriverLevel(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
 		b1 := fs.Baton(1)
-		srv := newFake(t, tp, fs.Probe(),
-			prepared("INSERT INTO t VALUES (?)", false, ""),
+		srv := newFake(t, tp, prepared("INSERT INTO t VALUES (?)", false, ""),
 			auto(fs.SQL("INSERT INTO t VALUES (?)", fs.Int(1)), fs.Inserted(1, 1)),
 			auto(fs.SQL("INSERT INTO t VALUES (?)", fs.Int(2)), fs.Inserted(1, 2)),
 			prepared("SELECT a FROM t", true),
@@ -621,9 +597,7 @@ func TestFakeConnConnector(t *testing.T) {
 	if _, err := libsql.NewConnector(bad); err == nil {
 		t.Error("an ftp URL was accepted")
 	}
-	srv := fs.New(t, fs.Probe().WithHeader("Accept-Encoding", "gzip"),
-		auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))).WithHeader("Accept-Encoding", "gzip"),
-		fs.Probe(), // a new connector probes again
+	srv := fs.New(t, auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))).WithHeader("Accept-Encoding", "gzip"),
 		auto(fs.SQL("SELECT 2"), fs.Query(fs.Cols("2"), fs.Vals(fs.Int(2)))).WithHeader("Accept-Encoding", "identity"))
 	cfg := fakeConfig()
 	cfg.URL = srv.URL
@@ -662,11 +636,12 @@ func TestFakeConnConnector(t *testing.T) {
 
 }
 
-// codec=auto asks for Protobuf first; a server that does not offer
-// /v3-protobuf is spoken to in JSON, and only the first use probes.
+// codec=auto asks for Protobuf first; a server that answers
+// /v3-protobuf/pipeline 404 gets the same request in JSON, and every later
+// one in JSON at once.
 func TestFakeConnAutoCodecFallsBack(t *testing.T) {
 	t.Parallel()
-	srv := fs.New(t, fs.Expect(http.MethodGet, "/v3-protobuf").Reply(fs.NotFound()), fs.Probe(),
+	srv := fs.New(t, fs.Expect(http.MethodPost, "/v3-protobuf/pipeline").Reply(fs.NotFound()),
 		auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
 		auto(fs.SQL("SELECT 2"), fs.Query(fs.Cols("2"), fs.Vals(fs.Int(2)))))
 	db, err := sql.Open("libsql", srv.URL+"?codec=auto")
@@ -680,8 +655,8 @@ func TestFakeConnAutoCodecFallsBack(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	if srv.Count() != 4 {
-		t.Fatalf("%d requests, want 4", srv.Count())
+	if srv.Count() != 3 {
+		t.Fatalf("%d requests, want 3", srv.Count())
 	}
 }
 
@@ -695,8 +670,7 @@ func TestFakeConnPrepare(t *testing.T) {
 	b1 := fs.Baton(1)
 	const syntax = `SQLite input error: near "invalid": syntax error`
 	bad := fs.Pipeline("", fs.Describe("invalid sql"), fs.Close()).Respond("", fs.Fail("SQL_INPUT_ERROR", syntax), fs.CloseOK())
-	srv := fs.New(t, fs.Probe(),
-		bad,
+	srv := fs.New(t, bad,
 		bad,
 		prepared("SELECT * FROM t WHERE a = ? AND b = ?3", true, "", "?3"),
 		prepared("UPDATE t SET a = :a", false, ":a"),

@@ -36,8 +36,7 @@ func TestFakeCursorLargeReadOnly(t *testing.T) {
 	t.Parallel()
 	c1, c2 := fs.Baton(1), fs.Baton(2)
 	body := []fs.Line{fs.StepBegin(0, bigCols...), bigRow(1, "ada"), bigRow(2, "bob"), fs.StepEnd(), fs.ReplicationIndex(9)}
-	srv := fs.New(t, fs.Probe(),
-		tooLargeAuto(bigSQL),
+	srv := fs.New(t, tooLargeAuto(bigSQL),
 		describe(bigSQL, true),
 		fs.Cursor("", fs.Step(fs.SQL(bigSQL))).Stream(c1, body...),
 		closeStream(c1),
@@ -116,7 +115,7 @@ func TestFakeCursorLargeWrite(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fs.New(t, fs.Probe(), tooLargeAuto(upd), tt.describe)
+			srv := fs.New(t, tooLargeAuto(upd), tt.describe)
 			db := openDB(t, srv, "")
 			_, err := db.Query(upd)
 			wantErr(t, err, nil, nil, "RESPONSE_TOO_LARGE", tt.says)
@@ -181,7 +180,7 @@ func TestFakeCursorErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			srv := fs.New(t, fs.Probe(), tooLargeAuto(bigSQL), describe(bigSQL, true),
+			srv := fs.New(t, tooLargeAuto(bigSQL), describe(bigSQL, true),
 				fs.Cursor("", fs.Step(fs.SQL(bigSQL))).Reply(tt.reply))
 			if tt.close {
 				srv.Add(closeStream(c1))
@@ -212,7 +211,7 @@ func TestFakeCursorErrors(t *testing.T) {
 func TestFakeCursorClosedEarly(t *testing.T) {
 	t.Parallel()
 	c1 := fs.Baton(1)
-	srv := fs.New(t, fs.Probe(), tooLargeAuto(bigSQL), describe(bigSQL, true),
+	srv := fs.New(t, tooLargeAuto(bigSQL), describe(bigSQL, true),
 		fs.Cursor("", fs.Step(fs.SQL(bigSQL))).Stream(c1, fs.StepBegin(0, bigCols...), bigRow(1, "a"), bigRow(2, "b"),
 			fs.Pause(10*time.Second), fs.StepEnd(), fs.ReplicationIndex(1)),
 		closeStream(c1))
@@ -260,7 +259,7 @@ func TestFakeCursorInTx(t *testing.T) {
 	}
 	t.Run("commit", func(t *testing.T) {
 		t.Parallel()
-		srv := fs.New(t, fs.Probe(), first, large, describe(bigSQL, true),
+		srv := fs.New(t, first, large, describe(bigSQL, true),
 			cursor.Stream(c3, fs.StepBegin(0, bigCols...), bigRow(1, "a"), fs.StepEnd(), fs.ReplicationIndex(1)),
 			finish(c3, "COMMIT"))
 		tx, rows := startTx(t, srv)
@@ -277,7 +276,7 @@ func TestFakeCursorInTx(t *testing.T) {
 	})
 	t.Run("interrupted", func(t *testing.T) {
 		t.Parallel()
-		srv := fs.New(t, fs.Probe(), first, large, describe(bigSQL, true),
+		srv := fs.New(t, first, large, describe(bigSQL, true),
 			cursor.Stream(c3, fs.StepBegin(0, bigCols...), bigRow(1, "a"), fs.Pause(10*time.Second), fs.StepEnd(), fs.ReplicationIndex(1)),
 			inTx(c3, b4, fs.SQL("DELETE FROM v"), fs.Updated(0)),
 			finish(b4, "COMMIT"))
@@ -299,7 +298,7 @@ func TestFakeCursorInTx(t *testing.T) {
 	})
 	t.Run("lost", func(t *testing.T) {
 		t.Parallel()
-		srv := fs.New(t, fs.Probe(), first, large, describe(bigSQL, true),
+		srv := fs.New(t, first, large, describe(bigSQL, true),
 			cursor.Stream(c3, fs.StepBegin(0, bigCols...), fs.StepError(0, "TRANSACTION_TIMEOUT", "Transaction timed out")),
 			closeStream(c3))
 		tx, rows := startTx(t, srv)
@@ -312,7 +311,7 @@ func TestFakeCursorInTx(t *testing.T) {
 	// §7.2.5): the stream is closed and the transaction cannot commit.
 	t.Run("no terminator", func(t *testing.T) {
 		t.Parallel()
-		srv := fs.New(t, fs.Probe(), first, large, describe(bigSQL, true),
+		srv := fs.New(t, first, large, describe(bigSQL, true),
 			cursor.Stream(c3, fs.StepBegin(0, bigCols...), bigRow(1, "a"), fs.StepEnd()),
 			closeStream(c3))
 		tx, rows := startTx(t, srv)
@@ -326,7 +325,7 @@ func TestFakeCursorInTx(t *testing.T) {
 	})
 	t.Run("cursor refused", func(t *testing.T) {
 		t.Parallel()
-		srv := fs.New(t, fs.Probe(), first, large, describe(bigSQL, true), cursor.Reply(fs.StreamExpired()))
+		srv := fs.New(t, first, large, describe(bigSQL, true), cursor.Reply(fs.StreamExpired()))
 		db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see fake_replication_test.go
 		tx, _ := db.Begin()
 		if _, err := tx.Exec("DELETE FROM u"); err != nil {
@@ -347,8 +346,7 @@ func TestFakeCursorInTx(t *testing.T) {
 func TestFakeCursorKeepAlive(t *testing.T) {
 	t.Parallel()
 	b1, b2, c3, k4 := fs.Baton(1), fs.Baton(2), fs.Baton(3), fs.Baton(4)
-	srv := fs.New(t, fs.Probe(),
-		begin(b1, fs.SQL("DELETE FROM u"), fs.Updated(1)),
+	srv := fs.New(t, begin(b1, fs.SQL("DELETE FROM u"), fs.Updated(1)),
 		fs.Pipeline(b1, fs.Execute(fs.SQL(bigSQL))).Respond(b2, fs.Fail("RESPONSE_TOO_LARGE", tooLarge)),
 		describe(bigSQL, true),
 		fs.Cursor(b2, fs.Step(fs.SQL(bigSQL))).Stream(c3,
@@ -388,11 +386,12 @@ func TestFakeCursorKeepAlive(t *testing.T) {
 	}
 }
 
-// A server without Hrana 3 (GET /v3 is 404) gets /v2/pipeline, and a too
-// large result cannot be streamed there.
+// A server without Hrana 3 (POST /v3/pipeline is 404) gets /v2/pipeline
+// from the first request on, and a too large result cannot be streamed
+// there.
 func TestFakeCursorHrana2(t *testing.T) {
 	t.Parallel()
-	srv := fs.New(t, fs.Probe().Reply(fs.NotFound()),
+	srv := fs.New(t, auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"))).Reply(fs.NotFound()),
 		auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))).At("/v2/pipeline"),
 		tooLargeAuto(bigSQL).At("/v2/pipeline"),
 		describe(bigSQL, true).At("/v2/pipeline"))
@@ -412,8 +411,7 @@ func TestFakeCursorHrana2(t *testing.T) {
 func TestFakeCursorFirstInTx(t *testing.T) {
 	t.Parallel()
 	b1, b2, c3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", beginBatch(fs.SQL(bigSQL))).Respond(b1, fs.Fail("RESPONSE_TOO_LARGE", tooLarge)),
+	srv := fs.New(t, fs.Pipeline("", beginBatch(fs.SQL(bigSQL))).Respond(b1, fs.Fail("RESPONSE_TOO_LARGE", tooLarge)),
 		closeStream(b1),
 		describe(bigSQL, true),
 		begin(b2, fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),

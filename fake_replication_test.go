@@ -25,8 +25,7 @@ func TestFakeReplicationIndexSent(t *testing.T) {
 	t.Parallel()
 	const ins, sel, script = "INSERT INTO t VALUES (1)", "SELECT a FROM t", "CREATE TABLE a (x); CREATE TABLE b (y)"
 	c1 := fs.Baton(1)
-	srv := fs.New(t, fs.Probe(),
-		auto(fs.SQL(ins), withIndex(fs.Inserted(1, 1), 5)),
+	srv := fs.New(t, auto(fs.SQL(ins), withIndex(fs.Inserted(1, 1), 5)),
 		fs.Pipeline("", fs.Execute(fs.SQL(sel)).Index(5), fs.Close()).Respond("", fs.ExecuteOK(withIndex(fs.Query(fs.Cols("a")), 5)), fs.CloseOK()),
 		// A context asks for 3845; the answer, 24, proves a reset.
 		fs.Pipeline("", fs.Execute(fs.SQL(ins)).Index(3845), fs.Close()).Respond("", fs.ExecuteOK(withIndex(fs.Inserted(1, 2), 24)), fs.CloseOK()),
@@ -85,8 +84,7 @@ func TestFakeReplicationIndexSent(t *testing.T) {
 func TestFakeReplicationOff(t *testing.T) {
 	t.Parallel()
 	const ins = "INSERT INTO t VALUES (1)"
-	srv := fs.New(t, fs.Probe(),
-		auto(fs.SQL(ins), withIndex(fs.Inserted(1, 1), 5)),
+	srv := fs.New(t, auto(fs.SQL(ins), withIndex(fs.Inserted(1, 1), 5)),
 		auto(fs.SQL(ins), withIndex(fs.Inserted(1, 2), 6)),
 		fs.Pipeline("", fs.Execute(fs.SQL(ins)).Index(77), fs.Close()).Respond("", fs.ExecuteOK(withIndex(fs.Inserted(1, 3), 7)), fs.CloseOK()),
 	)

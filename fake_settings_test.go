@@ -19,8 +19,7 @@ func TestFakePragmaPersists(t *testing.T) {
 	t.Parallel()
 	b1, b2 := fs.Baton(1), fs.Baton(2)
 	const ins, del = "INSERT INTO t VALUES (1)", "DELETE FROM t"
-	srv := fs.New(t, fs.Probe(),
-		auto(fs.SQL(pragmaOff), fs.Empty()),
+	srv := fs.New(t, auto(fs.SQL(pragmaOff), fs.Empty()),
 		fs.Pipeline("", fs.Execute(fs.SQL(pragmaOff)), fs.Execute(fs.SQL(ins)), fs.Close()).
 			Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Inserted(1, 1)), fs.CloseOK()),
 		fs.Pipeline("", fs.Execute(fs.SQL(pragmaOff)), beginBatch(fs.SQL(del))).
@@ -59,9 +58,8 @@ func TestFakeDSNPragma(t *testing.T) {
 	t.Parallel()
 	const sel = "SELECT 1"
 	one := fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA foreign_keys(0)")), fs.Execute(fs.SQL("PRAGMA busy_timeout(100)")), fs.Execute(fs.SQL(sel)), fs.Close()).
-			Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
+	srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA foreign_keys(0)")), fs.Execute(fs.SQL("PRAGMA busy_timeout(100)")), fs.Execute(fs.SQL(sel)), fs.Close()).
+		Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
 		fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA foreign_keys(0)")), fs.Execute(fs.SQL("PRAGMA busy_timeout(100)")), fs.Execute(fs.SQL(sel)), fs.Close()).
 			Respond("", fs.Fail("SQL_PARSE_ERROR", "bad pragma"), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
 	)
@@ -83,9 +81,8 @@ func TestFakeDSNPragmaSchema(t *testing.T) {
 	t.Parallel()
 	const sel = "SELECT 1"
 	one := fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA main.journal_mode(WAL)")), fs.Execute(fs.SQL("PRAGMA main.user_version(3)")), fs.Execute(fs.SQL(sel)), fs.Close()).
-			Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
+	srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA main.journal_mode(WAL)")), fs.Execute(fs.SQL("PRAGMA main.user_version(3)")), fs.Execute(fs.SQL(sel)), fs.Close()).
+		Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
 	)
 	db := openDB(t, srv, "_pragma=main.journal_mode(WAL)&_pragma=main.user_version(3)")
 	var n int
@@ -104,7 +101,7 @@ func TestFakeBusyRetry(t *testing.T) {
 		Respond("", fs.Fail("SQLITE_BUSY", "SQLite error: database is locked"), fs.CloseOK())
 	t.Run("retried", func(t *testing.T) {
 		t.Parallel()
-		srv := fs.New(t, fs.Probe(), busy, busy, auto(fs.SQL(ins), fs.Inserted(1, 1)))
+		srv := fs.New(t, busy, busy, auto(fs.SQL(ins), fs.Inserted(1, 1)))
 		db := openDB(t, srv, "")
 		res, err := db.Exec(ins)
 		if err != nil {
@@ -116,7 +113,7 @@ func TestFakeBusyRetry(t *testing.T) {
 	})
 	t.Run("off", func(t *testing.T) {
 		t.Parallel()
-		srv := fs.New(t, fs.Probe(), busy)
+		srv := fs.New(t, busy)
 		db := openDB(t, srv, "busyTimeout=0")
 		_, err := db.Exec(ins)
 		wantErr(t, err, errs(libsql.ErrBusy), nil, "database is locked")
@@ -124,8 +121,7 @@ func TestFakeBusyRetry(t *testing.T) {
 	t.Run("in a transaction", func(t *testing.T) {
 		t.Parallel()
 		b1 := fs.Baton(1)
-		srv := fs.New(t, fs.Probe(),
-			fs.Pipeline("", beginBatch(fs.SQL(ins))).Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("SQLITE_BUSY", "SQLite error: database is locked"))),
+		srv := fs.New(t, fs.Pipeline("", beginBatch(fs.SQL(ins))).Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("SQLITE_BUSY", "SQLite error: database is locked"))),
 			finish(b1, "ROLLBACK"))
 		db := openDB(t, srv, "")
 		tx, err := db.Begin()
@@ -141,9 +137,8 @@ func TestFakeBusyRetry(t *testing.T) {
 	t.Run("script", func(t *testing.T) {
 		t.Parallel()
 		const script = "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)"
-		srv := fs.New(t, fs.Probe(),
-			fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).
-				Respond("", fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement"), fs.CloseOK()),
+		srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).
+			Respond("", fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement"), fs.CloseOK()),
 			fs.Pipeline("", fs.Sequence(script), fs.Close()).
 				Respond("", fs.Fail("SQLITE_BUSY", "SQLite error: database is locked"), fs.CloseOK()))
 		db := openDB(t, srv, "")

@@ -162,8 +162,7 @@ func TestFakeTraceAutocommit(t *testing.T) {
 	t.Parallel()
 	const secret, token = "s3cret-argument", "s3cret-token"
 	insert := "INSERT INTO t (v) VALUES (?)"
-	srv := fs.New(t, fs.Probe(),
-		auto(fs.SQL(insert, fs.Text(secret)).WantRows(false), fs.Inserted(1, 1)),
+	srv := fs.New(t, auto(fs.SQL(insert, fs.Text(secret)).WantRows(false), fs.Inserted(1, 1)),
 		auto(fs.SQL("SELECT v FROM t"), fs.Query(fs.Cols("v"), fs.Vals(fs.Text("a")), fs.Vals(fs.Text("b")))))
 	db, rec := openTraced(t, srv, func(c *libsql.Config) { c.AuthToken = token })
 	if _, err := db.ExecContext(bg, insert, secret); err != nil {
@@ -210,8 +209,7 @@ func TestFakeTraceTx(t *testing.T) {
 	t.Parallel()
 	b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
 	st := fs.SQL("INSERT INTO t VALUES (1)").WantRows(false)
-	srv := fs.New(t, fs.Probe(),
-		begin(b1, st, fs.Inserted(1, 1)),
+	srv := fs.New(t, begin(b1, st, fs.Inserted(1, 1)),
 		inTx(b1, b2, st, fs.Inserted(1, 2)),
 		finish(b2, "COMMIT"),
 		begin(b3, st, fs.Inserted(1, 3)),
@@ -267,8 +265,7 @@ func TestFakeTraceDeferred(t *testing.T) {
 	t.Parallel()
 	b1 := fs.Baton(1)
 	sel := fs.SQL("SELECT 1")
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", guarded(true, inserts(1, 2), "")).Respond(b1, allOK(3)),
+	srv := fs.New(t, fs.Pipeline("", guarded(true, inserts(1, 2), "")).Respond(b1, allOK(3)),
 		fs.Pipeline(b1, fs.Execute(sel)).Respond(b1, fs.ExecuteOK(fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1))))),
 		fs.Pipeline(b1, guarded(false, inserts(3, 3), "COMMIT"), fs.Close()).Respond("", allOK(2), fs.CloseOK()),
 	)
@@ -311,10 +308,9 @@ func TestFakeTraceBatch(t *testing.T) {
 	t.Parallel()
 	ins := fs.SQL("INSERT INTO t (v) VALUES (?)", fs.Text("a"))
 	sel := fs.SQL("SELECT v FROM t")
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", batchSteps("BEGIN DEFERRED", ins, sel), fs.Close()).Respond("", fs.BatchOK(
-			fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 7)), fs.StepOK(fs.Query(fs.Cols("v"), fs.Vals(fs.Text("a")))),
-			fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
+	srv := fs.New(t, fs.Pipeline("", batchSteps("BEGIN DEFERRED", ins, sel), fs.Close()).Respond("", fs.BatchOK(
+		fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 7)), fs.StepOK(fs.Query(fs.Cols("v"), fs.Vals(fs.Text("a")))),
+		fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
 	db, rec := openTraced(t, srv, nil)
 	c := pinned(t, db)
 	defer c.Close()
@@ -337,7 +333,7 @@ func TestFakeTraceBusy(t *testing.T) {
 	const ins = "INSERT INTO t VALUES (1)"
 	busy := fs.Pipeline("", fs.Execute(fs.SQL(ins)), fs.Close()).
 		Respond("", fs.Fail("SQLITE_BUSY", "SQLite error: database is locked"), fs.CloseOK())
-	srv := fs.New(t, fs.Probe(), busy, busy, auto(fs.SQL(ins), fs.Inserted(1, 1)))
+	srv := fs.New(t, busy, busy, auto(fs.SQL(ins), fs.Inserted(1, 1)))
 	db, rec := openTraced(t, srv, nil)
 	if _, err := db.ExecContext(bg, ins); err != nil {
 		t.Fatal(err)
@@ -363,8 +359,7 @@ func TestFakeTraceBusy(t *testing.T) {
 func TestFakeTraceStreamExpired(t *testing.T) {
 	t.Parallel()
 	b1, b2 := fs.Baton(1), fs.Baton(2)
-	srv := fs.New(t, fs.Probe(),
-		watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
+	srv := fs.New(t, watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
 		watched(b1, b2, fs.SQL("COMMIT"), fs.Empty(), true),
 		fs.Pipeline(b2, fs.Execute(fs.SQL("INSERT INTO t VALUES (3)")), fs.Close()).Reply(fs.StreamExpired()),
 		auto(fs.SQL("INSERT INTO t VALUES (3)"), fs.Inserted(1, 3)))
@@ -394,8 +389,7 @@ func TestFakeTraceCursor(t *testing.T) {
 	t.Parallel()
 	c1 := fs.Baton(1)
 	body := []fs.Line{fs.StepBegin(0, bigCols...), bigRow(1, "ada"), bigRow(2, "bob"), fs.StepEnd(), fs.ReplicationIndex(9)}
-	srv := fs.New(t, fs.Probe(),
-		tooLargeAuto(bigSQL),
+	srv := fs.New(t, tooLargeAuto(bigSQL),
 		describe(bigSQL, true),
 		fs.Cursor("", fs.Step(fs.SQL(bigSQL))).Stream(c1, body...),
 		closeStream(c1))
@@ -425,11 +419,11 @@ func TestFakeTraceCursor(t *testing.T) {
 func TestFakeTraceWriteSlot(t *testing.T) {
 	t.Parallel()
 	const ins = "INSERT INTO t VALUES (1)"
-	srv := fs.New(t, fs.Probe(), auto(fs.SQL(ins), fs.Inserted(1, 1)),
+	srv := fs.New(t, auto(fs.SQL(ins), fs.Inserted(1, 1)),
 		slowAuto(fs.SQL(ins), fs.Inserted(1, 1), 300*time.Millisecond),
 		slowAuto(fs.SQL(ins), fs.Inserted(1, 1), 300*time.Millisecond))
 	db, rec := openTraced(t, srv, func(c *libsql.Config) { c.MaxWriters = 1 })
-	mustExec(t, db, ins) // the version probe, alone
+	mustExec(t, db, ins) // a first write, alone
 	if err := runConcurrently(2, func() error { _, err := db.ExecContext(bg, ins); return err }); err != nil {
 		t.Fatal(err)
 	}
@@ -450,8 +444,7 @@ func TestFakeTraceWriteSlot(t *testing.T) {
 func TestFakeTraceReplicationIndex(t *testing.T) {
 	t.Parallel()
 	const ins, sel = "INSERT INTO t VALUES (1)", "SELECT a FROM t"
-	srv := fs.New(t, fs.Probe(),
-		auto(fs.SQL(ins), withIndex(fs.Inserted(1, 1), 5)),
+	srv := fs.New(t, auto(fs.SQL(ins), withIndex(fs.Inserted(1, 1), 5)),
 		fs.Pipeline("", fs.Execute(fs.SQL(sel)).Index(5), fs.Close()).Respond("", fs.ExecuteOK(withIndex(fs.Query(fs.Cols("a")), 5)), fs.CloseOK()))
 	db, rec := openTraced(t, srv, nil)
 	mustExec(t, db, ins)

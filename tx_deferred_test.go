@@ -86,7 +86,7 @@ func TestFakeDeferredCommit(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, fs.Probe())
+				srv := newFake(t, tp)
 				if tt.defer_ {
 					srv.Add(fs.Pipeline("", guarded(true, inserts(1, 3), "COMMIT"), fs.Close()).Respond("", allOK(5), fs.CloseOK()))
 				} else {
@@ -133,8 +133,7 @@ func TestFakeDeferredFlush(t *testing.T) {
 		b1, b2 := fs.Baton(1), fs.Baton(2)
 		t.Run("query", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", guarded(true, inserts(1, 2), "")).Respond(b1, allOK(3)),
+			srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 2), "")).Respond(b1, allOK(3)),
 				inTx(b1, b2, fs.SQL("SELECT count(*) FROM t"), fs.Query(fs.Cols("count(*)"), fs.Vals(fs.Int(2)))),
 				finish(b2, "COMMIT"))
 			db := openDB(t, srv, "deferredExec=1")
@@ -154,9 +153,8 @@ func TestFakeDeferredFlush(t *testing.T) {
 		})
 		t.Run("result", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", guarded(true, []fs.Stmt{fs.SQL("UPDATE t SET a = 0").WantRows(false)}, "")).
-					Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Updated(4)))),
+			srv := newFake(t, tp, fs.Pipeline("", guarded(true, []fs.Stmt{fs.SQL("UPDATE t SET a = 0").WantRows(false)}, "")).
+				Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Updated(4)))),
 				// BEGIN has run: the rest of the queue goes with COMMIT.
 				fs.Pipeline(b1, guarded(false, inserts(2, 2), "COMMIT"), fs.Close()).Respond("", allOK(2), fs.CloseOK()))
 			db := openDB(t, srv, "deferredExec=1")
@@ -183,8 +181,7 @@ func TestFakeDeferredFlush(t *testing.T) {
 		})
 		t.Run("128 statements", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", guarded(true, inserts(1, 128), "")).Respond(b1, allOK(129)),
+			srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 128), "")).Respond(b1, allOK(129)),
 				fs.Pipeline(b1, guarded(false, inserts(129, 130), "COMMIT"), fs.Close()).Respond("", allOK(3), fs.CloseOK()))
 			db := openDB(t, srv, "deferredExec=1")
 			tx, _ := db.Begin()
@@ -211,8 +208,7 @@ func TestFakeDeferredFlush(t *testing.T) {
 			t.Parallel()
 			big := bytes.Repeat([]byte{0xab}, 400<<10)
 			st := fs.SQL("INSERT INTO b VALUES (?)", fs.Blob(big)).WantRows(false)
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", guarded(true, []fs.Stmt{st}, "")).Respond(b1, allOK(2)),
+			srv := newFake(t, tp, fs.Pipeline("", guarded(true, []fs.Stmt{st}, "")).Respond(b1, allOK(2)),
 				finish(b1, "COMMIT"))
 			db := openDB(t, srv, "deferredExec=1")
 			tx, _ := db.Begin()
@@ -239,7 +235,7 @@ func TestFakeDeferredFlushFails(t *testing.T) {
 	b1 := fs.Baton(1)
 	t.Run("128th statement", func(t *testing.T) {
 		t.Parallel()
-		srv := fs.New(t, fs.Probe(), fs.Pipeline("", guarded(true, inserts(1, 128), "")).Reply(fs.HTTPError(503, "Replicator exited")))
+		srv := fs.New(t, fs.Pipeline("", guarded(true, inserts(1, 128), "")).Reply(fs.HTTPError(503, "Replicator exited")))
 		db := openDB(t, srv, "deferredExec=1")
 		tx, _ := db.Begin()
 		for i := 1; i < 128; i++ {
@@ -256,9 +252,8 @@ func TestFakeDeferredFlushFails(t *testing.T) {
 	t.Run("refused batch", func(t *testing.T) {
 		t.Parallel()
 		st := fs.SQL("INSERT INTO t VALUES (:a, :b)").Named("a", fs.Int(1)).Named("b", fs.Text("x")).WantRows(false)
-		srv := fs.New(t, fs.Probe(),
-			fs.Pipeline("", guarded(true, []fs.Stmt{st}, "")).
-				Respond(b1, fs.Fail("ARGS_BOTH_POSITIONAL_AND_NAMED", "Arguments do not match SQL parameters: both positional and named")),
+		srv := fs.New(t, fs.Pipeline("", guarded(true, []fs.Stmt{st}, "")).
+			Respond(b1, fs.Fail("ARGS_BOTH_POSITIONAL_AND_NAMED", "Arguments do not match SQL parameters: both positional and named")),
 			closeStream(b1))
 		db := openDB(t, srv, "deferredExec=1")
 		tx, _ := db.Begin()
@@ -279,11 +274,10 @@ func TestFakeDeferredFlushFails(t *testing.T) {
 func TestFakeDeferredCopiesBlobs(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
-		srv := newFake(t, tp, fs.Probe(),
-			fs.Pipeline("", guarded(true, []fs.Stmt{
-				fs.SQL("INSERT INTO b VALUES (?)", fs.Blob([]byte("one"))).WantRows(false),
-				fs.SQL("INSERT INTO b VALUES (?)", fs.Blob([]byte("two"))).WantRows(false),
-			}, "COMMIT"), fs.Close()).Respond("", allOK(4), fs.CloseOK()))
+		srv := newFake(t, tp, fs.Pipeline("", guarded(true, []fs.Stmt{
+			fs.SQL("INSERT INTO b VALUES (?)", fs.Blob([]byte("one"))).WantRows(false),
+			fs.SQL("INSERT INTO b VALUES (?)", fs.Blob([]byte("two"))).WantRows(false),
+		}, "COMMIT"), fs.Close()).Respond("", allOK(4), fs.CloseOK()))
 		db := openDB(t, srv, "deferredExec=1")
 		tx, _ := db.Begin()
 		buf := []byte("one")
@@ -321,10 +315,9 @@ func TestFakeDeferredFailure(t *testing.T) {
 		for _, tt := range tests {
 			t.Run("at commit/"+tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, fs.Probe(),
-					fs.Pipeline("", guarded(true, inserts(1, 3), "COMMIT"), fs.Close()).Respond("", fs.BatchOK(
-						fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 1)), fs.StepFailed(tt.code, tt.msg),
-						fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()))
+				srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 3), "COMMIT"), fs.Close()).Respond("", fs.BatchOK(
+					fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 1)), fs.StepFailed(tt.code, tt.msg),
+					fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()))
 				db := openDB(t, srv, "deferredExec=1")
 				tx, _ := db.Begin()
 				var res []sql.Result
@@ -349,9 +342,8 @@ func TestFakeDeferredFailure(t *testing.T) {
 		t.Run("at query", func(t *testing.T) {
 			t.Parallel()
 			b1 := fs.Baton(1)
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", guarded(true, inserts(1, 2), "")).Respond(b1, fs.BatchOK(
-					fs.StepOK(fs.Empty()), fs.StepFailed("SQLITE_CONSTRAINT", "SQLite error: NOT NULL constraint failed: t.a"), fs.StepSkipped())),
+			srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 2), "")).Respond(b1, fs.BatchOK(
+				fs.StepOK(fs.Empty()), fs.StepFailed("SQLITE_CONSTRAINT", "SQLite error: NOT NULL constraint failed: t.a"), fs.StepSkipped())),
 				// The transaction is rolled back at once, releasing its locks.
 				closeStream(b1))
 			db := openDB(t, srv, "deferredExec=1")
@@ -417,8 +409,7 @@ func TestFakeDeferredCommitFails(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, fs.Probe(),
-					fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).Respond("", tt.answer, fs.CloseOK()))
+				srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).Respond("", tt.answer, fs.CloseOK()))
 				db := openDB(t, srv, "deferredExec=1&busyTimeout=0") // a busy BEGIN is not retried
 				tx, _ := db.Begin()
 				r, err := tx.Exec("INSERT INTO t VALUES (?)", 1)
@@ -460,7 +451,7 @@ func TestFakeDeferredCommitTransport(t *testing.T) {
 		})
 		t.Run("connection closed", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(), fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).Reply(fs.Drop()))
+			srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).Reply(fs.Drop()))
 			db := openDB(t, srv, "deferredExec=1")
 			tx, _ := db.Begin()
 			if _, err := tx.Exec("INSERT INTO t VALUES (?)", 1); err != nil {
@@ -476,8 +467,7 @@ func TestFakeDeferredCommitTransport(t *testing.T) {
 			t.Parallel()
 			httpOnly(t, tp, "WebSocket streams do not expire")
 			b1 := fs.Baton(1)
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", guarded(true, inserts(1, 1), "")).Respond(b1, allOK(2)),
+			srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 1), "")).Respond(b1, allOK(2)),
 				fs.Pipeline(b1, guarded(false, inserts(2, 2), "")).Reply(fs.StreamExpired()))
 			db := openDB(t, srv, "deferredExec=1")
 			tx, _ := db.Begin()
@@ -536,8 +526,7 @@ func TestFakeDeferredNotQueued(t *testing.T) {
 		const script = "CREATE TABLE a (x); CREATE TABLE b (y)"
 		t.Run("script", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(),
-				fs.Pipeline("", guarded(true, inserts(1, 1), "")).Respond(b1, allOK(2)),
+			srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 1), "")).Respond(b1, allOK(2)),
 				fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement")),
 				fs.Pipeline(b2, fs.Sequence(script)).Respond(b3, fs.SequenceOK()),
 				finish(b3, "COMMIT"))
@@ -555,7 +544,7 @@ func TestFakeDeferredNotQueued(t *testing.T) {
 		})
 		t.Run("read-only", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(), describe("SELECT 1", true),
+			srv := newFake(t, tp, describe("SELECT 1", true),
 				begin(b1, fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))), finish(b1, "COMMIT"))
 			db := openDB(t, srv, "deferredExec=1")
 			tx, _ := db.BeginTx(bg, &sql.TxOptions{ReadOnly: true})
@@ -568,7 +557,7 @@ func TestFakeDeferredNotQueued(t *testing.T) {
 		})
 		t.Run("autocommit", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(), auto(fs.SQL("INSERT INTO t VALUES (?)", fs.Int(1)), fs.Inserted(1, 1)))
+			srv := newFake(t, tp, auto(fs.SQL("INSERT INTO t VALUES (?)", fs.Int(1)), fs.Inserted(1, 1)))
 			db := openDB(t, srv, "deferredExec=1")
 			if _, err := db.Exec("INSERT INTO t VALUES (?)", 1); err != nil {
 				t.Fatal(err)

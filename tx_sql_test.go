@@ -36,8 +36,7 @@ func TestFakeSQLTxCommit(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
 		b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-		srv := newFake(t, tp, fs.Probe(),
-			watched("", b1, fs.SQL("BEGIN IMMEDIATE"), fs.Empty(), false),
+		srv := newFake(t, tp, watched("", b1, fs.SQL("BEGIN IMMEDIATE"), fs.Empty(), false),
 			watched(b1, b2, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1), false),
 			watched(b2, b3, fs.SQL("COMMIT"), fs.Empty(), true),
 			fs.Pipeline(b3, fs.Execute(fs.SQL("SELECT 1")), fs.Close()).
@@ -63,8 +62,7 @@ func TestFakeSQLTxCommentAndFailure(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
 		b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-		srv := newFake(t, tp, fs.Probe(),
-			watched("", b1, fs.SQL("/* note */ begin"), fs.Empty(), false),
+		srv := newFake(t, tp, watched("", b1, fs.SQL("/* note */ begin"), fs.Empty(), false),
 			fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.GetAutocommit()).
 				Respond(b2, fs.Fail("SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.x"), fs.GetAutocommitOK(false)),
 			watched(b2, b3, fs.SQL("ROLLBACK"), fs.Empty(), true),
@@ -96,8 +94,7 @@ func TestFakeSQLTxLeftOpen(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
 		b1 := fs.Baton(1)
-		srv := newFake(t, tp, fs.Probe(),
-			watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
+		srv := newFake(t, tp, watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
 			closeStream(b1),
 			auto(fs.SQL("INSERT INTO t VALUES (2)"), fs.Inserted(1, 2)))
 		db := openDB(t, srv, "")
@@ -128,8 +125,7 @@ func TestFakeSQLTxLeftOpen(t *testing.T) {
 func TestFakeSQLTxStreamExpired(t *testing.T) {
 	t.Parallel()
 	b1 := fs.Baton(1)
-	srv := fs.New(t, fs.Probe(),
-		watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
+	srv := fs.New(t, watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
 		fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (1)")), fs.GetAutocommit()).Reply(fs.StreamExpired()),
 		auto(fs.SQL("SELECT 2"), fs.Query(fs.Cols("2"), fs.Vals(fs.Int(2)))))
 	db := openDB(t, srv, "")
@@ -154,8 +150,7 @@ func TestFakeSQLTxStreamExpired(t *testing.T) {
 func TestFakeSQLTxLingeringExpired(t *testing.T) {
 	t.Parallel()
 	b1, b2 := fs.Baton(1), fs.Baton(2)
-	srv := fs.New(t, fs.Probe(),
-		watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
+	srv := fs.New(t, watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
 		watched(b1, b2, fs.SQL("COMMIT"), fs.Empty(), true),
 		fs.Pipeline(b2, fs.Execute(fs.SQL("INSERT INTO t VALUES (3)")), fs.Close()).Reply(fs.StreamExpired()),
 		auto(fs.SQL("INSERT INTO t VALUES (3)"), fs.Inserted(1, 3)))
@@ -177,9 +172,8 @@ func TestFakeSQLTxScript(t *testing.T) {
 	forTransports(t, func(t *testing.T, tp string) {
 		const script = "BEGIN; INSERT INTO t VALUES (1)"
 		b1, b2 := fs.Baton(1), fs.Baton(2)
-		srv := newFake(t, tp, fs.Probe(),
-			fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).
-				Respond("", fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement"), fs.CloseOK()),
+		srv := newFake(t, tp, fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).
+			Respond("", fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement"), fs.CloseOK()),
 			fs.Pipeline("", fs.Sequence(script), fs.GetAutocommit()).Respond(b1, fs.SequenceOK(), fs.GetAutocommitOK(false)),
 			watched(b1, b2, fs.SQL("COMMIT"), fs.Empty(), true),
 			closeStream(b2))

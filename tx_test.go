@@ -28,7 +28,6 @@ func TestFakeTxRequestCounts(t *testing.T) {
 						t.Parallel()
 						srv := newFake(t, tp)
 						if k > 0 {
-							srv.Add(fs.Probe())
 						}
 						baton := ""
 						for i := 1; i <= k; i++ {
@@ -96,7 +95,6 @@ func testFakeTxQueryAndPrepared(t *testing.T, tp string) {
 	b1, b2, b3, b4 := fs.Baton(1), fs.Baton(2), fs.Baton(3), fs.Baton(4)
 	cols := []fs.Col{{Name: "id", Decltype: "INTEGER"}, {Name: "name", Decltype: "TEXT"}}
 	srv := newFake(t, tp,
-		fs.Probe(),
 		begin(b1, fs.SQL("SELECT id, name FROM u WHERE id > ?", fs.Int(0)),
 			fs.Query(cols, fs.Vals(fs.Int(1), fs.Text("ada")), fs.Vals(fs.Int(2), fs.Text("bob")))),
 		preparedInTx(tp, b1, "UPDATE u SET name = :n WHERE id = :id", false, ":n", ":id"),
@@ -158,7 +156,6 @@ func TestFakeTxRefusedBeforeBegin(t *testing.T) {
 	forTransports(t, func(t *testing.T, tp string) {
 		b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
 		srv := newFake(t, tp,
-			fs.Probe(),
 			fs.Pipeline("", beginBatch(fs.SQL("INSRT INTO t VALUES (1)"))).
 				Respond(b1, fs.Fail("SQL_PARSE_ERROR", "SQL string could not be parsed: syntax error around L1:1: `INSRT`")),
 			closeStream(b1),
@@ -240,7 +237,7 @@ func TestFakeTxBeginFailsAlike(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
+				srv := newFake(t, tp, tt.exchange...)
 				db := openDB(t, srv, tt.params)
 				c := pinned(t, db)
 				defer c.Close()
@@ -298,7 +295,7 @@ func TestFakeTxBeginFails(t *testing.T) {
 				if tt.active {
 					end = finish(b1, "ROLLBACK")
 				}
-				srv := newFake(t, tp, fs.Probe(), fs.Pipeline("", beginBatch(st)).Respond(b1, tt.answer), end)
+				srv := newFake(t, tp, fs.Pipeline("", beginBatch(st)).Respond(b1, tt.answer), end)
 				db := openDB(t, srv, "busyTimeout=0") // a BEGIN that failed with SQLITE_BUSY is not retried
 				tx, err := db.Begin()
 				if err != nil {
@@ -357,7 +354,7 @@ func TestFakeTxLost(t *testing.T) {
 			for _, end := range []string{"ROLLBACK", "COMMIT"} {
 				t.Run(tt.name+"/"+end, func(t *testing.T) {
 					t.Parallel()
-					srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("UPDATE t SET a = 1"), fs.Updated(1)), tt.fail)
+					srv := newFake(t, tp, begin(b1, fs.SQL("UPDATE t SET a = 1"), fs.Updated(1)), tt.fail)
 					if tt.closeWith != "" {
 						srv.Add(closeStream(tt.closeWith))
 					}
@@ -402,8 +399,7 @@ func TestFakeTxTimeoutInFirstStatement(t *testing.T) {
 	forTransports(t, func(t *testing.T, tp string) {
 		b1 := fs.Baton(1)
 		st := fs.SQL("INSERT INTO t VALUES (1)")
-		srv := newFake(t, tp, fs.Probe(),
-			fs.Pipeline("", beginBatch(st)).Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("TRANSACTION_TIMEOUT", "Transaction timed out"))),
+		srv := newFake(t, tp, fs.Pipeline("", beginBatch(st)).Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("TRANSACTION_TIMEOUT", "Transaction timed out"))),
 			closeStream(b1))
 		db := openDB(t, srv, "")
 		tx, _ := db.Begin()
@@ -434,7 +430,7 @@ func TestFakeTxFinishFails(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.end+"/"+tt.code, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(3)),
+				srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(3)),
 					fs.Pipeline(b1, fs.Execute(fs.SQL(tt.end)), fs.Close()).Respond("", fs.Fail(tt.code, "SQLite error: it failed"), fs.CloseOK()))
 				db := openDB(t, srv, "")
 				tx, _ := db.Begin()
@@ -468,7 +464,7 @@ func TestFakeTxDone(t *testing.T) {
 		b1 := fs.Baton(1)
 		t.Run("database/sql", func(t *testing.T) {
 			t.Parallel()
-			srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)), finish(b1, "COMMIT"))
+			srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)), finish(b1, "COMMIT"))
 			db := openDB(t, srv, "")
 			tx, _ := db.Begin()
 			if _, err := tx.Exec("DELETE FROM t"); err != nil {
@@ -487,7 +483,7 @@ func TestFakeTxDone(t *testing.T) {
 		for _, second := range []string{"COMMIT", "ROLLBACK"} {
 			t.Run("driver/"+second, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)), finish(b1, "COMMIT"))
+				srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)), finish(b1, "COMMIT"))
 				conn := driverConn(t, srv.URL, nil)
 				tx, err := conn.(driver.ConnBeginTx).BeginTx(bg, driver.TxOptions{})
 				if err != nil {
@@ -541,7 +537,6 @@ func TestFakeTxReadOnly(t *testing.T) {
 		const ins, sel, multi = "INSERT INTO t VALUES (1)", "SELECT a FROM t", "SELECT 1; SELECT 2"
 		res := fs.Query(fs.Cols("a"), fs.Vals(fs.Int(7)))
 		srv := newFake(t, tp,
-			fs.Probe(),
 			describe(ins, false),
 			// describe looks at the first statement of a script only; the
 			// batch refuses the script, and a sequence is not allowed.
@@ -591,7 +586,6 @@ func TestFakeTxReadOnly(t *testing.T) {
 func TestFakeTxReadOnlyDescribeFails(t *testing.T) {
 	t.Parallel()
 	srv := fs.New(t,
-		fs.Probe(),
 		fs.Pipeline("", fs.Describe("SELEC 1"), fs.Close()).
 			Respond("", fs.Fail("SQL_INPUT_ERROR", `SQL input error: near "SELEC": syntax error (at offset 0)`), fs.CloseOK()),
 		fs.Pipeline("", fs.Describe("SELECT 1"), fs.Close()).Reply(fs.HTTPError(503, "Namespace store has shut down")),
@@ -646,7 +640,7 @@ func TestFakeTxContextEnds(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
 		b1 := fs.Baton(1)
-		srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)), finish(b1, "ROLLBACK"))
+		srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)), finish(b1, "ROLLBACK"))
 		db := openDB(t, srv, "")
 		ctx, cancel := context.WithCancel(bg)
 		tx, err := db.BeginTx(ctx, nil)
@@ -685,7 +679,7 @@ func TestFakeTxStatementContextEnds(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
 		b1 := fs.Baton(1)
-		srv := newFake(t, tp, fs.Probe(), begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)),
+		srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)),
 			fs.Pipeline(b1, fs.Execute(fs.SQL("DELETE FROM u"))).Reply(fs.Hang()))
 		// Over WebSocket the statement's goroutine reads the answer on the
 		// transaction's own socket, and closes it when its context ends
@@ -717,8 +711,7 @@ func TestFakeTxStatementContextEnds(t *testing.T) {
 func TestFakeTx429ClosesStream(t *testing.T) {
 	t.Parallel()
 	b1 := fs.Baton(1)
-	srv := fs.New(t, fs.Probe(),
-		begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
+	srv := fs.New(t, begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
 		fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (2)"))).Reply(fs.HTTPError(429, "Too many concurrent requests")),
 		closeStream(b1))
 	db := openDB(t, srv, "")
@@ -793,7 +786,7 @@ func TestFakeTxLock(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
+				srv := newFake(t, tp, tt.exchange...)
 				db := openDB(t, srv, tt.params)
 				c := pinned(t, db)
 				defer c.Close()
@@ -872,7 +865,7 @@ func TestFakeTxBeginBusyRetried(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, append([]fs.Exchange{fs.Probe()}, tt.exchange...)...)
+				srv := newFake(t, tp, tt.exchange...)
 				db := openDB(t, srv, tt.params)
 				tx, err := db.BeginTx(bg, nil)
 				if err != nil {

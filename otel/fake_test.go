@@ -41,8 +41,7 @@ func TestStatementSpans(t *testing.T) {
 	t.Parallel()
 	const secret, token = "s3cret-argument", "s3cret-token"
 	const insert = "insert INTO t (v) VALUES (?)"
-	srv := fs.New(t, fs.Probe(),
-		auto(fs.SQL(insert, fs.Text(secret)).WantRows(false), fs.Inserted(1, 1)),
+	srv := fs.New(t, auto(fs.SQL(insert, fs.Text(secret)).WantRows(false), fs.Inserted(1, 1)),
 		auto(fs.SQL("SELECT v FROM t"), fs.Query(fs.Cols("v"), fs.Vals(fs.Text("a")), fs.Vals(fs.Text("b")))))
 	rec := newRecording(t)
 	cfg := fakeConfig(srv)
@@ -109,9 +108,8 @@ SELECT
 func TestErrorSpans(t *testing.T) {
 	t.Parallel()
 	const ins = "INSERT INTO t VALUES (1)"
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", fs.Execute(fs.SQL(ins)), fs.Close()).
-			Respond("", fs.Fail("SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.id"), fs.CloseOK()),
+	srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL(ins)), fs.Close()).
+		Respond("", fs.Fail("SQLITE_CONSTRAINT", "SQLite error: UNIQUE constraint failed: t.id"), fs.CloseOK()),
 		fs.Pipeline("", fs.Execute(fs.SQL(ins)), fs.Close()).Reply(fs.HTTPError(500, "boom")))
 	rec := newRecording(t)
 	db := openDB(t, fakeConfig(srv), rec)
@@ -146,10 +144,9 @@ func TestErrorSpans(t *testing.T) {
 func TestDeferredSpans(t *testing.T) {
 	t.Parallel()
 	ins := func(i int64) fs.Stmt { return fs.SQL("INSERT INTO t VALUES (?)", fs.Int(i)).WantRows(false) }
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", fs.Batch(fs.Step(fs.SQL("BEGIN")), fs.Step(ins(1)).If(fs.OK(0)), fs.Step(ins(2)).If(fs.OK(1)),
-			fs.Step(fs.SQL("COMMIT")).If(fs.OK(2))), fs.Close()).
-			Respond("", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 1)), fs.StepOK(fs.Inserted(1, 2)), fs.StepOK(fs.Empty())), fs.CloseOK()))
+	srv := fs.New(t, fs.Pipeline("", fs.Batch(fs.Step(fs.SQL("BEGIN")), fs.Step(ins(1)).If(fs.OK(0)), fs.Step(ins(2)).If(fs.OK(1)),
+		fs.Step(fs.SQL("COMMIT")).If(fs.OK(2))), fs.Close()).
+		Respond("", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 1)), fs.StepOK(fs.Inserted(1, 2)), fs.StepOK(fs.Empty())), fs.CloseOK()))
 	rec := newRecording(t)
 	cfg := fakeConfig(srv)
 	cfg.DeferredExec = true
@@ -191,10 +188,9 @@ COMMIT
 func TestBatchSpan(t *testing.T) {
 	t.Parallel()
 	inTx := func(i int) fs.Cond { return fs.And(fs.OK(i), fs.Not(fs.IsAutocommit())) }
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", fs.Batch(fs.Step(fs.SQL("BEGIN DEFERRED")), fs.Step(fs.SQL("INSERT INTO t VALUES (1)")).If(inTx(0)),
-			fs.Step(fs.SQL("DELETE FROM u")).If(inTx(1)), fs.Step(fs.SQL("COMMIT")).If(inTx(2)), fs.Step(fs.SQL("ROLLBACK")).If(fs.Not(fs.OK(3)))), fs.Close()).
-			Respond("", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 1)), fs.StepOK(fs.Updated(2)), fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
+	srv := fs.New(t, fs.Pipeline("", fs.Batch(fs.Step(fs.SQL("BEGIN DEFERRED")), fs.Step(fs.SQL("INSERT INTO t VALUES (1)")).If(inTx(0)),
+		fs.Step(fs.SQL("DELETE FROM u")).If(inTx(1)), fs.Step(fs.SQL("COMMIT")).If(inTx(2)), fs.Step(fs.SQL("ROLLBACK")).If(fs.Not(fs.OK(3)))), fs.Close()).
+		Respond("", fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 1)), fs.StepOK(fs.Updated(2)), fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
 	rec := newRecording(t)
 	db := openDB(t, fakeConfig(srv), rec)
 	conn, err := db.Conn(t.Context())
@@ -222,9 +218,8 @@ func TestBatchSpan(t *testing.T) {
 func TestRetrySpans(t *testing.T) {
 	t.Parallel()
 	const ins = "INSERT INTO t VALUES (1)"
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", fs.Execute(fs.SQL(ins)), fs.Close()).
-			Respond("", fs.Fail("SQLITE_BUSY", "SQLite error: database is locked"), fs.CloseOK()),
+	srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL(ins)), fs.Close()).
+		Respond("", fs.Fail("SQLITE_BUSY", "SQLite error: database is locked"), fs.CloseOK()),
 		auto(fs.SQL(ins), fs.Inserted(1, 1)))
 	rec := newRecording(t)
 	db := openDB(t, fakeConfig(srv), rec)
@@ -251,8 +246,7 @@ func TestCursorSpans(t *testing.T) {
 	t.Parallel()
 	const sel = "SELECT v FROM big"
 	c1 := fs.Baton(1)
-	srv := fs.New(t, fs.Probe(),
-		fs.Pipeline("", fs.Execute(fs.SQL(sel)), fs.Close()).Respond("", fs.Fail("RESPONSE_TOO_LARGE", "Response is too large"), fs.CloseOK()),
+	srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL(sel)), fs.Close()).Respond("", fs.Fail("RESPONSE_TOO_LARGE", "Response is too large"), fs.CloseOK()),
 		fs.Pipeline("", fs.Describe(sel), fs.Close()).Respond("", fs.DescribeOK(true), fs.CloseOK()),
 		fs.Cursor("", fs.Step(fs.SQL(sel))).Stream(c1, fs.StepBegin(0, fs.Cols("v")...),
 			fs.Row(fs.Text("a")), fs.Row(fs.Text("b")), fs.Row(fs.Text("c")), fs.StepEnd(), fs.ReplicationIndex(3)),
@@ -288,7 +282,7 @@ func TestCursorSpans(t *testing.T) {
 // nothing is recorded.
 func TestNotSampled(t *testing.T) {
 	t.Parallel()
-	srv := fs.New(t, fs.Probe(), auto(fs.SQL("DELETE FROM t"), fs.Updated(3)))
+	srv := fs.New(t, auto(fs.SQL("DELETE FROM t"), fs.Updated(3)))
 	rec := newRecording(t)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sdktrace.NeverSample()), sdktrace.WithSyncer(rec.exp))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })

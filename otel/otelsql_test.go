@@ -59,7 +59,7 @@ func TestOtelsql(t *testing.T) {
 	t.Parallel()
 	const ins = "INSERT INTO t (v) VALUES (?)"
 	b1 := fs.Baton(1)
-	srv := fs.New(t, fs.Probe())
+	srv := fs.New(t)
 	rec := newRecording(t)
 	db := openWrapped(t, srv, rec)
 	ctx := t.Context()

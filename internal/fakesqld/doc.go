@@ -10,7 +10,6 @@
 //
 //	b1 := fakesqld.Baton(1)
 //	srv := fakesqld.New(t,
-//		fakesqld.Probe(), // GET /v3, the driver's version probe
 //		fakesqld.Pipeline("",
 //			fakesqld.Batch(
 //				fakesqld.Step(fakesqld.SQL("BEGIN")),
@@ -28,7 +27,7 @@
 //
 // The pieces:
 //
-//   - Exchanges (expected requests): Probe (GET /v3), Pipeline (POST
+//   - Exchanges (expected requests): Pipeline (POST
 //     /v3/pipeline with a baton and stream requests), Cursor (POST
 //     /v3/cursor with a baton and batch steps), Expect (any method and
 //     path); At, WithHeader, WithBody and WithJSON refine them.
@@ -80,7 +79,7 @@
 // WebSocket. NewWS serves the same script over Hrana's WebSocket protocol
 // (ws://, subprotocols hrana3 and hrana2): each pipeline exchange is served
 // as the stream requests it stands for, on one stream, batons naming
-// streams; probes are passed over; a Close becomes the close_stream of a
+// streams; a Close becomes the close_stream of a
 // transaction's stream, or nothing on a stream that lives on. NewWS tells
 // the mapping in full; Exchange.OverWS and Reply.OverWS say what has a
 // WebSocket form.

@@ -121,7 +121,6 @@ func (s *Server) CountPath(path string) int {
 func (s *Server) Remaining() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.skipProbes()
 	return len(s.script) - s.next + s.asideLen()
 }
 
@@ -133,7 +132,6 @@ func (s *Server) Await(d time.Duration) bool {
 	defer deadline.Stop()
 	for {
 		s.mu.Lock()
-		s.skipProbes()
 		left, ch := len(s.script)-s.next+s.asideLen(), s.changed
 		s.mu.Unlock()
 		if left <= 0 {
@@ -152,7 +150,6 @@ func (s *Server) Await(d time.Duration) bool {
 func (s *Server) Verify() {
 	s.t.Helper()
 	s.mu.Lock()
-	s.skipProbes()
 	left := s.script[s.next:]
 	first := s.next
 	tails := s.pendingTails()
@@ -272,26 +269,16 @@ type Exchange struct {
 	reply        Reply
 
 	// The exchange in Hrana terms, for serving it over WebSocket (ws.go):
-	// a pipeline's baton and stream requests, or the version probe.
+	// a pipeline's baton and stream requests.
 	pipeline bool
 	baton    string
 	reqs     []Req
-	probe    bool
 }
 
 // Expect expects a request with the method and path and any body (see
 // WithBody and WithJSON to compare it).
 func Expect(method, path string) Exchange {
 	return Exchange{method: method, path: path, anyBody: true, summary: method + " " + path}
-}
-
-// Probe expects the driver's version probe, GET /v3, and answers it as
-// sqld does (200, text/plain, "Hello, this is HTTP API v2 (Hrana over
-// HTTP)"). Reply replaces the answer, e.g. with NotFound() for a server
-// without Hrana 3.
-func Probe() Exchange {
-	return Exchange{method: http.MethodGet, path: "/v3", body: nil, summary: "GET /v3", probe: true,
-		reply: PlainText(http.StatusOK, "Hello, this is HTTP API v2 (Hrana over HTTP)")}
 }
 
 // Pipeline expects POST /v3/pipeline with the baton ("" for null) and
@@ -322,7 +309,7 @@ func Cursor(baton string, steps ...BatchStep) Exchange {
 
 // At changes the expected path (e.g. "/v2/pipeline").
 func (e Exchange) At(path string) Exchange {
-	e.pipeline, e.probe = false, false // another endpoint: HTTP only
+	e.pipeline = false // another endpoint: HTTP only
 	e.summary = strings.Replace(e.summary, e.path, path, 1)
 	e.path = path
 	return e
@@ -330,7 +317,7 @@ func (e Exchange) At(path string) Exchange {
 
 // WithHeader also expects a request header to have the value v.
 func (e Exchange) WithHeader(key, v string) Exchange {
-	e.pipeline, e.probe = false, false // headers are HTTP's
+	e.pipeline = false // headers are HTTP's
 	e.headers = append(append([][2]string(nil), e.headers...), [2]string{key, v})
 	return e
 }
@@ -347,21 +334,20 @@ func (e Exchange) WithBody(jsonText string) Exchange {
 // WithJSON expects the body to be this JSON tree (maps, slices, strings,
 // float64, bools, nil and Any), compared structurally.
 func (e Exchange) WithJSON(tree any) Exchange {
-	e.pipeline, e.probe = false, false
+	e.pipeline = false
 	e.body, e.anyBody = tree, false
 	return e
 }
 
 // AnyBody accepts any body.
 func (e Exchange) AnyBody() Exchange {
-	e.pipeline, e.probe = false, false
+	e.pipeline = false
 	e.body, e.anyBody = nil, true
 	return e
 }
 
 // Reply sets the reply.
 func (e Exchange) Reply(r Reply) Exchange {
-	e.probe = false // a probe answered otherwise is an HTTP matter
 	e.reply = r
 	return e
 }

@@ -138,7 +138,7 @@ func TestMismatchFails(t *testing.T) {
 			[]string{"received POST /v2/pipeline, expected POST /v3/pipeline"}},
 		{"not json", Pipeline("", Close()), "POST", "/v3/pipeline", `{"requests":`,
 			[]string{"the body is not JSON"}},
-		{"body on probe", Probe(), "POST", "/v3", `x`, []string{"received POST /v3, expected GET /v3"}},
+		{"method", Expect("GET", "/health"), "POST", "/health", `x`, []string{"received POST /health, expected GET /health"}},
 		{"header", Expect("POST", "/x").WithHeader("Authorization", "Bearer t"), "POST", "/x", ``,
 			[]string{`header Authorization is "", expected "Bearer t"`}},
 		{"raw body", Expect("POST", "/x").WithBody(`{"a":[1,2]}`), "POST", "/x", `{"a":[1,3]}`,
@@ -191,24 +191,24 @@ func TestUnexpectedAndUnmet(t *testing.T) {
 	t.Run("unmet", func(t *testing.T) {
 		t.Parallel()
 		rt := newRecT(t)
-		s := New(rt, Probe())
+		s := New(rt, Expect("GET", "/health").Reply(PlainText(200, "ok")))
 		s.Add(Pipeline("", Execute(SQL("COMMIT")), Close()).Respond("", ExecuteOK(Empty()), CloseOK()))
 		if s.Remaining() != 2 {
 			t.Errorf("Remaining = %d", s.Remaining())
 		}
-		resp, err := http.Get(s.URL + "/v3")
+		resp, err := http.Get(s.URL + "/health")
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if string(b) != "Hello, this is HTTP API v2 (Hrana over HTTP)" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
-			t.Errorf("probe answer %q %q", b, resp.Header.Get("Content-Type"))
+		if string(b) != "ok" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+			t.Errorf("answer %q %q", b, resp.Header.Get("Content-Type"))
 		}
 		errs := rt.finish()
 		if len(errs) != 1 || !strings.Contains(errs[0], "1 expected request(s) never arrived") ||
 			!strings.Contains(errs[0], `exchange #1: POST /v3/pipeline baton=null [execute "COMMIT", close]`) ||
-			!strings.Contains(errs[0], "#1 GET /v3") {
+			!strings.Contains(errs[0], "#1 GET /health") {
 			t.Errorf("failures %q", errs)
 		}
 	})

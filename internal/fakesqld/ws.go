@@ -25,9 +25,6 @@ import (
 //
 // A script written for HTTP carries over, exchange by exchange:
 //
-//   - Probe needs no request: the WebSocket client learns the version from
-//     the subprotocol. Probes are passed over (a probe whose answer was
-//     replaced is HTTP's alone).
 //   - Pipeline(baton, reqs...) is served as its stream requests, in order,
 //     on one stream of one socket, each answered with its Result as
 //     response_ok or response_error. A trailing Close is not a request of
@@ -158,21 +155,13 @@ type wsOut struct {
 // may leave a transaction open on a stream that lives on.
 var guardReq = Batch(Step(SQL("ROLLBACK")).If(Not(IsAutocommit())))
 
-// skipProbes passes over the probes at the head of a WebSocket server's
-// script; s.mu is held.
-func (s *Server) skipProbes() {
-	for s.ws != nil && s.next < len(s.script) && s.script[s.next].probe {
-		s.next++
-	}
-}
-
 // OverWS reports whether the reply has a WebSocket form (see NewWS): a
 // pipeline answer, Drop, Hang, or Delay of one of those.
 func (r Reply) OverWS() bool { return r.ws.kind != wsNone }
 
 // OverWS reports whether the exchange has a WebSocket form (see NewWS):
-// a pipeline whose reply has one, or a probe.
-func (e Exchange) OverWS() bool { return e.probe || e.pipeline && e.reply.OverWS() }
+// a pipeline whose reply has one.
+func (e Exchange) OverWS() bool { return e.pipeline && e.reply.OverWS() }
 
 // pendingTails describes the messages the end of a burst still owes, and
 // the closes set aside that never came; s.mu is held.
@@ -475,7 +464,6 @@ func (h *wsHandler) request(typ string, sid int32, tree map[string]any) {
 // close_stream) and checks that st is the stream the exchange runs on.
 func (h *wsHandler) start(st *wsStream, close bool) bool {
 	s, w, rec := h.s, h.s.ws, h.rec
-	s.skipProbes()
 	// The close of a bound stream alone is a Reset, which the client sends
 	// without waiting for its answer: a request on another socket may
 	// overtake it. It waits aside for its close_stream.
@@ -485,7 +473,6 @@ func (h *wsHandler) start(st *wsStream, close bool) bool {
 		}
 		w.aside = append(w.aside, s.next)
 		s.next++
-		s.skipProbes()
 	}
 	ex := -1
 	if close {

@@ -88,15 +88,14 @@ const (
 	wsInsert = "INSERT INTO t VALUES (1)"
 )
 
-// A script written for HTTP, served over WebSocket: the probe is passed
-// over, autocommit statements run on a stream that lives on, the
+// A script written for HTTP, served over WebSocket: autocommit statements run on a stream that lives on, the
 // transaction on a socket of its own, its batons naming its stream, and
 // COMMIT's Close is the stream's close_stream.
 func TestWSServesPipelines(t *testing.T) {
 	t.Parallel()
 	rt := newRecT(t)
 	b1, b2 := Baton(1), Baton(2)
-	s := NewWS(rt, Probe(),
+	s := NewWS(rt,
 		Pipeline("", Execute(SQL("SELECT 1")), Close()).Respond("", ExecuteOK(Query(Cols("1"), Vals(Int(1)))), CloseOK()),
 		Pipeline("", Batch(Step(SQL("DELETE FROM t"))), Close()).Respond("", BatchOK(StepOK(Updated(2))), CloseOK()),
 		Pipeline("", Batch(Step(SQL("BEGIN")), Step(SQL(wsInsert)).If(OK(0)))).Respond(b1, BatchOK(StepOK(Empty()), StepOK(Inserted(1, 1)))),
@@ -322,8 +321,6 @@ func TestOverWS(t *testing.T) {
 		e    Exchange
 		want bool
 	}{
-		{Probe(), true},
-		{Probe().Reply(NotFound()), false},
 		{Pipeline("", Close()).Respond("", CloseOK()), true},
 		{Pipeline("", Close()).Reply(Delay(time.Second, Drop())), true},
 		{Pipeline("", Close()).Reply(Hang()), true},

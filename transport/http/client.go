@@ -3,6 +3,11 @@
 // with a JSON codec, /v3-protobuf/pipeline and /v3-protobuf/cursor with the
 // Protobuf one. It implements the transport contract (package transport).
 //
+// Nothing is probed (PROTOCOL.md §2: the protocol has no discovery): the
+// first request goes out on the paths of the codec asked for, and a 404 to
+// a request that opens a stream (which ran nothing) moves on to the next
+// wire the options allow, kept once a request on it succeeds.
+//
 //	t, err := http.New(transport.Options{URL: "http://127.0.0.1:8080", Codec: direct.Codec})
 //	s := t.NewStream()
 //	err = s.Send(ctx, reqs, true, &resp)
@@ -17,8 +22,6 @@ package http
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -62,11 +65,14 @@ type client struct {
 	hc         *http.Client
 	own        *http1.Transport // nil when the caller supplied a RoundTripper
 
-	proto atomic.Pointer[protocol] // nil until probed
+	// proto is the wire requests go out on: the one Options.Codec asks for,
+	// until a server's 404 to its paths, and the success of the next one,
+	// say otherwise (see learn).
+	proto atomic.Pointer[protocol]
 }
 
-// protocol is what a probe found: the Hrana version and the codec to speak,
-// and the paths that go with them.
+// protocol is a wire: the Hrana version and the codec to speak, and the
+// paths that go with them.
 type protocol struct {
 	version  int
 	codec    codec.Codec
@@ -86,8 +92,8 @@ func newProtocol(version int, cd codec.Codec) *protocol {
 	return &protocol{version: v3, codec: cd, pipeline: "/v3/pipeline", cursor: "/v3/cursor", ctype: "application/json"}
 }
 
-// New returns an HTTP transport for o. It sends nothing: the server is
-// probed for its Hrana version and codecs by the first request.
+// New returns an HTTP transport for o. It sends nothing: the first request
+// learns which wire the server speaks (see the package doc).
 func New(o transport.Options) (transport.Transport, error) { return newClient(o) }
 
 // newClient is New, returning the client itself for this package's tests.
@@ -112,6 +118,7 @@ func newClient(o transport.Options) (*client, error) {
 		compress:  o.Compress,
 		keepAlive: keepAliveInterval,
 	}
+	c.proto.Store(newProtocol(v3, o.Codec))
 	if o.AuthToken != "" {
 		c.authHeader = "Bearer " + o.AuthToken
 	}
@@ -156,99 +163,54 @@ func (c *client) Close() error {
 	return nil
 }
 
-// version returns the Hrana version, probing the server on first use.
-func (c *client) version(ctx context.Context) (int, error) {
-	w, err := c.probe(ctx)
-	if err != nil {
-		return 0, err
-	}
-	return w.version, nil
-}
+// version returns the Hrana version requests are sent with: 3 until a
+// server has shown that it speaks only Hrana 2.
+func (c *client) version(context.Context) (int, error) { return c.proto.Load().version, nil }
 
-// codec returns the codec requests are sent with, probing the server on
-// first use: Options.Codec, or Options.JSON if the server does not offer the
+// codec returns the codec requests are sent with: Options.Codec, or
+// Options.JSON once the server has shown that it does not speak the
 // former's format and Options.Fallback allows it.
-func (c *client) codec(ctx context.Context) (codec.Codec, error) {
-	w, err := c.probe(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return w.codec, nil
-}
+func (c *client) codec(context.Context) (codec.Codec, error) { return c.proto.Load().codec, nil }
 
-// probe returns the wire to use, probing the server on first use. With a
-// JSON codec it asks GET /v3: 2xx means Hrana 3, 404 means Hrana 2. With
-// the Protobuf codec it asks GET /v3-protobuf: 2xx means Protobuf, 404
-// means the server does not offer it, and then the JSON fallback is probed
-// instead, or, without one, the probe fails. A failed probe is not cached.
-// Concurrent first uses probe concurrently rather than queue behind one
-// another's failures.
-func (c *client) probe(ctx context.Context) (*protocol, error) {
-	if w := c.proto.Load(); w != nil {
-		return w, nil
-	}
-	ctx, cancel := c.withTimeout(ctx)
-	defer cancel()
-	var w *protocol
-	if c.want.Format() == codec.FormatProtobuf {
-		ok, err := c.get(ctx, "/v3-protobuf")
-		switch {
-		case err != nil:
-			return nil, err
-		case ok:
-			w = newProtocol(v3, c.want)
-		case !c.fallback:
-			return nil, &transport.Error{HTTPStatus: http.StatusNotFound, Safe: true,
-				Message: "the server does not speak Hrana 3 over Protobuf; use a JSON codec"}
-		}
-	}
-	if w == nil {
-		cd := c.want
-		if cd.Format() != codec.FormatJSON {
-			cd = c.json
-		}
-		ok, err := c.get(ctx, "/v3")
-		if err != nil {
-			return nil, err
-		}
-		w = newProtocol(v2, cd)
-		if ok {
-			w = newProtocol(v3, cd)
-		}
-	}
-	c.proto.Store(w)
-	return w, nil
-}
-
-// get sends a probe: it reports true for a 2xx answer and false for 404;
-// anything else is an error.
-func (c *client) get(ctx context.Context, path string) (bool, error) {
-	tr := newSendTrace()
-	req, err := http.NewRequestWithContext(tr.attach(ctx), http.MethodGet, c.base+path, nil)
-	if err != nil {
-		return false, sendFailed(false, err)
-	}
-	for k, vs := range c.hdr.Header {
-		req.Header[k] = vs
-	}
-	resp, sent, err := c.do(req, tr)
-	if err != nil {
-		// The request the probe is for never left, whatever became of the
-		// probe itself.
-		e := sendFailed(sent, err)
-		e.Safe = true
-		return false, e
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+// fallbackFrom returns the wire to try when w's paths answered 404 to a
+// request that opened a stream, or nil: Protobuf falls back to the JSON
+// codec if Options.Fallback allows it, Hrana 3 over JSON to Hrana 2.
+func (c *client) fallbackFrom(w *protocol) *protocol {
 	switch {
-	case resp.StatusCode >= 200 && resp.StatusCode < 300:
-		return true, nil
-	case resp.StatusCode == http.StatusNotFound:
-		return false, nil
+	case w.codec.Format() == codec.FormatProtobuf && c.fallback:
+		return newProtocol(v3, c.json)
+	case w.codec.Format() == codec.FormatJSON && w.version == v3:
+		return newProtocol(v2, w.codec)
 	}
-	return false, &transport.Error{HTTPStatus: resp.StatusCode, Safe: true,
-		Message: fmt.Sprintf("the server failed the request for its Hrana version (GET %s)", path)}
+	return nil
+}
+
+// learn is what a request that opened a stream does when w's paths
+// answered it 404 (err): it tries the wires after w in turn, with try, and
+// keeps the first that answers, for every later request. A 404 from all of
+// them is the server's answer, not a missing path (an unknown database, a
+// wrong URL): the first error is returned and nothing is learned. A 404
+// ran nothing (PROTOCOL.md §9.3), so trying again is safe.
+func (c *client) learn(w *protocol, err error, try func(*protocol) error) error {
+	for next := c.fallbackFrom(w); next != nil; next = c.fallbackFrom(next) {
+		nerr := try(next)
+		if isStatus(nerr, http.StatusNotFound) {
+			continue
+		}
+		if nerr == nil {
+			c.proto.CompareAndSwap(w, next)
+		}
+		return nerr
+	}
+	if w.codec.Format() == codec.FormatProtobuf && !c.fallback {
+		var e *transport.Error
+		if errors.As(err, &e) {
+			cp := *e
+			cp.Message += " (the server may not speak Hrana 3 over Protobuf: try a JSON codec)"
+			return &cp
+		}
+	}
+	return err
 }
 
 func (c *client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {

@@ -112,14 +112,44 @@ func (s *stream) runSetup(ctx context.Context, setup []codec.StreamRequest) erro
 	return nil
 }
 
+// openCursor opens the cursor on the client's wire; a 404 to one that
+// opens a stream has the client learn (client.learn), but never Hrana 2,
+// which has no cursors.
 func (s *stream) openCursor(ctx context.Context, batch *codec.Batch) (*cursor, error) {
 	c := s.c
-	w, err := c.probe(ctx)
+	w := c.proto.Load()
+	fresh := !s.Open()
+	cur, err := s.openCursorOn(ctx, w, batch)
+	if err == nil || !fresh || !isStatus(err, http.StatusNotFound) {
+		return cur, err
+	}
+	err = c.learn(w, err, func(next *protocol) error {
+		if next.cursor == "" {
+			return err
+		}
+		var nerr error
+		cur, nerr = s.openCursorOn(ctx, next, batch)
+		return nerr
+	})
+	var e *transport.Error
+	if errors.As(err, &e) && e.HTTPStatus == http.StatusNotFound {
+		cp := *e
+		cp.Message += " (POST " + w.cursor + ": the server may speak only Hrana 2, which has no cursors, or have no such database)"
+		return nil, &cp
+	}
 	if err != nil {
 		return nil, err
-	} else if w.cursor == "" {
+	}
+	return cur, nil
+}
+
+// openCursorOn is openCursor on the wire w.
+func (s *stream) openCursorOn(ctx context.Context, w *protocol, batch *codec.Batch) (*cursor, error) {
+	c := s.c
+	if w.cursor == "" {
 		return nil, &transport.Error{Safe: true, Message: "cursor failed: the server does not support Hrana 3 cursors"}
 	}
+	var err error
 	s.reqBuf, err = w.codec.AppendCursorRequest(s.reqBuf[:0], &codec.CursorRequest{Baton: s.baton, Batch: *batch})
 	if err != nil {
 		return nil, err

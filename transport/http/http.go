@@ -202,9 +202,10 @@ func (c *client) statusError(resp *http.Response, w *protocol) error {
 	}
 	// sqld refuses with 429 before running anything, and with
 	// STREAM_EXPIRED once it finds the baton's stream gone, which it checks
-	// first; a proxy might send 503 after forwarding the request, so that
-	// does not count as no effect.
-	e.Safe = resp.StatusCode == http.StatusTooManyRequests || e.Code == codeStreamExpired
+	// first; a 404 is a path, a database or a stream the server does not
+	// have (PROTOCOL.md §9.3), so nothing ran. A proxy might send 503 after
+	// forwarding the request, so that does not count as no effect.
+	e.Safe = resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusNotFound || e.Code == codeStreamExpired
 	return e
 }
 

@@ -53,16 +53,17 @@ var (
 	pbIndex = pbMsg(6, []byte{1 << 3, 5})
 )
 
-// protobufServer answers the probe of /v3-protobuf with probeStatus (and
-// /v3 with 200) and POSTs with handler, checking their Content-Type.
-func protobufServer(t *testing.T, probeStatus int, handler http.HandlerFunc) *httptest.Server {
+// protobufServer answers POSTs under /v3-protobuf/ with 404 unless
+// protobufOK, and the others with handler, checking their Content-Type. A
+// GET fails the test: the transport never probes.
+func protobufServer(t *testing.T, protobufOK bool, handler http.HandlerFunc) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch {
-		case r.Method == http.MethodGet && r.URL.Path == "/v3-protobuf":
-			w.WriteHeader(probeStatus)
 		case r.Method == http.MethodGet:
-			w.WriteHeader(http.StatusOK)
+			t.Errorf("GET %s: the transport probed the server", r.URL.Path)
+		case !protobufOK && strings.HasPrefix(r.URL.Path, "/v3-protobuf/"):
+			http.NotFound(w, r)
 		default:
 			want := "application/json"
 			if strings.HasPrefix(r.URL.Path, "/v3-protobuf/") {
@@ -80,7 +81,7 @@ func protobufServer(t *testing.T, probeStatus int, handler http.HandlerFunc) *ht
 
 func TestProtobufPipeline(t *testing.T) {
 	var calls atomic.Int32
-	srv := protobufServer(t, http.StatusOK, func(w http.ResponseWriter, r *http.Request) {
+	srv := protobufServer(t, true, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/v3-protobuf/pipeline" {
 			t.Errorf("path %q", r.URL.Path)
 		}
@@ -118,9 +119,10 @@ func TestProtobufPipeline(t *testing.T) {
 	}
 }
 
-// Without /v3-protobuf the Protobuf codec fails with a clear error, or
-// with a fallback speaks JSON on /v3.
-func TestProtobufProbe(t *testing.T) {
+// Without /v3-protobuf the Protobuf codec fails with a clear error after
+// its one request, or with a fallback speaks JSON on /v3 from that request
+// on.
+func TestProtobufNotOffered(t *testing.T) {
 	var posts atomic.Int32
 	handler := func(w http.ResponseWriter, r *http.Request) {
 		posts.Add(1)
@@ -129,21 +131,26 @@ func TestProtobufProbe(t *testing.T) {
 		}
 		_, _ = io.WriteString(w, okClose)
 	}
-	srv := protobufServer(t, http.StatusNotFound, handler)
+	srv := protobufServer(t, false, handler)
 
 	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: protobuf.Codec})
 	err := sendClose(context.Background(), c.NewStream())
 	var e *transport.Error
-	if !errors.As(err, &e) || !e.Safe || e.Resend || !strings.Contains(e.Message, "does not speak Hrana 3 over Protobuf") {
+	if !errors.As(err, &e) || !e.Safe || e.Resend || e.HTTPStatus != http.StatusNotFound || !strings.Contains(e.Message, "Protobuf") {
 		t.Fatalf("got %#v", err)
 	}
 	if posts.Load() != 0 {
-		t.Fatal("a request was sent after the probe failed")
+		t.Fatal("a JSON request was sent without the fallback")
 	}
 
 	c = newTestClient(t, transport.Options{URL: srv.URL, Codec: protobuf.Codec, JSON: direct.Codec, Fallback: true})
-	if err := sendClose(context.Background(), c.NewStream()); err != nil {
-		t.Fatal(err)
+	for i := int32(1); i <= 2; i++ {
+		if err := sendClose(context.Background(), c.NewStream()); err != nil {
+			t.Fatal(err)
+		}
+		if posts.Load() != i {
+			t.Fatalf("%d JSON requests after %d calls", posts.Load(), i)
+		}
 	}
 	if cd, _ := c.codec(context.Background()); cd != direct.Codec {
 		t.Fatalf("Codec() = %v, want the fallback", cd)
@@ -171,7 +178,7 @@ func TestProtobufErrorShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := protobufServer(t, http.StatusOK, func(w http.ResponseWriter, r *http.Request) {
+			srv := protobufServer(t, true, func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", tt.contentType)
 				w.WriteHeader(http.StatusBadRequest)
 				_, _ = w.Write(tt.body)
@@ -205,7 +212,7 @@ func TestProtobufCursor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := protobufServer(t, http.StatusOK, func(w http.ResponseWriter, r *http.Request) {
+			srv := protobufServer(t, true, func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Path != "/v3-protobuf/cursor" {
 					w.Header().Set("Content-Type", "application/x-protobuf")
 					_, _ = w.Write(pbOKClose)

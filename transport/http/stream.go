@@ -99,12 +99,66 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 
 func (s *stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *transport.Response) error {
 	c := s.c
-	res.BytesSent, res.BytesReceived = 0, 0
-	w, err := c.probe(ctx)
-	if err != nil {
+	w := c.proto.Load()
+	fresh := !s.Open()
+	err := s.pipelineOn(ctx, w, reqs, res)
+	if err == nil || !fresh || !isStatus(err, http.StatusNotFound) {
 		return err
 	}
+	return c.learn(w, err, func(next *protocol) error {
+		if next.version == v2 && needsV3(reqs) {
+			// Built for Hrana 3: find out whether the server speaks 2,
+			// and if so have the request built again.
+			var probe transport.Response
+			if err := s.pipelineOn(ctx, next, []codec.StreamRequest{closeRequest}, &probe); err != nil {
+				return err
+			}
+			c.proto.CompareAndSwap(w, next)
+			return &transport.Error{Safe: true, Resend: true,
+				Message: "the server speaks Hrana 2, which the request was not built for (POST /v3/pipeline answered 404); it did not run"}
+		}
+		return s.pipelineOn(ctx, next, reqs, res)
+	})
+}
+
+// needsV3 reports whether reqs use what Hrana 2 lacks: get_autocommit, or
+// an is_autocommit condition.
+func needsV3(reqs []codec.StreamRequest) bool {
+	for i := range reqs {
+		switch r := &reqs[i]; r.Type {
+		case codec.RequestGetAutocommit:
+			return true
+		case codec.RequestBatch:
+			for j := range r.Batch.Steps {
+				if r.Batch.Steps[j].Condition != nil && condNeedsV3(r.Batch.Steps[j].Condition) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func condNeedsV3(c *codec.BatchCond) bool {
+	if c.Type == codec.CondIsAutocommit {
+		return true
+	}
+	if c.Cond != nil && condNeedsV3(c.Cond) {
+		return true
+	}
+	for i := range c.Conds {
+		if condNeedsV3(&c.Conds[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// pipelineOn is pipeline on the wire w.
+func (s *stream) pipelineOn(ctx context.Context, w *protocol, reqs []codec.StreamRequest, res *transport.Response) error {
+	res.BytesSent, res.BytesReceived = 0, 0
 	s.req = codec.PipelineRequest{Baton: s.baton, Requests: reqs}
+	var err error
 	s.reqBuf, err = w.codec.AppendPipelineRequest(s.reqBuf[:0], &s.req)
 	s.req.Requests = nil // the caller's
 	if err != nil {
@@ -112,7 +166,7 @@ func (s *stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *
 	}
 	endpoint := s.endpoint(w.pipeline)
 	res.BytesSent = len(s.reqBuf)
-	if answered, err := c.post(ctx, w, s.trace, endpoint, s.reqBuf, &res.Body); err != nil {
+	if answered, err := s.c.post(ctx, w, s.trace, endpoint, s.reqBuf, &res.Body); err != nil {
 		// sqld drops the stream on an HTTP error, except when it refused
 		// the request before touching the stream (429): then the stream,
 		// and any transaction and lock it holds, lives on until Reset

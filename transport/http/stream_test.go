@@ -211,36 +211,34 @@ func TestNotSentIsBadConn(t *testing.T) {
 	}
 }
 
-// TestProbe: the version is probed once and cached; a failed probe is not
-// cached; a probe refused with a status other than 404 is an error.
-func TestProbe(t *testing.T) {
-	var probes atomic.Int32
-	var status atomic.Int32
-	status.Store(http.StatusBadGateway)
+// TestNoProbe: nothing but the requests themselves goes to the server
+// (PROTOCOL.md §2 defines no discovery): whatever GET /v3 would answer,
+// 404, 405, 429 or nothing, the first request is the pipeline, and a cold
+// start costs one round trip.
+func TestNoProbe(t *testing.T) {
+	var gets, posts atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodGet {
-			probes.Add(1)
-			w.WriteHeader(int(status.Load()))
+			gets.Add(1)
+			w.WriteHeader(http.StatusMethodNotAllowed)
 			return
 		}
+		posts.Add(1)
 		_, _ = io.Copy(io.Discard, r.Body)
 		_, _ = io.WriteString(w, okClose)
 	}))
 	defer srv.Close()
 	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
-	_, err := c.version(context.Background())
-	var e *transport.Error
-	if !errors.As(err, &e) || e.HTTPStatus != http.StatusBadGateway || !e.Safe || e.Resend {
-		t.Fatalf("got %#v", err)
+	if v, err := c.version(context.Background()); err != nil || v != v3 {
+		t.Fatalf("v %d, %v", v, err)
 	}
-	status.Store(http.StatusOK)
 	for range 3 {
-		if v, err := c.version(context.Background()); err != nil || v != v3 {
-			t.Fatalf("v %d, %v", v, err)
+		if err := sendClose(context.Background(), c.NewStream()); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if n := probes.Load(); n != 2 {
-		t.Fatalf("%d probes, want 2 (one failed, one cached)", n)
+	if gets.Load() != 0 || posts.Load() != 3 {
+		t.Fatalf("%d GETs and %d POSTs, want 0 and 3", gets.Load(), posts.Load())
 	}
 }
 
@@ -381,7 +379,7 @@ func TestCursorFailures(t *testing.T) {
 		{name: "garbage header", v3: 200, status: 200, lines: []string{`{"baton":`}, open: "decode failed"},
 		{name: "truncated", v3: 200, status: 200, lines: cursorLines[:3], next: transport.ErrCursorTruncated},
 		{name: "garbage entry", v3: 200, status: 200, lines: append(cursorLines[:3:3], `{"type":"row","row":[{]}`), next: errors.New("decode failed")},
-		{name: "hrana 2", v3: 404, open: "does not support Hrana 3 cursors"},
+		{name: "hrana 2", v3: 404, open: "may speak only Hrana 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -120,7 +120,7 @@ func TestCursorTraceFetch(t *testing.T) {
 func TestCursorTraceFetchProtobuf(t *testing.T) {
 	header := pbDelimited(pbCursorHeader)
 	body := pbDelimited(pbStepBegin, pbRow, nil, pbRow, pbStepEnd, pbIndex)
-	srv := protobufServer(t, http.StatusOK, func(w http.ResponseWriter, r *http.Request) {
+	srv := protobufServer(t, true, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/x-protobuf")
 		if r.URL.Path != "/v3-protobuf/cursor" {
 			_, _ = w.Write(pbOKClose)

@@ -22,21 +22,26 @@ import (
 
 const okClose = `{"baton":null,"base_url":null,"results":[{"type":"ok","response":{"type":"close"}}]}`
 
-// fakeServer answers GET /v3 with v3Status and POSTs with handler.
+// fakeServer answers POSTs with handler, but those under /v3/ with 404
+// when v3Status is 404 (a server of Hrana 2 alone). The transport never
+// probes (PROTOCOL.md §2): a GET fails the test.
 func fakeServer(t *testing.T, v3Status int, handler http.HandlerFunc) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.URL.Path == "/v3" {
-			w.WriteHeader(v3Status)
-			return
+		switch {
+		case r.Method == http.MethodGet:
+			t.Errorf("GET %s: the transport probed the server", r.URL.Path)
+			w.WriteHeader(http.StatusOK)
+		case v3Status == http.StatusNotFound && strings.HasPrefix(r.URL.Path, "/v3/"):
+			http.NotFound(w, r)
+		default:
+			handler(w, r)
 		}
-		handler(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
 }
 
-// sendClose sends a pipeline holding one close request on s, without end.
 func sendClose(ctx context.Context, s transport.Stream) error {
 	res := new(transport.Response)
 	return s.Send(ctx, []codec.StreamRequest{{Type: codec.RequestClose}}, false, res)
@@ -81,20 +86,77 @@ func TestPipelineSendsTokenAndKeepsBaton(t *testing.T) {
 	}
 }
 
+// A server of Hrana 2 alone answers /v3/pipeline 404: the request goes
+// again on /v2/pipeline, and later ones go there at once. One built for
+// Hrana 3 (get_autocommit) is not sent there: a close finds out that the
+// server speaks Hrana 2, and the request is to be built again (Resend).
 func TestFallsBackToV2(t *testing.T) {
-	srv := fakeServer(t, http.StatusNotFound, func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/v2/pipeline" {
-			http.NotFound(w, r)
-			return
+	for _, v3only := range []bool{false, true} {
+		var paths []string
+		var mu sync.Mutex
+		srv := fakeServer(t, http.StatusNotFound, func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			paths = append(paths, r.URL.Path)
+			mu.Unlock()
+			if r.URL.Path != "/v2/pipeline" {
+				http.NotFound(w, r)
+				return
+			}
+			_, _ = io.WriteString(w, okClose)
+		})
+		c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
+		if v, _ := c.version(context.Background()); v != v3 {
+			t.Fatalf("version %d before any request, want 3", v)
 		}
-		_, _ = io.WriteString(w, okClose)
+		req := []codec.StreamRequest{{Type: codec.RequestClose}}
+		if v3only {
+			req = []codec.StreamRequest{{Type: codec.RequestGetAutocommit}}
+		}
+		err := c.NewStream().Send(context.Background(), req, false, new(transport.Response))
+		var e *transport.Error
+		switch {
+		case !v3only && err != nil:
+			t.Fatal(err)
+		case v3only && (!errors.As(err, &e) || !e.Safe || !e.Resend || !strings.Contains(e.Message, "Hrana 2")):
+			t.Fatalf("got %#v, want a Safe Resend error", err)
+		}
+		if v, _ := c.version(context.Background()); v != v2 {
+			t.Fatalf("version %d, want 2", v)
+		}
+		if err := sendClose(context.Background(), c.NewStream()); err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"/v2/pipeline", "/v2/pipeline"} // after /v3/pipeline's 404, which fakeServer answers
+		if !slices.Equal(paths, want) {
+			t.Fatalf("v3only=%v: paths %v, want %v", v3only, paths, want)
+		}
+	}
+}
+
+// A 404 on every path (a database the server does not have) teaches
+// nothing: the error is the first path's, safe (nothing ran), and the next
+// request starts from Hrana 3 again.
+func TestNotFoundEverywhereLearnsNothing(t *testing.T) {
+	var posts atomic.Int32
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		posts.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = io.WriteString(w, `{"error":"Namespace `+"`nope`"+` doesn't exist"}`)
 	})
 	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
-	if err := sendClose(context.Background(), c.NewStream()); err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := c.version(context.Background()); v != v2 {
-		t.Fatalf("version %d, want 2", v)
+	for i := 1; i <= 2; i++ {
+		err := sendClose(context.Background(), c.NewStream())
+		var e *transport.Error
+		if !errors.As(err, &e) || e.HTTPStatus != http.StatusNotFound || !e.Safe || !strings.Contains(e.Message, "doesn't exist") {
+			t.Fatalf("got %#v", err)
+		}
+		if v, _ := c.version(context.Background()); v != v3 {
+			t.Fatalf("version %d, want 3", v)
+		}
+		if n := posts.Load(); n != int32(2*i) {
+			t.Fatalf("%d requests, want 2 per call (v3, then v2)", n)
+		}
 	}
 }
 
@@ -173,7 +235,9 @@ func TestHTTPErrorShapes(t *testing.T) {
 		{"sqld", 401, "application/json", `{"error":"Unauthorized: The JWT is invalid"}`, "", "The JWT is invalid", true},
 		{"sqld quoted", 401, "application/json", "{\"error\":\"Unauthorized: `The JWT is invalid`\"}", "", "The JWT is invalid", true},
 		{"plain quoted", 401, "text/plain", "Unauthorized: `The JWT is invalid`\n", "", "The JWT is invalid", true},
-		{"status only", 404, "text/plain", "Not Found", "", "Not Found", true},
+		// PROTOCOL.md §9.3: a path, database or stream the server does not
+		// have; nothing ran.
+		{"status only", 404, "text/plain", "Not Found", "", "Not Found", false},
 		{"html", 502, "text/html", "<html><body>Bad Gateway</body></html>", "", "Bad Gateway", true},
 		{"overloaded", 429, "application/json", `{"error":"Too many concurrent requests"}`, "", "Too many concurrent requests", false},
 		{"garbage json", 500, "application/json", `{not json`, "", "Internal Server Error", true},
@@ -255,7 +319,7 @@ func TestUnreachableIsUnsent(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	c := newTestClient(t, transport.Options{URL: "http://" + addr, Codec: direct.Codec})
-	_, err = c.version(context.Background())
+	err = sendClose(context.Background(), c.NewStream())
 	var te *transport.Error
 	if !errors.As(err, &te) || !te.Safe || !te.Resend {
 		t.Fatalf("got %#v, want an unsent *transport.Error", err)
