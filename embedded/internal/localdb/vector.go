@@ -84,35 +84,6 @@ func (d topKDriver) Open(dsn string) (driver.Conn, error) {
 	return &replicaConn{sqliteConn: sc, id: id}, nil
 }
 
-// sqliteConn is what database/sql and this package use of a
-// modernc.org/sqlite connection.
-type sqliteConn interface {
-	driver.Conn
-	driver.ConnBeginTx
-	driver.ConnPrepareContext
-	driver.ExecerContext
-	driver.QueryerContext
-	driver.Pinger
-	driver.SessionResetter
-	driver.Validator
-}
-
-// replicaConn is a connection of the replica's driver: a modernc.org/sqlite
-// one, which its vector_top_k finds under id (in conns) until it closes.
-// SQLite connects the table again each time it reloads the schema (after
-// any schema change in the file), so the number must stay valid as long
-// as the connection.
-type replicaConn struct {
-	sqliteConn
-	id uint64
-}
-
-func (c *replicaConn) Close() error {
-	err := c.sqliteConn.Close()
-	conns.Delete(c.id)
-	return err
-}
-
 // vector_top_k is a table-valued function in libSQL: an eponymous virtual
 // table. modernc.org/sqlite's Go modules cannot be eponymous (their
 // xCreate differs from xConnect), so every connection gets a TEMP virtual
