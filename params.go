@@ -1,6 +1,9 @@
 package libsql
 
-import "github.com/gohrana/libsql/sqlscan"
+import (
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/sqlscan"
+)
 
 // sqlText is what the driver's rules say of one SQL text
 // (sqlscan.Statement): its parameters as SQLite numbers and names them,
@@ -25,6 +28,29 @@ func (p *sqlText) uses(name string) bool {
 		}
 	}
 	return false
+}
+
+// unbound returns the named parameters that none of args binds, as the
+// statement spells them. A ?NNN among named ones is not bindable by name
+// (bindArgs refuses the mix first).
+func (p *sqlText) unbound(args []codec.NamedArg) []string {
+	var missing []string
+	for _, n := range p.Names {
+		if n == "" || n[0] == '?' {
+			continue
+		}
+		found := false
+		for _, a := range args {
+			if a.Name == n || a.Name == n[1:] {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, n)
+		}
+	}
+	return missing
 }
 
 // beginsTx reports whether the text is one statement that may begin a

@@ -2,6 +2,7 @@ package libsql
 
 import (
 	"database/sql/driver"
+	"errors"
 	"strings"
 	"testing"
 
@@ -75,15 +76,6 @@ func TestBindArgs(t *testing.T) {
 			t.Fatalf("got %+v", st.NamedArgs)
 		}
 	})
-	t.Run("named for ?NNN ignored", func(t *testing.T) {
-		var st codec.Stmt
-		if err := bindArgs(&st, analyzeSQL("SELECT ?1"), named("1", int64(1), "?1", int64(2))); err != nil {
-			t.Fatal(err)
-		}
-		if len(st.NamedArgs) != 0 || len(st.Args) != 0 {
-			t.Fatalf("got args %+v, named %+v", st.Args, st.NamedArgs)
-		}
-	})
 	errCases := []struct {
 		name string
 		sql  string
@@ -92,7 +84,13 @@ func TestBindArgs(t *testing.T) {
 	}{
 		{"mixed args", "SELECT ?, :a", append(pos(int64(1)), named("a", int64(2))...), "mix positional and named"},
 		{"mixed params", "SELECT ?, :a", pos(int64(1), int64(2)), "mixes ? and named"},
-		{"count", "SELECT :a, :b", pos(int64(1)), "2 parameters but 1 arguments"},
+		{"count", "SELECT :a, :b", pos(int64(1)), "2 parameters but 1 argument were given"},
+		// PROTOCOL.md §8.1: the arguments match the parameters exactly.
+		{"too many", "SELECT ?", pos(int64(1), int64(2)), "1 parameter but 2 arguments"},
+		{"too few", "SELECT ?, ?3", pos(int64(1), int64(2)), "3 parameters but 2 arguments"},
+		{"none", "SELECT ?", nil, "1 parameter but no arguments"},
+		{"named missing", "SELECT :a, @b", named("a", int64(1)), "no argument for the parameter(s) @b"},
+		{"named for ?NNN", "SELECT ?1", named("1", int64(1), "?1", int64(2)), "take positional arguments"},
 	}
 	for _, tt := range errCases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,6 +98,10 @@ func TestBindArgs(t *testing.T) {
 			err := bindArgs(&st, analyzeSQL(tt.sql), tt.args)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("got %v, want error containing %q", err, tt.want)
+			}
+			var e *Error
+			if !errors.Is(err, ErrArgs) || !errors.As(err, &e) || !e.SafeToRetry() {
+				t.Errorf("%v: not an ErrArgs error that is safe to retry", err)
 			}
 		})
 	}
