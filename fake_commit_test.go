@@ -42,7 +42,7 @@ func TestFakeCommitOutcome(t *testing.T) {
 				false, false, errs(libsql.ErrPermission), "Write permission"},
 			// sqld refuses with 429 before it touches the stream, which lives
 			// on with the transaction's lock: the driver closes it.
-			{"HTTP 429", fs.HTTPError(429, "Too many concurrent requests"), "", false, true, errs(libsql.ErrTooManyRequests), "Too many concurrent requests"},
+			{"HTTP 429", fs.TooManyRequests("Too many concurrent requests", "60"), "", false, true, errs(libsql.ErrTooManyRequests), "Too many concurrent requests"},
 		}
 		// What the WebSocket transport says where its words differ.
 		wsHas := map[string]string{"connection closed": "the server closed the connection while the request was in flight"}

@@ -165,7 +165,7 @@ func TestFakeConnHTTPClasses(t *testing.T) {
 		// answer is the error when that is 404 too.
 		{"404 empty", fs.NotFound(), errs(libsql.ErrNotFound), nil, "Not Found", "", true},
 		{"404 namespace", fs.HTTPError(404, "Namespace `mydb` doesn't exist"), errs(libsql.ErrNotFound), nil, "doesn't exist", "", true},
-		{"429", fs.HTTPError(429, "Too many concurrent requests"), errs(libsql.ErrTooManyRequests), nil, "Too many concurrent requests", "", true},
+		{"429", fs.TooManyRequests("Too many concurrent requests", "60"), errs(libsql.ErrTooManyRequests), nil, "Too many concurrent requests", "", true},
 		{"503", fs.HTTPError(503, "Replicator exited"), errs(libsql.ErrTooManyRequests), nil, "Replicator exited", "", false},
 		{"500", fs.HTTPError(500, "invalid utf-8 sequence of 1 bytes from index 0"), nil, errs(libsql.ErrTooManyRequests), "invalid utf-8", "", false},
 		{"400 text", fs.ProtocolError("Cannot deserialize client message from JSON: unknown variant `open_stream`"), nil, nil, "unknown variant", "", false},
@@ -191,6 +191,39 @@ func TestFakeConnHTTPClasses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A 429 ran nothing (sqld refuses before reading the request): the driver
+// waits what Retry-After asks (or a short backoff) and sends it again, on
+// the same stream inside a transaction, which goes on (PROTOCOL.md §9.3).
+func TestFakeConnRetryAfter(t *testing.T) {
+	t.Parallel()
+	b1, b2 := fs.Baton(1), fs.Baton(2)
+	busy := fs.TooManyRequests("Too many concurrent requests", "0")
+	srv := fs.New(t, auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))).Reply(busy),
+		auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
+		begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
+		fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (2)"))).Reply(fs.TooManyRequests("Too many concurrent requests", "")),
+		inTx(b1, b2, fs.SQL("INSERT INTO t VALUES (2)"), fs.Inserted(1, 2)),
+		finish(b2, "COMMIT"))
+	db := openDB(t, srv, "")
+	var n int
+	if err := db.QueryRow("SELECT 1").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d, %v", n, err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)"} {
+		if _, err := tx.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	srv.Verify()
 }
 
 // The token travels in the Authorization header of every pipeline and

@@ -704,15 +704,16 @@ func TestFakeTxStatementContextEnds(t *testing.T) {
 }
 
 // sqld refuses with 429 before it touches the stream, so the transaction
-// and its write lock live on there: the transaction is lost to the caller,
-// and Rollback closes the stream rather than leave the lock until the
-// stream expires.
+// and its write lock live on there. A refusal the driver does not wait out
+// (its Retry-After is over 10 s) loses the transaction to the caller, and
+// Rollback closes the stream rather than leave the lock until the stream
+// expires.
 // HTTP only: 429 is an HTTP status.
 func TestFakeTx429ClosesStream(t *testing.T) {
 	t.Parallel()
 	b1 := fs.Baton(1)
 	srv := fs.New(t, begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
-		fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (2)"))).Reply(fs.HTTPError(429, "Too many concurrent requests")),
+		fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (2)"))).Reply(fs.TooManyRequests("Too many concurrent requests", "60")),
 		closeStream(b1))
 	db := openDB(t, srv, "")
 	tx, err := db.Begin()

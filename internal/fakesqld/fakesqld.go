@@ -458,6 +458,19 @@ func HTTPError(status int, message string) Reply {
 	return JSON(status, string(appendString([]byte(`{"error":`), message))+"}")
 }
 
+// TooManyRequests answers as sqld does when it refuses a request it has not
+// read, 429 {"error": message}, with a Retry-After header when retryAfter
+// is not "" (the driver sends the request again after a wait up to 10 s).
+func TooManyRequests(message, retryAfter string) Reply {
+	h := http.Header{"Content-Type": {"application/json"}}
+	if retryAfter != "" {
+		h.Set("Retry-After", retryAfter)
+	}
+	r := Raw(http.StatusTooManyRequests, h, append(appendString([]byte(`{"error":`), message), '}'))
+	r.desc = fmt.Sprintf("HTTP 429 %s (Retry-After %q)", snippet(message), retryAfter)
+	return r
+}
+
 // CursorReply answers 200 text/plain with a cursor body: the first line
 // {"baton":…,"base_url":null}, then the lines, each written and flushed on
 // its own. A body without a final entry (ReplicationIndex or BatchError)

@@ -169,23 +169,14 @@ func (s *stream) openCursorOn(ctx context.Context, w *protocol, batch *codec.Bat
 		}
 		return nil, err
 	}
-	hreq, err := http.NewRequestWithContext(s.trace.attach(ctx), http.MethodPost, s.endpoint(w.cursor), bytes.NewReader(s.reqBuf))
-	if err != nil {
-		return fail(false, sendFailed(false, err))
-	}
-	if err := c.setHeaders(hreq, w); err != nil {
-		return fail(false, err)
-	}
 	// Rows must flow as the server produces them; gzip would batch them.
-	hreq.Header.Set("Accept-Encoding", "identity")
-	resp, sent, err := c.do(hreq, s.trace)
+	resp, answered, err := c.roundTrip(ctx, w, s.trace, s.endpoint(w.cursor), s.reqBuf, true)
 	if err != nil {
-		return fail(false, sendFailed(sent, timeoutCause(ctx, err)))
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		err := c.statusError(resp, w)
-		resp.Body.Close()
-		return fail(true, err)
+		var te *transport.Error
+		if !answered && errors.As(err, &te) && te.Err != nil {
+			te.Err = timeoutCause(ctx, te.Err)
+		}
+		return fail(answered, err)
 	}
 	cur := &cursor{s: s, w: w, body: resp.Body, r: bufio.NewReaderSize(resp.Body, readBufferSize), cancel: cancel}
 	line, err := cur.readMessage()

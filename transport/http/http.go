@@ -9,8 +9,10 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/transport"
@@ -82,21 +84,11 @@ func readFailed(err error) *transport.Error {
 func (c *client) post(ctx context.Context, w *protocol, tr *sendTrace, endpoint string, payload []byte, body *[]byte) (answered bool, err error) {
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	req, err := http.NewRequestWithContext(tr.attach(ctx), http.MethodPost, endpoint, bytes.NewReader(payload))
+	resp, answered, err := c.roundTrip(ctx, w, tr, endpoint, payload, false)
 	if err != nil {
-		return false, sendFailed(false, err)
-	}
-	if err := c.setHeaders(req, w); err != nil {
-		return false, err
-	}
-	resp, sent, err := c.do(req, tr)
-	if err != nil {
-		return false, sendFailed(sent, err)
+		return answered, err
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return true, c.statusError(resp, w)
-	}
 	if resp.ContentLength > c.maxResp {
 		return true, readFailed(fmt.Errorf("%w: the server announced %d bytes, over the limit of %d",
 			transport.ErrResponseTooLarge, resp.ContentLength, c.maxResp))
@@ -110,6 +102,109 @@ func (c *client) post(ctx context.Context, w *protocol, tr *sendTrace, endpoint 
 		return true, readFailed(err)
 	}
 	return true, nil
+}
+
+// roundTrip POSTs payload to endpoint and returns a 2xx response, whose
+// body the caller reads and closes; anything else becomes a
+// *transport.Error, with answered telling whether a response arrived. A
+// refusal that certainly ran nothing and asks to come back later (see
+// retryWait) is sent again after the wait the server asks for, as long as
+// ctx allows it. stream asks for the body as the server writes it (no
+// compression).
+func (c *client) roundTrip(ctx context.Context, w *protocol, tr *sendTrace, endpoint string, payload []byte, stream bool) (resp *http.Response, answered bool, err error) {
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(tr.attach(ctx), http.MethodPost, endpoint, bytes.NewReader(payload))
+		if err != nil {
+			return nil, false, sendFailed(false, err)
+		}
+		if err := c.setHeaders(req, w); err != nil {
+			return nil, false, err
+		}
+		if stream {
+			req.Header.Set("Accept-Encoding", "identity")
+		}
+		resp, sent, err := c.do(req, tr)
+		if err != nil {
+			return nil, false, sendFailed(sent, err)
+		}
+		if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			return resp, true, nil
+		}
+		if wait, ok := retryWait(resp, attempt); ok && sleepCtx(ctx, wait) {
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+			resp.Body.Close()
+			continue
+		}
+		err = c.statusError(resp, w)
+		resp.Body.Close()
+		return nil, true, err
+	}
+}
+
+// Retries of refusals (429, 503 with Retry-After): at most maxRetries,
+// each waiting what Retry-After says, or retryBase doubled per attempt
+// without it; a wait over maxRetryWait is not worth it, and the refusal is
+// returned at once.
+const (
+	maxRetries   = 4
+	retryBase    = 100 * time.Millisecond
+	maxRetryWait = 10 * time.Second
+)
+
+// retryWait reports whether resp refused a request that certainly ran
+// nothing and may be sent again, and after how long. sqld answers 429
+// before reading the request; a 503 counts only with a Retry-After, a
+// server's own "come back later" (a proxy's 503 after forwarding the
+// request might hide a request that ran). PROTOCOL.md §9.3.
+func retryWait(resp *http.Response, attempt int) (time.Duration, bool) {
+	if attempt >= maxRetries {
+		return 0, false
+	}
+	ra := resp.Header.Get("Retry-After")
+	switch {
+	case resp.StatusCode == http.StatusTooManyRequests:
+	case resp.StatusCode == http.StatusServiceUnavailable && ra != "":
+	default:
+		return 0, false
+	}
+	wait := retryBase << attempt
+	if ra != "" {
+		d, ok := parseRetryAfter(ra, time.Now())
+		if !ok {
+			return 0, false
+		}
+		wait = d
+	}
+	return wait, wait <= maxRetryWait
+}
+
+// parseRetryAfter reads a Retry-After value: delay-seconds or an HTTP-date
+// (RFC 9110 §10.2.3).
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	if n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32); err == nil {
+		return time.Duration(n) * time.Second, true
+	}
+	t, err := http.ParseTime(v)
+	if err != nil {
+		return 0, false
+	}
+	return max(t.Sub(now), 0), true
+}
+
+// sleepCtx waits d, unless ctx ends first or would end before d is up
+// (then there is no point in waiting): it reports whether it waited.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		return false
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 // readLimited appends r to dst, failing once more than limit bytes arrive.
