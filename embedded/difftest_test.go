@@ -252,8 +252,17 @@ type diffActor struct {
 	stx     *sql.Tx
 	txNS    string
 	// txWide: the open transaction ran a statement whose outcome depends
-	// on other actors' objects (one on shared tables, an ALTER TABLE).
+	// on other actors' objects (one on shared tables, an ALTER TABLE), or
+	// on a tainted one.
 	txWide bool
+	// txNames: the actor's own objects the open transaction names.
+	txNames []string
+	// tainted: own objects that a write the primary may refuse (a wide
+	// transaction's, or an autocommit statement on other actors' objects)
+	// has named since the last sync: until a sync brings the primary's
+	// state back, a later write that names one may be refused too (it
+	// may depend on what the refused write did locally).
+	tainted map[string]bool
 
 	// The audit: each transaction of a replica adds its sequence number
 	// to the table ns+"audit" before it commits.
@@ -645,7 +654,7 @@ func (r *diffRun) step(op difftest.Op) {
 			r.fail(i, "%s: the shadow's begin: %v", a.spec.Name, err)
 			return
 		}
-		a.tx, a.stx, a.txSeq, a.txWide = tx, stx, 0, false
+		a.tx, a.stx, a.txSeq, a.txWide, a.txNames = tx, stx, 0, false, a.txNames[:0]
 	case difftest.OpCommit, difftest.OpRollback:
 		r.endTx(i, a, op.Kind == difftest.OpCommit)
 	case difftest.OpSync:
@@ -693,6 +702,91 @@ func (a *diffActor) ownOnly(sql string) bool {
 	return !touchesNS(sql, sharedNS) && !strings.EqualFold(sqlscan.FirstKeyword(sql), "ALTER")
 }
 
+// taintFrom follows a statement about to run: one whose outcome depends
+// on other actors' objects, or on a tainted one of the actor's, makes its
+// transaction wide, and an autocommit one taints the objects it names;
+// a transaction's names taint at its commit, if it is wide. The objects a
+// statement names include the views and triggers that name them, as the
+// shadow's schema (q) has them: a trigger writes what its table's writes
+// do not name.
+func (a *diffActor) taintFrom(ctx context.Context, q execer, sql string) {
+	names := a.ownNames(sql)
+	wide := !a.ownOnly(sql)
+	if wide || len(a.tainted) > 0 {
+		names = a.dependents(ctx, q, names)
+	}
+	for _, n := range names {
+		wide = wide || a.tainted[n]
+	}
+	if a.tx != nil {
+		a.txWide = a.txWide || wide
+		a.txNames = append(a.txNames, names...)
+		return
+	}
+	if wide {
+		a.taint(names)
+	}
+}
+
+func (a *diffActor) taint(names []string) {
+	if a.tainted == nil {
+		a.tainted = map[string]bool{}
+	}
+	for _, n := range names {
+		a.tainted[n] = true
+	}
+}
+
+// dependents returns names and the actor's own objects linked to them by
+// a view's or a trigger's definition, transitively.
+func (a *diffActor) dependents(ctx context.Context, q execer, names []string) []string {
+	rows, err := q.QueryContext(ctx, "SELECT sql FROM sqlite_schema WHERE type IN ('view', 'trigger') AND sql IS NOT NULL")
+	if err != nil {
+		return names
+	}
+	var defs [][]string
+	for rows.Next() {
+		var def string
+		if rows.Scan(&def) == nil {
+			defs = append(defs, a.ownNames(def))
+		}
+	}
+	rows.Close()
+	set := map[string]bool{}
+	for _, n := range names {
+		set[n] = true
+	}
+	for grew := true; grew; {
+		grew = false
+		for _, d := range defs {
+			if !slices.ContainsFunc(d, func(n string) bool { return set[n] }) {
+				continue
+			}
+			for _, n := range d {
+				if !set[n] {
+					set[n], grew = true, true
+					names = append(names, n)
+				}
+			}
+		}
+	}
+	return names
+}
+
+// ownNames returns the actor's own objects sql names, but its audit
+// table: each transaction's audit row is its own, whatever else was
+// refused.
+func (a *diffActor) ownNames(sql string) []string {
+	var names []string
+	s := sqlscan.NewScanner(sql)
+	for t := s.Next(); t.Kind != sqlscan.EOF; t = s.Next() {
+		if w := sql[t.Start:t.End]; t.Kind == sqlscan.Word && strings.HasPrefix(w, a.ns) && w != a.auditTable() {
+			names = append(names, w)
+		}
+	}
+	return names
+}
+
 // touchesNS reports whether sql names an object of namespace ns.
 func touchesNS(sql, ns string) bool {
 	s := sqlscan.NewScanner(sql)
@@ -730,9 +824,7 @@ func (r *diffRun) statementOp(i int, a *diffActor, op difftest.Op) {
 		}
 		return
 	}
-	if a.tx != nil && !a.ownOnly(op.SQL) {
-		a.txWide = true
-	}
+	a.taintFrom(r.ctx, shadow, op.SQL)
 	check := a.checked(op.SQL) && !a.unsure
 	if op.Kind == difftest.OpQuery {
 		got, err := difftest.Query(r.ctx, local, op.SQL, op.Args...)
@@ -859,6 +951,7 @@ func (r *diffRun) endTx(i int, a *diffActor, commit bool) {
 		a.committed[a.txSeq] = true
 		if a.txNS == sharedNS || a.txWide {
 			a.shared[a.txSeq] = true
+			a.taint(a.txNames)
 		}
 	}
 }
@@ -879,6 +972,7 @@ func (r *diffRun) sync(i int, a *diffActor) {
 		r.fail(i, "%s: sync: %v", a.spec.Name, err)
 		return
 	}
+	clear(a.tainted) // the file is the primary's again
 	r.checkSynced(i, a)
 }
 
