@@ -15,10 +15,13 @@ import (
 	"github.com/gohrana/libsql/transport"
 )
 
-// keepAliveInterval is how often a Cursor touches its stream while its body
-// is being read. sqld starts a cursor stream's 10 s idle timer when the
-// response starts, not when it ends, so a long read would otherwise expire
-// the stream (and any transaction on it) before the next request.
+// keepAliveInterval is how often a transaction's cursor touches its stream
+// once its body is in. sqld starts a cursor stream's 10 s idle timer when
+// the response starts, not when it ends, so rows read for longer would
+// otherwise expire the stream (and the transaction on it) before the next
+// request. No request goes on the stream while the body is still coming
+// (PROTOCOL.md §4.4: one request in flight per stream), which is why such
+// a cursor reads its body ahead (readAhead).
 const keepAliveInterval = 4 * time.Second
 
 // lineChunkSize is the size of the memory chunks cursor lines are copied
@@ -59,8 +62,9 @@ type cursor struct {
 	fetched     func(rows, bytes int, err error)
 	rows, bytes int
 
-	// The keep-alive goroutine owns s's baton from OpenCursor until Close,
-	// which waits for it to stop (stopped) before anyone else uses s.
+	// The keep-alive goroutine of a cursor in a transaction owns s's baton
+	// from OpenCursor until Close, which waits for it to stop (stopped)
+	// before anyone else uses s.
 	stop     chan struct{}
 	stopped  chan struct{}
 	keepBody []byte
@@ -87,14 +91,13 @@ func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool, s
 			return nil, err
 		}
 	}
-	cur, err := s.openCursor(ctx, batch)
+	cur, err := s.openCursor(ctx, batch, end)
 	if err != nil {
 		if end {
 			s.Reset()
 		}
 		return nil, err
 	}
-	cur.closeOn = end
 	return cur, nil
 }
 
@@ -115,11 +118,11 @@ func (s *stream) runSetup(ctx context.Context, setup []codec.StreamRequest) erro
 // openCursor opens the cursor on the client's wire; a 404 to one that
 // opens a stream has the client learn (client.learn), but never Hrana 2,
 // which has no cursors.
-func (s *stream) openCursor(ctx context.Context, batch *codec.Batch) (*cursor, error) {
+func (s *stream) openCursor(ctx context.Context, batch *codec.Batch, end bool) (*cursor, error) {
 	c := s.c
 	w := c.proto.Load()
 	fresh := !s.Open()
-	cur, err := s.openCursorOn(ctx, w, batch)
+	cur, err := s.openCursorOn(ctx, w, batch, end)
 	if err == nil || !fresh || !isStatus(err, http.StatusNotFound) {
 		return cur, err
 	}
@@ -128,7 +131,7 @@ func (s *stream) openCursor(ctx context.Context, batch *codec.Batch) (*cursor, e
 			return err
 		}
 		var nerr error
-		cur, nerr = s.openCursorOn(ctx, next, batch)
+		cur, nerr = s.openCursorOn(ctx, next, batch, end)
 		return nerr
 	})
 	var e *transport.Error
@@ -143,8 +146,10 @@ func (s *stream) openCursor(ctx context.Context, batch *codec.Batch) (*cursor, e
 	return cur, nil
 }
 
-// openCursorOn is openCursor on the wire w.
-func (s *stream) openCursorOn(ctx context.Context, w *protocol, batch *codec.Batch) (*cursor, error) {
+// openCursorOn is openCursor on the wire w. A cursor without end holds a
+// transaction's stream: its body is read ahead, and its stream kept alive
+// once the body is in.
+func (s *stream) openCursorOn(ctx context.Context, w *protocol, batch *codec.Batch, end bool) (*cursor, error) {
 	c := s.c
 	if w.cursor == "" {
 		return nil, &transport.Error{Safe: true, Message: "cursor failed: the server does not support Hrana 3 cursors"}
@@ -178,29 +183,34 @@ func (s *stream) openCursorOn(ctx context.Context, w *protocol, batch *codec.Bat
 		}
 		return fail(answered, err)
 	}
-	cur := &cursor{s: s, w: w, body: resp.Body, r: bufio.NewReaderSize(resp.Body, readBufferSize), cancel: cancel}
+	cur := &cursor{s: s, w: w, closeOn: end, body: resp.Body, cancel: cancel}
+	var ahead *readAhead
+	if !end {
+		ahead = newReadAhead(resp.Body, readAheadMax)
+		cur.body = ahead
+	} else if br, ok := resp.Body.(http1.BatchReader); ok {
+		br.ReadInBatches(batchMin, batchWait)
+	}
+	cur.r = bufio.NewReaderSize(cur.body, readBufferSize)
 	line, err := cur.readMessage()
 	if err != nil {
-		resp.Body.Close()
+		cur.body.Close()
 		return fail(true, readFailed(timeoutCause(ctx, err)))
 	}
 	var h codec.CursorHeader
 	if err := w.codec.DecodeCursorHeader(line, &h); err != nil {
-		resp.Body.Close()
+		cur.body.Close()
 		return fail(true, &transport.Error{Message: "decode failed", Err: err})
 	}
 	if !stopTimer() {
-		resp.Body.Close()
+		cur.body.Close()
 		return fail(true, readFailed(context.DeadlineExceeded))
 	}
-	if br, ok := resp.Body.(http1.BatchReader); ok {
-		br.ReadInBatches(batchMin, batchWait)
-	}
 	s.advance(h.Baton, h.BaseURL)
-	if s.baton != "" {
+	if ahead != nil && s.baton != "" {
 		cur.stop = make(chan struct{})
 		cur.stopped = make(chan struct{})
-		go cur.keepAlive()
+		go cur.keepAlive(ahead.complete)
 	}
 	if c.traceFetch != nil {
 		cur.bytes = 0
@@ -417,30 +427,43 @@ func (cur *cursor) Close() error {
 	return nil
 }
 
-// keepAlive sends an empty pipeline on the stream every keepAliveInterval
-// until Close, each answer carrying the stream's next baton. sqld has
-// released the stream once the cursor's first line is out, so this does not
-// disturb the rows still being produced.
-func (cur *cursor) keepAlive() {
+// keepAlive keeps a transaction's stream alive while its cursor's rows are
+// read: once the body is in (complete), and at least keepAliveInterval
+// after the cursor began or the last touch, it touches the stream with a
+// get_autocommit (a request of its own, never an empty pipeline: PROTOCOL.md
+// §5.1), each answer carrying the stream's next baton, until Close.
+func (cur *cursor) keepAlive(complete <-chan struct{}) {
 	defer close(cur.stopped)
-	t := time.NewTicker(cur.s.c.keepAlive)
-	defer t.Stop()
+	last := time.Now()
+	select {
+	case <-cur.stop:
+		return
+	case <-complete:
+	}
 	var resp codec.PipelineResponse
 	for {
-		select {
-		case <-cur.stop:
-			return
-		case <-t.C:
+		if wait := cur.s.c.keepAlive - time.Since(last); wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-cur.stop:
+				t.Stop()
+				return
+			case <-t.C:
+			}
 		}
 		if !cur.touch(&resp) {
 			return
 		}
+		last = time.Now()
 	}
 }
 
+// keepAliveRequests is what a touch sends.
+var keepAliveRequests = []codec.StreamRequest{{Type: codec.RequestGetAutocommit}}
+
 func (cur *cursor) touch(resp *codec.PipelineResponse) bool {
 	s, c := cur.s, cur.s.c
-	req := codec.PipelineRequest{Baton: s.baton, Requests: []codec.StreamRequest{}}
+	req := codec.PipelineRequest{Baton: s.baton, Requests: keepAliveRequests}
 	payload, err := cur.w.codec.AppendPipelineRequest(nil, &req)
 	if err != nil {
 		return false
@@ -451,7 +474,7 @@ func (cur *cursor) touch(resp *codec.PipelineResponse) bool {
 		// The stream is gone; the next request on it will say so.
 		return false
 	}
-	if err := cur.w.codec.DecodePipelineResponse(cur.keepBody, resp); err != nil || resp.Baton == "" {
+	if err := cur.w.codec.DecodePipelineResponse(cur.keepBody, resp); err != nil || resp.Baton == "" || len(resp.Results) != 1 {
 		return false
 	}
 	s.advance(resp.Baton, resp.BaseURL)

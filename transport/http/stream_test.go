@@ -243,18 +243,25 @@ func TestNoProbe(t *testing.T) {
 }
 
 // cursorServer serves /v3/cursor from lines, pausing where a line is
-// "PAUSE", and answers pipelines (keep-alives and closes) with batons.
+// "PAUSE", and answers pipelines (touches and closes) with batons. A
+// request that comes while a cursor's body is being written breaks
+// PROTOCOL.md §4.4 (one request in flight per stream): it is counted in
+// overlaps.
 type cursorServer struct {
 	recorder
-	lines   []string
-	pause   time.Duration
-	touches atomic.Int32
+	lines    []string
+	pause    time.Duration
+	touches  atomic.Int32
+	inCursor atomic.Bool
+	overlaps atomic.Int32
 }
 
 func (cs *cursorServer) handler(t *testing.T) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		body := cs.add(r)
 		if r.URL.Path == "/v3/cursor" {
+			cs.inCursor.Store(true)
+			defer cs.inCursor.Store(false)
 			w.Header().Set("Content-Type", "text/plain")
 			bw := bufio.NewWriter(w)
 			for _, l := range cs.lines {
@@ -269,9 +276,15 @@ func (cs *cursorServer) handler(t *testing.T) http.HandlerFunc {
 			_ = bw.Flush()
 			return
 		}
+		if cs.inCursor.Load() {
+			cs.overlaps.Add(1)
+		}
 		if strings.Contains(body, `"requests":[]`) {
+			t.Errorf("an empty pipeline: %s", body)
+		}
+		if strings.Contains(body, `get_autocommit`) {
 			cs.touches.Add(1)
-			_, _ = io.WriteString(w, `{"baton":"K`+string(rune('0'+cs.touches.Load()))+`","base_url":null,"results":[]}`)
+			_, _ = io.WriteString(w, `{"baton":"K`+string(rune('0'+cs.touches.Load()))+`","base_url":null,"results":[{"type":"ok","response":{"type":"get_autocommit","is_autocommit":false}}]}`)
 			return
 		}
 		_, _ = io.WriteString(w, okClose)
@@ -305,11 +318,11 @@ func readCursor(t *testing.T, cur transport.Cursor) []string {
 	}
 }
 
-// TestCursorOwnStreamKeepAlive: a cursor opened with end on a stream that
-// is not open runs on a stream of its own, which keep-alives touch while
-// the body pauses, and which Close closes with the latest baton; the
-// Stream it was opened from stays free.
-func TestCursorOwnStreamKeepAlive(t *testing.T) {
+// TestCursorOwnStream: a cursor opened with end on a stream that is not
+// open runs on a stream of its own, which Close closes with the cursor's
+// baton; nothing else goes on it (no transaction needs it kept alive), and
+// the Stream it was opened from stays free.
+func TestCursorOwnStream(t *testing.T) {
 	cs := &cursorServer{lines: cursorLines, pause: 300 * time.Millisecond}
 	srv := fakeServer(t, 200, cs.handler(t))
 	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec}, func(c *client) { c.keepAlive = 100 * time.Millisecond })
@@ -324,16 +337,50 @@ func TestCursorOwnStreamKeepAlive(t *testing.T) {
 	if got := strings.Join(readCursor(t, cur), " "); got != "begin row row end index" || !cur.Done() {
 		t.Fatalf("entries %q, done %v", got, cur.Done())
 	}
+	time.Sleep(300 * time.Millisecond)
 	if err := cur.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if cs.touches.Load() == 0 {
-		t.Fatal("no keep-alive during the pause")
-	}
 	got := cs.all()
-	last := got[len(got)-1]
-	if !strings.Contains(last, "close") || !strings.Contains(last, `"baton":"K`) {
-		t.Fatalf("last request %q, want a close with the keep-alive's baton", last)
+	if len(got) != 2 || !strings.Contains(got[1], "close") || !strings.Contains(got[1], `"baton":"C1"`) {
+		t.Fatalf("requests %q, want the cursor and a close with its baton", got)
+	}
+}
+
+// TestCursorHeldKeepAlive: a cursor on a transaction's stream (no end)
+// sends nothing while its body is in flight, though the body pauses past
+// the interval; once the body is in, a get_autocommit touches the stream
+// every interval while the rows are read, and the stream goes on with the
+// last touch's baton.
+func TestCursorHeldKeepAlive(t *testing.T) {
+	cs := &cursorServer{lines: cursorLines, pause: 300 * time.Millisecond}
+	srv := fakeServer(t, 200, cs.handler(t))
+	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec}, func(c *client) { c.keepAlive = 100 * time.Millisecond })
+	s := c.newStream()
+	s.baton = "B0"
+	cur, err := s.OpenCursor(context.Background(), &codec.Batch{Steps: []codec.BatchStep{{Stmt: codec.Stmt{SQL: "SELECT x"}}}}, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e codec.CursorEntry
+	if err := cur.Next(&e); err != nil || e.Type != codec.EntryStepBegin {
+		t.Fatalf("%v %v", e.Type, err)
+	}
+	time.Sleep(700 * time.Millisecond) // the body's pause, then about 3 intervals with the rows read
+	if got := strings.Join(readCursor(t, cur), " "); got != "row row end index" {
+		t.Fatalf("entries %q", got)
+	}
+	if err := cur.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := cs.touches.Load(); n < 2 {
+		t.Fatalf("%d touches after the body was in, want 2 or more", n)
+	}
+	if n := cs.overlaps.Load(); n != 0 {
+		t.Fatalf("%d requests while the cursor's body was in flight", n)
+	}
+	if want := "K" + string(rune('0'+cs.touches.Load())); s.baton != want {
+		t.Fatalf("baton %q, want the last touch's %q", s.baton, want)
 	}
 }
 
