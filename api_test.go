@@ -20,9 +20,9 @@ import (
 // tokens that expire, Stream.Shared with transactions on sockets of their
 // own; Response.BytesSent, BytesReceived and Options.TraceFetch with
 // tracing, which times requests in the session layer and needs from the
-// transports only what that layer cannot see). Raise it only with a
-// reason.
-const maxTransportNames = 57
+// transports only what that layer cannot see; Options.Proxy with proxies,
+// which both transports follow). Raise it only with a reason.
+const maxTransportNames = 58
 
 var updateAPI = flag.Bool("update-api", false, "rewrite testdata/api.txt from the public packages")
 

@@ -3,6 +3,7 @@ package libsql
 import (
 	"context"
 	"database/sql/driver"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -130,7 +131,7 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 	newTransport := httptransport.New
 	if cfg.Transport == TransportWS {
 		if co.roundTripper != nil {
-			return nil, &DSNError{Msg: "WithRoundTripper applies to transport=http only"}
+			return nil, errors.New("libsql: WithRoundTripper applies to transport=http only; over WebSocket, Config.Proxy (DSN proxy=) or HTTPS_PROXY route the sockets through a proxy")
 		}
 		newTransport = ws.New
 	}
@@ -176,6 +177,7 @@ func transportOptions(cfg *Config, co *connectorOptions) (transport.Options, err
 		Fallback:     auto,
 		Compress:     wantCompression(cfg),
 		RoundTripper: co.roundTripper,
+		Proxy:        proxyFunc(cfg.Proxy),
 		Sockets:      cfg.Sockets,
 	}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -121,7 +122,21 @@ type Config struct {
 	// connection a socket of its own instead, whose answers the goroutine
 	// that waits for them reads itself.
 	Sockets int
+	// Proxy says which proxy the requests go through, over HTTP and
+	// WebSocket alike (DSN parameter proxy): "" (the default) follows the
+	// environment as net/http does (HTTPS_PROXY for https and wss,
+	// HTTP_PROXY for http and ws, NO_PROXY; never for localhost or a
+	// loopback address); ProxyNone goes direct; a URL
+	// (http://[user:password@]host:port, or https://) is the proxy for
+	// every request. WebSocket goes through a proxy by CONNECT; HTTP as
+	// net/http does (CONNECT for https). Its password, like the auth
+	// token, never appears in String's output.
+	Proxy string `json:"-"`
 }
+
+// ProxyNone is the Config.Proxy (DSN proxy=none) that goes direct whatever
+// the environment says.
+const ProxyNone = "none"
 
 // The values of Config.TxLock.
 const (
@@ -300,6 +315,11 @@ func ParseDSN(dsn string) (*Config, error) {
 				return nil, &DSNError{Msg: "_txlock: want deferred, immediate or exclusive"}
 			}
 			cfg.TxLock = v
+		case "proxy":
+			if err := checkProxy(v); err != nil {
+				return nil, err
+			}
+			cfg.Proxy = v
 		case "sockets":
 			if v == "conn" {
 				cfg.Sockets = SocketPerConn
@@ -443,6 +463,9 @@ func (c *Config) FormatDSN() string {
 	if c.TxLock != "" {
 		q.Set("_txlock", c.TxLock)
 	}
+	if c.Proxy != "" {
+		q.Set("proxy", c.Proxy)
+	}
 	for _, p := range c.Pragmas {
 		q.Add("_pragma", p)
 	}
@@ -461,6 +484,9 @@ func (c *Config) validate() error {
 	}
 	if u.User != nil || u.RawQuery != "" || u.Fragment != "" {
 		return &DSNError{Msg: "Config.URL must not carry user information, a query or a fragment"}
+	}
+	if err := checkProxy(c.Proxy); err != nil {
+		return err
 	}
 	if c.Compression != "" && c.Compression != "gzip" && c.Compression != "none" {
 		return &DSNError{Msg: "Config.Compression must be \"gzip\", \"none\" or \"\""}
@@ -502,8 +528,8 @@ func (c Config) String() string {
 	if c.AuthToken != "" {
 		tok = "[REDACTED]"
 	}
-	return fmt.Sprintf("libsql.Config{URL: %q, Transport: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t, Pragmas: %q, BusyTimeout: %v, MaxWriters: %s, TxLock: %q}",
-		c.URL, c.Transport, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec, c.Pragmas, c.BusyTimeout, maxWritersString(c.MaxWriters), c.TxLock)
+	return fmt.Sprintf("libsql.Config{URL: %q, Transport: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t, Pragmas: %q, BusyTimeout: %v, MaxWriters: %s, TxLock: %q, Proxy: %q}",
+		c.URL, c.Transport, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec, c.Pragmas, c.BusyTimeout, maxWritersString(c.MaxWriters), c.TxLock, redactProxy(c.Proxy))
 }
 
 func maxWritersString(n int) string {
@@ -525,7 +551,41 @@ func (c Config) Format(f fmt.State, verb rune) {
 var dsnParams = []string{
 	"authToken", "auth_token", "codec", "transport", "tls", "timeout", "compression",
 	"busyTimeout", "_busy_timeout", "maxWriters", "sockets", "_pragma", "namespace", "readYourWrites",
-	"replicationWait", "deferredExec", "deferred_exec", "_txlock",
+	"replicationWait", "deferredExec", "deferred_exec", "_txlock", "proxy",
+}
+
+// checkProxy checks a Config.Proxy.
+func checkProxy(p string) error {
+	if p == "" || p == ProxyNone {
+		return nil
+	}
+	u, err := url.Parse(p)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" && u.Path != "/" || u.RawQuery != "" {
+		return &DSNError{Msg: "proxy: want none or a proxy's URL, http://host:port or https://host:port"}
+	}
+	return nil
+}
+
+// redactProxy is a Config.Proxy with its password, if any, redacted.
+func redactProxy(p string) string {
+	u, err := url.Parse(p)
+	if err != nil || u.User == nil {
+		return p
+	}
+	return u.Redacted()
+}
+
+// proxyFunc is what the transports ask which proxy a request goes
+// through (nil: none), for a checked Config.Proxy.
+func proxyFunc(p string) func(*http.Request) (*url.URL, error) {
+	switch p {
+	case "":
+		return http.ProxyFromEnvironment
+	case ProxyNone:
+		return nil
+	}
+	u, _ := url.Parse(p)
+	return http.ProxyURL(u)
 }
 
 // describeUnknownParam names an unknown parameter for an error message and,

@@ -16,6 +16,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -70,6 +71,13 @@ type Options struct {
 	// RoundTripper, if set, replaces the HTTP transport's own HTTP/1.1
 	// client (HTTP only); TLSConfig is then not used.
 	RoundTripper http.RoundTripper
+
+	// Proxy returns the proxy a request goes through, nil for none (as
+	// http.Transport's Proxy); nil means none at all. Over HTTP a request
+	// that a proxy applies to goes through net/http's Transport instead
+	// of the transport's own client (RoundTripper overrides both); over
+	// WebSocket a socket is tunnelled through the proxy by CONNECT.
+	Proxy func(*http.Request) (*url.URL, error)
 	// Sockets is how many sockets the streams share at most (WebSocket
 	// only); a negative value gives each stream a socket of its own
 	// instead, for its whole life.

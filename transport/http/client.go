@@ -22,7 +22,10 @@ package http
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -63,7 +66,8 @@ type client struct {
 	keepAlive  time.Duration
 	traceFetch func(context.Context) func(rows, bytes int, err error) // Options.TraceFetch
 	hc         *http.Client
-	own        *http1.Transport // nil when the caller supplied a RoundTripper
+	own        *http1.Transport // the client's own HTTP/1.1 client, unless a RoundTripper or a proxy took its place
+	proxied    *http.Transport  // net/http's, for a server behind a proxy
 
 	// proto is the wire requests go out on: the one Options.Codec asks for,
 	// until a server's 404 to its paths, and the success of the next one,
@@ -125,11 +129,35 @@ func newClient(o transport.Options) (*client, error) {
 	c.tokens = o.TokenSource
 	c.traceFetch = o.TraceFetch
 	rt := o.RoundTripper
+	if rt == nil && o.Proxy != nil {
+		base, err := url.Parse(c.base)
+		if err != nil {
+			return nil, fmt.Errorf("invalid URL: %w", err)
+		}
+		p, err := o.Proxy(&http.Request{Method: http.MethodPost, URL: base, Host: base.Host, Header: http.Header{}})
+		if err != nil {
+			return nil, fmt.Errorf("the proxy setting: %w", err)
+		}
+		if p != nil {
+			// Through a proxy, net/http does what users expect of one:
+			// forward requests to http servers, CONNECT to https ones,
+			// Proxy-Authorization from the proxy URL.
+			c.proxied = &http.Transport{
+				Proxy:               o.Proxy,
+				DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+				TLSClientConfig:     o.TLSConfig,
+				TLSHandshakeTimeout: 10 * time.Second,
+				MaxIdleConnsPerHost: 64,
+				IdleConnTimeout:     90 * time.Second,
+				DisableCompression:  !o.Compress,
+			}
+			rt = c.proxied
+		}
+	}
 	if rt == nil {
-		// A database connection should not silently go through an HTTP
-		// proxy, and sqld speaks HTTP/1.1: http1 does the exchange on the
-		// caller's goroutine, without http.Transport's per-connection
-		// goroutines and the wake-ups between them.
+		// sqld speaks HTTP/1.1: http1 does the exchange on the caller's
+		// goroutine, without http.Transport's per-connection goroutines
+		// and the wake-ups between them.
 		c.own = http1.New(http1.Options{
 			TLSConfig:           o.TLSConfig,
 			MaxIdleConnsPerHost: 64,
@@ -159,6 +187,9 @@ func (c *client) newStream() *stream { return &stream{c: c, trace: newSendTrace(
 func (c *client) Close() error {
 	if c.own != nil {
 		c.own.CloseIdleConnections()
+	}
+	if c.proxied != nil {
+		c.proxied.CloseIdleConnections()
 	}
 	return nil
 }

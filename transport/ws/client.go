@@ -89,6 +89,7 @@ type client struct {
 	tokens    func(context.Context) (string, error) // transport.Options.TokenSource
 	hdr       *headers.Set
 	tls       *tls.Config
+	proxy     *url.URL // the proxy sockets are tunnelled through; nil: none
 	want      codec.SocketCodec
 	json      codec.SocketCodec // nil: no fallback from want's Protobuf
 	subprotos []string
@@ -157,8 +158,13 @@ func newClient(o options) (*client, error) {
 	if u.Path == "" {
 		u.Path = "/"
 	}
+	proxy, err := proxyFor(o.Proxy, u)
+	if err != nil {
+		return nil, err
+	}
 	c := &client{
 		url:          u.String(),
+		proxy:        proxy,
 		token:        o.AuthToken,
 		tokens:       o.TokenSource,
 		hdr:          headers.New(o.AuthToken, o.Headers, o.Namespace),
@@ -540,4 +546,23 @@ func (c *client) helloToken(ctx context.Context) (string, *transport.Error) {
 	}
 	c.hdr.Remember(tok)
 	return tok, nil
+}
+
+// proxyFor asks proxy (transport.Options.Proxy) which proxy the sockets to
+// u go through, as for the HTTP URL of the same place (the environment's
+// HTTPS_PROXY for wss, HTTP_PROXY for ws).
+func proxyFor(proxy func(*http.Request) (*url.URL, error), u *url.URL) (*url.URL, error) {
+	if proxy == nil {
+		return nil, nil
+	}
+	hu := *u
+	hu.Scheme = "http"
+	if u.Scheme == "wss" {
+		hu.Scheme = "https"
+	}
+	p, err := proxy(&http.Request{Method: http.MethodGet, URL: &hu, Host: hu.Host, Header: http.Header{}})
+	if err != nil {
+		return nil, fmt.Errorf("the proxy setting: %w", err)
+	}
+	return p, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/transport"
 	"github.com/gohrana/libsql/transport/internal/neterr"
+	"github.com/gohrana/libsql/transport/internal/proxy"
 )
 
 // errIdle is the failure of a socket closed as idle (see
@@ -89,10 +90,17 @@ func (c *client) dial(sl *slot) (*socket, *transport.Error) {
 	var raw atomic.Pointer[corkConn]
 	d := &net.Dialer{KeepAliveConfig: lockstepKeepAlive}
 	tr := &http.Transport{
-		// A database connection should not silently go through a proxy.
+		// A proxy, if any, is a tunnel that DialContext digs (CONNECT):
+		// many proxies pass no Upgrade in forward mode.
 		Proxy: nil,
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			conn, err := d.DialContext(ctx, network, addr)
+			var conn net.Conn
+			var err error
+			if c.proxy != nil {
+				conn, err = proxy.Dial(ctx, d, c.proxy, addr, c.tls)
+			} else {
+				conn, err = d.DialContext(ctx, network, addr)
+			}
 			if err != nil {
 				return nil, err
 			}
