@@ -173,7 +173,9 @@ image: docker
 # report of every test's time, or ITEST_FLAGS='-run TestX'.
 ITEST_FLAGS ?=
 
+# itest's TestProxy runs a real forward proxy: Debian's tinyproxy.
 itest: image
+	@command -v tinyproxy >/dev/null || scripts/apt-install.sh tinyproxy
 	cd itest && $(ITEST_ENV) go test -race -count=1 -timeout $(ITEST_TIMEOUT) $(ITEST_FLAGS) ./...
 
 demo:

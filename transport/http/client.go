@@ -141,8 +141,14 @@ func newClient(o transport.Options) (*client, error) {
 		if p != nil {
 			// Through a proxy, net/http does what users expect of one:
 			// forward requests to http servers, CONNECT to https ones,
-			// Proxy-Authorization from the proxy URL.
+			// Proxy-Authorization from the proxy URL. A forwarding proxy
+			// may close a kept connection whenever it likes (tinyproxy
+			// does after every answer, saying nothing), which would leave
+			// a request sent on it with no answer and an unknown outcome:
+			// forwarded requests each take a connection of their own. A
+			// CONNECT tunnel is kept.
 			c.proxied = &http.Transport{
+				DisableKeepAlives:   base.Scheme == "http",
 				Proxy:               o.Proxy,
 				DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 				TLSClientConfig:     o.TLSConfig,
