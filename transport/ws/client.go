@@ -126,8 +126,7 @@ type client struct {
 	// server, so one failure says the others would fail too.
 	mu       sync.Mutex
 	failures int       // consecutive: failed dials and sockets refused at hello
-	retryAt  time.Time // no dial before
-	lastErr  *transport.Error
+	retryAt  time.Time // no kick dials before
 }
 
 // New returns a WebSocket transport for o. It dials nothing: sockets connect
@@ -312,54 +311,15 @@ func (c *client) Version(ctx context.Context) (int, error) {
 // acquire returns a live socket for a new server stream. The slot is chosen
 // round robin, so that streams spread over the sockets; a slot that has no
 // socket yet dials one, and meanwhile the stream goes to another slot's
-// live socket if there is one, or waits for the dial. One dial at a time
-// runs per slot; after a failure the slot waits (see transport.Options.MinBackoff)
-// before dialing again. A request that meets the backoff waits it out
-// when little of it is left (up to backoffWait, and within its context),
-// so that the first requests after a server comes back do not fail with
-// the error of a dial made while it was down; otherwise it fails at once
-// with that error (and always after a refused hello).
+// live socket if there is one, or waits for the dial, within ctx. One dial
+// at a time runs per slot, and a request that finds one under way waits
+// for it. A request dials whatever the client's backoff says: the backoff
+// spaces out only the dials no request waits for (kick), so the first
+// request after a server comes back connects, and a failure is always that
+// of a dial made for the request, never an older one.
 func (c *client) acquire(ctx context.Context) (*socket, error) {
-	sk, backedOff, err := c.acquireOnce(ctx)
-	// A refused hello will be refused again: no waiting for that.
-	if err == nil || !backedOff || isAuthError(err) || !c.shortBackoff(ctx) {
-		return sk, err
-	}
-	sk, _, err = c.acquireOnce(ctx)
-	return sk, err
-}
-
-// backoffWait is the most of a backoff a request waits out (see acquire).
-const backoffWait = time.Second
-
-// shortBackoff waits until the client's backoff has passed and reports
-// true, if it ends within backoffWait and ctx's deadline; otherwise it
-// reports false at once.
-func (c *client) shortBackoff(ctx context.Context) bool {
-	c.mu.Lock()
-	wait := time.Until(c.retryAt)
-	c.mu.Unlock()
-	if wait <= 0 || wait > backoffWait {
-		return false
-	}
-	if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
-		return false
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
-}
-
-// acquireOnce is one attempt of acquire; backedOff reports that it failed
-// for the backoff, without dialing or waiting for a dial.
-func (c *client) acquireOnce(ctx context.Context) (sk *socket, backedOff bool, err error) {
 	if c.closed.Load() {
-		return nil, false, errClosed
+		return nil, errClosed
 	}
 	n := len(c.slots)
 	start := int(c.next.Add(1) % uint32(n))
@@ -368,31 +328,17 @@ func (c *client) acquireOnce(ctx context.Context) (sk *socket, backedOff bool, e
 			if i > 0 {
 				c.slots[start].kick()
 			}
-			return sk, false, nil
+			return sk, nil
 		}
 	}
-	var backoffErr error
-	for i := range n {
-		sl := &c.slots[(start+i)%n]
-		done, err := sl.dial()
-		if err != nil {
-			if backoffErr == nil {
-				backoffErr = err
-			}
-			continue
-		}
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return nil, false, &transport.Error{Message: "cannot connect to the server", Safe: true, Err: ctx.Err()}
-		}
-		if sk := sl.live(); sk != nil {
-			return sk, false, nil
-		}
-		// One failed dial is enough: the others would meet the same server.
-		return nil, false, c.failure()
+	sl := &c.slots[start]
+	done := sl.dial(true)
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return nil, &transport.Error{Message: "cannot connect to the server", Safe: true, Err: ctx.Err()}
 	}
-	return nil, true, backoffErr
+	return sl.result()
 }
 
 // backoff is the wait after the nth consecutive failure of a slot: doubling
@@ -408,12 +354,11 @@ func (c *client) backoff(n int) time.Duration {
 }
 
 // failed records a failed dial, or a socket that died before the server
-// accepted its hello: no slot dials again before the backoff has passed.
-func (c *client) failed(err *transport.Error) {
+// accepted its hello: no kick dials again before the backoff has passed.
+func (c *client) failed() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.failures++
-	c.lastErr = err
 	c.retryAt = time.Now().Add(c.backoff(c.failures))
 }
 
@@ -424,26 +369,11 @@ func (c *client) accepted() {
 	c.failures = 0
 }
 
-// backingOff returns the last failure while the client backs off; nil when
-// a dial may go ahead.
-func (c *client) backingOff() error {
+// backingOff reports whether the client backs off after failures.
+func (c *client) backingOff() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if time.Until(c.retryAt) <= 0 || c.lastErr == nil {
-		return nil
-	}
-	e := *c.lastErr
-	return &e
-}
-
-// failure returns the last failure.
-func (c *client) failure() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.lastErr == nil {
-		return &transport.Error{Message: "cannot connect to the server", Safe: true, Resend: true}
-	}
-	return c.lastErr
+	return c.failures > 0 && time.Until(c.retryAt) > 0
 }
 
 // A slot holds at most one socket and dials it when needed, one dial at a
@@ -453,8 +383,10 @@ type slot struct {
 	own bool // dialed for one stream (see acquireOwn)
 
 	mu      sync.Mutex
-	sock    *socket       // live, or nil
-	dialing chan struct{} // closed when the dial under way ends; nil if none
+	sock    *socket          // live, or nil
+	dialing chan struct{}    // closed when the dial under way ends; nil if none
+	err     *transport.Error // how the last dial failed; nil if it did not
+	dialed  *socket          // what the last dial connected, even once dead
 }
 
 // live returns the slot's socket if it is alive.
@@ -469,38 +401,60 @@ func (sl *slot) live() *socket {
 }
 
 // dial returns a channel closed when the slot's dial (started now if none
-// is under way) ends, or the last failure while the client backs off.
-func (sl *slot) dial() (<-chan struct{}, error) {
+// is under way and the slot has no live socket) ends. Without force it
+// starts none while the client backs off, and returns nil then.
+func (sl *slot) dial(force bool) <-chan struct{} {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	if sl.dialing != nil {
-		return sl.dialing, nil
+		return sl.dialing
 	}
 	if sk := sl.sock; sk != nil && sk.alive() {
 		done := make(chan struct{})
 		close(done)
-		return done, nil
+		return done
 	}
-	if err := sl.c.backingOff(); err != nil {
-		return nil, err
+	if !force && sl.c.backingOff() {
+		return nil
 	}
 	sl.dialing = make(chan struct{})
 	go sl.run(sl.dialing)
-	return sl.dialing, nil
+	return sl.dialing
 }
 
-// kick starts a dial if the slot has no socket and may dial, without
-// waiting for it.
-func (sl *slot) kick() { _, _ = sl.dial() }
+// kick starts a dial if the slot has no socket and the client does not
+// back off, without waiting for it.
+func (sl *slot) kick() { sl.dial(false) }
 
+// result returns the slot's live socket, or the failure of its last dial.
+func (sl *slot) result() (*socket, error) {
+	sl.mu.Lock()
+	sk, err, dialed := sl.sock, sl.err, sl.dialed
+	sl.mu.Unlock()
+	switch {
+	case sk != nil && sk.alive():
+		return sk, nil
+	case sl.c.closed.Load():
+		return nil, errClosed
+	case err != nil:
+		return nil, err
+	case dialed != nil && dialed.failure() != nil:
+		return nil, dialed.failure() // it died since: refused at hello, closed
+	}
+	// The socket died since, or the server refused its hello.
+	return nil, &transport.Error{Message: "cannot connect to the server: the socket closed as it opened", Safe: true, Resend: true}
+}
+
+// run dials, and records the outcome before it closes done: a waiter reads
+// this dial's failure, not an older one.
 func (sl *slot) run(done chan struct{}) {
 	sk, err := sl.c.dial(sl)
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	sl.dialing = nil
-	close(done)
+	sl.dialing, sl.err, sl.dialed = nil, err, sk
+	defer close(done)
 	if err != nil {
-		sl.c.failed(err)
+		sl.c.failed()
 		return
 	}
 	if sl.c.closed.Load() {
@@ -508,8 +462,10 @@ func (sl *slot) run(done chan struct{}) {
 		return
 	}
 	sl.c.version.Store(int32(sk.version))
-	if sk.alive() { // not refused at hello already
+	if sk.alive() {
 		sl.sock = sk
+	} else {
+		sl.err = sk.failure() // refused at hello already
 	}
 }
 

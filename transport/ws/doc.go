@@ -61,8 +61,12 @@
 // gone with their state: each reports Lost, and its next request fails Safe
 // and Resend, after which it opens a new stream (where the session layer
 // replays its settings). A new socket is dialed lazily, one dial at a time
-// per socket slot, and after failures only with exponential backoff
-// (Options.MinBackoff), failing requests at once meanwhile. A refused hello
+// per socket slot, which the requests that need it wait for within their
+// contexts. A request always dials (or waits for the dial under way), so
+// that its failure is its own dial's and the first request after a server
+// comes back connects; after failures only the dials no request waits for
+// (a slot kicked while another slot serves) keep an exponential backoff
+// (Options.MinBackoff). A refused hello
 // fails its socket's requests with the server's authentication error
 // (isAuthError(err)), Safe: the server ran none of them. The
 // auth token never appears in an error.

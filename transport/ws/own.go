@@ -38,7 +38,7 @@ type idleSocket struct {
 }
 
 // acquireOwn returns a socket no other stream uses: an idle one, or one
-// dialed now, within ctx and the client's backoff (see acquire).
+// dialed now, within ctx (see acquire).
 func (c *client) acquireOwn(ctx context.Context) (*socket, error) {
 	if c.closed.Load() {
 		return nil, errClosed
@@ -47,13 +47,7 @@ func (c *client) acquireOwn(ctx context.Context) (*socket, error) {
 		return sk, nil
 	}
 	sl := &slot{c: c, own: true}
-	done, err := sl.dial()
-	if err != nil && !isAuthError(err) && c.shortBackoff(ctx) {
-		done, err = sl.dial()
-	}
-	if err != nil {
-		return nil, err
-	}
+	done := sl.dial(true)
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -66,12 +60,9 @@ func (c *client) acquireOwn(ctx context.Context) (*socket, error) {
 		}()
 		return nil, &transport.Error{Message: "cannot connect to the server", Safe: true, Err: ctx.Err()}
 	}
-	sk := sl.live()
-	if sk == nil {
-		if c.closed.Load() {
-			return nil, errClosed
-		}
-		return nil, c.failure()
+	sk, err := sl.result()
+	if err != nil {
+		return nil, err
 	}
 	if !c.addOwn(sk) {
 		go sk.close(false)

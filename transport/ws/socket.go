@@ -259,7 +259,7 @@ func (sk *socket) kill(err *transport.Error, safe, ifIdle bool) bool {
 	if !sk.accepted.Load() && err != errClosed && err != errIdle && !sk.abandoned.Load() {
 		// A socket the server never accepted counts as a failed dial,
 		// recorded before anyone can see the socket dead and dial again.
-		sk.c.failed(err)
+		sk.c.failed()
 	}
 	pending, claimed := sk.pending, sk.claimed
 	sk.pending = nil

@@ -177,14 +177,15 @@ func TestHelloError(t *testing.T) {
 	if !strings.Contains(err.Error(), "[REDACTED]") {
 		t.Fatalf("the server's message is not in the error: %v", err)
 	}
-	// The next request meets the backoff: the same error, no dial.
+	// The next request dials again (the token may have been fixed), and
+	// fails with that dial's refusal.
 	dials := f.dials.Load()
 	_, err = execute(context.Background(), s, "SELECT 1")
 	if !isAuthError(err) || strings.Contains(err.Error(), "secret-token-123") {
 		t.Fatalf("second error %v", err)
 	}
-	if f.dials.Load() != dials {
-		t.Fatal("a refused hello is retried without backoff")
+	if f.dials.Load() != dials+1 {
+		t.Fatalf("%d dials for the next request, want 1", f.dials.Load()-dials)
 	}
 }
 
@@ -353,9 +354,11 @@ func TestUnopenedStreamSurvivesSocketDeath(t *testing.T) {
 	})
 }
 
-// TestReconnectBackoff: a slot whose dial failed waits before it dials
-// again, failing requests at once meanwhile; concurrent requests share one
-// dial per slot.
+// TestReconnectBackoff: concurrent requests share one dial per slot; after
+// a failed dial the next request dials again at once, within its own
+// context, and fails with that dial's error, never an older one (the first
+// request after a server comes back connects); only dials no request
+// waits for (a kick) keep the backoff.
 func TestReconnectBackoff(t *testing.T) {
 	f := newFake(t)
 	f.reject.Store(2)
@@ -364,8 +367,8 @@ func TestReconnectBackoff(t *testing.T) {
 	f.rejectAfter.Store(int64(300 * time.Millisecond))
 	c := newFakeClient(t, f, func(o *options) {
 		o.Sockets = 1
-		o.MinBackoff = 100 * time.Millisecond
-		o.MaxBackoff = 400 * time.Millisecond
+		o.MinBackoff = 5 * time.Second
+		o.MaxBackoff = 10 * time.Second
 		o.Headers = map[string][]string{"X-Secret": {"header-secret-value"}}
 	})
 	var wg sync.WaitGroup
@@ -388,30 +391,29 @@ func TestReconnectBackoff(t *testing.T) {
 	if n := f.dials.Load(); n != 1 {
 		t.Fatalf("%d dials for concurrent requests, want 1", n)
 	}
-	start := time.Now()
-	// Within the backoff: with a deadline shorter than what is left of it,
-	// a request fails at once with the last dial's error; without one it
-	// waits the backoff out and dials (refused again).
-	short, cancel := context.WithTimeout(context.Background(), time.Millisecond)
-	_, err := execute(short, c.NewStream(), "x")
-	cancel()
-	if e := asError(t, err); e.HTTPStatus != 503 || strings.Contains(err.Error(), "dial") || f.dials.Load() != 1 {
-		t.Fatalf("within the backoff, short deadline: %v, %d dials", err, f.dials.Load())
+	if !c.backingOff() {
+		t.Fatal("no backoff after a failed dial")
 	}
-	_, err = execute(context.Background(), c.NewStream(), "x")
+	// Within the backoff (5 s or more) a request dials: refused again.
+	_, err := execute(context.Background(), c.NewStream(), "x")
 	if e := asError(t, err); e.HTTPStatus != 503 || f.dials.Load() != 2 {
 		t.Fatalf("within the backoff: %v, %d dials, want the second dial's refusal", err, f.dials.Load())
 	}
-	// The second dial fails too, the third (after a longer wait) works.
-	eventually(t, "a dial that works", func() bool {
-		_, err := execute(context.Background(), c.NewStream(), "x")
-		return err == nil
-	})
+	// A kick does not dial while the client backs off.
+	c.slots[0].kick()
+	if n := f.dials.Load(); n != 2 {
+		t.Fatalf("a kick dialed within the backoff: %d dials", n)
+	}
+	// The server is back: the next request connects at once.
+	start := time.Now()
+	if _, err := execute(context.Background(), c.NewStream(), "x"); err != nil {
+		t.Fatalf("the first request after the server came back: %v", err)
+	}
 	if n := f.dials.Load(); n != 3 {
 		t.Fatalf("%d dials, want 3", n)
 	}
-	if d := time.Since(start); d < 75*time.Millisecond {
-		t.Fatalf("recovered after %v: no backoff", d)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("the first request after the server came back took %v", d)
 	}
 }
 
