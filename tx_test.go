@@ -889,3 +889,44 @@ func TestFakeTxBeginBusyRetried(t *testing.T) {
 		}
 	})
 }
+
+// A transaction whose stream the server no longer has, whatever its words
+// (sqld after a restart: "Received an invalid baton"; after 10 s idle:
+// STREAM_EXPIRED; PROTOCOL.md's servers: 404), fails with one error: the
+// transaction is lost, in plain words, and the statement did not run
+// (SafeToRetry).
+// HTTP only: batons are HTTP's.
+func TestFakeTxStreamGone(t *testing.T) {
+	t.Parallel()
+	b1 := fs.Baton(1)
+	st2 := fs.SQL("UPDATE t SET a = 2")
+	for _, tt := range []struct {
+		name  string
+		reply fs.Reply
+		said  string
+	}{
+		{"restarted", fs.ProtocolError("Received an invalid baton"), "Received an invalid baton"},
+		{"expired", fs.StreamExpired(), "The stream has expired due to inactivity"},
+		{"not found", fs.HTTPError(404, "stream not found"), "stream not found"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := fs.New(t, begin(b1, fs.SQL("UPDATE t SET a = 1"), fs.Updated(1)), fs.Pipeline(b1, fs.Execute(st2)).Reply(tt.reply))
+			db := openDB(t, srv, "")
+			tx, err := db.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Exec("UPDATE t SET a = 1"); err != nil {
+				t.Fatal(err)
+			}
+			_, err = tx.Exec("UPDATE t SET a = 2")
+			wantErr(t, err, errs(libsql.ErrTxLost), nil, "the server no longer has this connection's stream (it restarted, or the stream was idle past its timeout)", tt.said)
+			if !asError(t, err).SafeToRetry() {
+				t.Errorf("%v: not SafeToRetry, though the server refused the statement before running it", err)
+			}
+			_ = tx.Rollback()
+			srv.Verify()
+		})
+	}
+}

@@ -176,6 +176,9 @@ func (s *stream) openCursorOn(ctx context.Context, w *protocol, batch *codec.Bat
 	}
 	// Rows must flow as the server produces them; gzip would batch them.
 	resp, answered, err := c.roundTrip(ctx, w, s.trace, s.endpoint(w.cursor), s.reqBuf, true)
+	if err != nil && s.baton != "" {
+		err = streamGone(err)
+	}
 	if err != nil {
 		var te *transport.Error
 		if !answered && errors.As(err, &te) && te.Err != nil {

@@ -2,6 +2,7 @@ package http
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -167,6 +168,9 @@ func (s *stream) pipelineOn(ctx context.Context, w *protocol, reqs []codec.Strea
 	endpoint := s.endpoint(w.pipeline)
 	res.BytesSent = len(s.reqBuf)
 	if answered, err := s.c.post(ctx, w, s.trace, endpoint, s.reqBuf, &res.Body); err != nil {
+		if s.baton != "" {
+			err = streamGone(err)
+		}
 		// sqld drops the stream on an HTTP error, except when it refused
 		// the request before touching the stream (429): then the stream,
 		// and any transaction and lock it holds, lives on until Reset
@@ -188,6 +192,29 @@ func (s *stream) pipelineOn(ctx context.Context, w *protocol, reqs []codec.Strea
 	}
 	s.advance(resp.Baton, resp.BaseURL)
 	return nil
+}
+
+// streamGone words the refusal of a request that carried a baton the
+// server no longer knows: sqld says "Received an invalid baton" after a
+// restart, STREAM_EXPIRED once the stream has been idle too long, and
+// PROTOCOL.md's servers 404 (§4.5). It is the same thing to the user, and
+// the server refused the request before running any of it: the error says
+// so in plain words, Safe.
+func streamGone(err error) error {
+	var e *transport.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	gone := e.HTTPStatus == http.StatusNotFound || e.Code == codeStreamExpired ||
+		e.HTTPStatus == http.StatusBadRequest && strings.Contains(strings.ToLower(e.Message), "invalid baton")
+	if !gone {
+		return err
+	}
+	cp := *e
+	cp.Safe = true
+	cp.Message = "the server no longer has this connection's stream (it restarted, or the stream was idle past its timeout): " +
+		"anything open on it (a transaction) is gone, and this request did not run; the server said: " + e.Message
+	return &cp
 }
 
 // Reset closes the server stream if it is open, ignoring failures (an
