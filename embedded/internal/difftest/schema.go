@@ -131,6 +131,11 @@ func readTable(ctx context.Context, db Queryer, name string) (Table, error) {
 	if err != nil {
 		return t, err
 	}
+	if len(cols) == 0 {
+		// Dropped since sqlite_schema was read (a schema read over
+		// HTTP is one request per query, not one snapshot).
+		return t, fmt.Errorf("table %s: no columns", name)
+	}
 	pk := map[int64]string{}
 	for _, c := range cols {
 		t.Cols = append(t.Cols, Column{Name: c[0].(string), Type: c[1].(string)})
