@@ -27,6 +27,7 @@ import (
 
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/embedded"
+	"github.com/gohrana/libsql/bench/internal/delayproxy"
 	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
@@ -160,7 +161,7 @@ func (s *side) finish(ctx context.Context) error {
 // result is one measured run of a workload on one side.
 type result struct {
 	elapsed time.Duration
-	counts
+	delayproxy.Counts
 	p50 time.Duration // of the timed writes, if any
 }
 
@@ -217,7 +218,7 @@ func main() {
 }
 
 func (r result) String() string {
-	return fmt.Sprintf("%v, %d, %d, %.2f MB", r.elapsed.Round(time.Millisecond), r.requests, r.conns, float64(r.bytes)/1e6)
+	return fmt.Sprintf("%v, %d, %d, %.2f MB", r.elapsed.Round(time.Millisecond), r.Requests, r.Conns, float64(r.Bytes)/1e6)
 }
 
 func median(rs []result) result {
@@ -249,7 +250,7 @@ func measure(bin string, rtt time.Duration, w workload, offline bool) (result, e
 	if err := seed(ctx, prim, w.seed); err != nil {
 		return result{}, err
 	}
-	proxy, err := newDelayProxy(srv.Addr(), rtt)
+	proxy, err := delayproxy.New(srv.Addr(), rtt)
 	if err != nil {
 		return result{}, err
 	}
@@ -273,11 +274,11 @@ func measure(bin string, rtt time.Duration, w workload, offline bool) (result, e
 			return result{}, err
 		}
 	}
-	before := proxy.counts()
+	before := proxy.Counts()
 	start := time.Now()
 	s := &side{offline: offline, c: c, db: db}
 	err = w.run(ctx, s)
-	r := result{elapsed: time.Since(start), counts: proxy.counts().minus(before)}
+	r := result{elapsed: time.Since(start), Counts: proxy.Counts().Minus(before)}
 	if len(s.lats) > 0 {
 		slices.Sort(s.lats)
 		r.p50 = s.lats[len(s.lats)/2]

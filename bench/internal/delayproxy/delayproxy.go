@@ -1,4 +1,6 @@
-package main
+// Package delayproxy is a TCP proxy for benchmarks that adds a round-trip
+// time and counts connections, HTTP requests and bytes.
+package delayproxy
 
 import (
 	"bytes"
@@ -8,11 +10,11 @@ import (
 	"time"
 )
 
-// delayProxy forwards TCP connections to a server, delivering each chunk
-// of bytes, in either direction, half a round trip after it was read: a
+// Proxy forwards TCP connections to a server, delivering each chunk of
+// bytes, in either direction, half a round trip after it was read: a
 // network with rtt of round-trip time and no bandwidth limit. It counts
 // connections, HTTP requests (request lines it sees go up) and bytes.
-type delayProxy struct {
+type Proxy struct {
 	ln       net.Listener
 	upstream string
 	half     time.Duration
@@ -23,37 +25,41 @@ type delayProxy struct {
 	wg       sync.WaitGroup
 }
 
-func newDelayProxy(upstream string, rtt time.Duration) (*delayProxy, error) {
+// New starts a proxy on 127.0.0.1 to upstream (host:port) that adds rtt.
+func New(upstream string, rtt time.Duration) (*Proxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	p := &delayProxy{ln: ln, upstream: upstream, half: rtt / 2}
+	p := &Proxy{ln: ln, upstream: upstream, half: rtt / 2}
 	p.wg.Add(1)
 	go p.serve()
 	return p, nil
 }
 
 // URL is the proxy's base URL over HTTP.
-func (p *delayProxy) URL() string { return "http://" + p.ln.Addr().String() }
+func (p *Proxy) URL() string { return "http://" + p.ln.Addr().String() }
 
-// counts are a proxy's counters at one moment.
-type counts struct{ conns, requests, bytes int64 }
+// Counts are a proxy's counters at one moment.
+type Counts struct{ Conns, Requests, Bytes int64 }
 
-func (p *delayProxy) counts() counts {
-	return counts{p.conns.Load(), p.requests.Load(), p.up.Load() + p.down.Load()}
+// Counts returns the counters now.
+func (p *Proxy) Counts() Counts {
+	return Counts{p.conns.Load(), p.requests.Load(), p.up.Load() + p.down.Load()}
 }
 
-func (c counts) minus(d counts) counts {
-	return counts{c.conns - d.conns, c.requests - d.requests, c.bytes - d.bytes}
+// Minus returns c less d.
+func (c Counts) Minus(d Counts) Counts {
+	return Counts{c.Conns - d.Conns, c.Requests - d.Requests, c.Bytes - d.Bytes}
 }
 
-func (p *delayProxy) Close() {
+// Close stops the proxy and waits for its connections to end.
+func (p *Proxy) Close() {
 	p.ln.Close()
 	p.wg.Wait()
 }
 
-func (p *delayProxy) serve() {
+func (p *Proxy) serve() {
 	defer p.wg.Done()
 	for {
 		c, err := p.ln.Accept()
@@ -88,7 +94,7 @@ type chunk struct {
 
 // pipe copies from src to dst, each chunk half a round trip late; at the
 // end of src it half-closes dst, and on a failed write it closes both.
-func (p *delayProxy) pipe(dst, src net.Conn, n *atomic.Int64, upward bool) {
+func (p *Proxy) pipe(dst, src net.Conn, n *atomic.Int64, upward bool) {
 	queue := make(chan chunk, 1024)
 	done := make(chan struct{})
 	go func() {
