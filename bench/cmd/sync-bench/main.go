@@ -26,8 +26,8 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql"
-	"github.com/gohrana/libsql/embedded"
 	"github.com/gohrana/libsql/bench/internal/delayproxy"
+	"github.com/gohrana/libsql/embedded"
 	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
