@@ -528,8 +528,10 @@ func (c Config) String() string {
 	if c.AuthToken != "" {
 		tok = "[REDACTED]"
 	}
-	return fmt.Sprintf("libsql.Config{URL: %q, Transport: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t, Pragmas: %q, BusyTimeout: %v, MaxWriters: %s, TxLock: %q, Proxy: %q}",
-		c.URL, c.Transport, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec, c.Pragmas, c.BusyTimeout, maxWritersString(c.MaxWriters), c.TxLock, redactProxy(c.Proxy))
+	return fmt.Sprintf("libsql.Config{URL: %q, Transport: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t, "+
+		"Namespace: %q, DisableReadYourWrites: %t, ReplicationWait: %v, Pragmas: %q, BusyTimeout: %v, MaxWriters: %s, TxLock: %q, Sockets: %d, Proxy: %q}",
+		c.URL, c.Transport, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec,
+		c.Namespace, c.DisableReadYourWrites, c.ReplicationWait, c.Pragmas, c.BusyTimeout, maxWritersString(c.MaxWriters), c.TxLock, c.Sockets, redactProxy(c.Proxy))
 }
 
 func maxWritersString(n int) string {

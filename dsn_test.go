@@ -369,3 +369,15 @@ func TestWebSocketConfig(t *testing.T) {
 		t.Errorf("WithRoundTripper with WebSocket: %v", err)
 	}
 }
+
+// String shows every field of Config (secrets redacted), so that a Config
+// logged while debugging says all that was set.
+func TestConfigStringNamesEveryField(t *testing.T) {
+	s := Config{}.String()
+	typ := reflect.TypeOf(Config{})
+	for i := range typ.NumField() {
+		if f := typ.Field(i); f.IsExported() && !strings.Contains(s, f.Name+": ") {
+			t.Errorf("Config.String() leaves out %s: %s", f.Name, s)
+		}
+	}
+}
