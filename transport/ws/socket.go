@@ -426,14 +426,15 @@ func (sk *socket) write() (sent bool, err *transport.Error) {
 		sk.wbuf = nil
 	}
 	if werr != nil {
+		msg := "write failed"
 		if errors.Is(werr, net.ErrClosed) {
 			// The connection closed under the write: the websocket library
-			// closes it when the server's close frame arrives, and the
-			// reader, about to fail the socket with that frame, says what
-			// happened where this error cannot. Let it.
-			sk.awaitDeath(closedWriteWait)
+			// closes it when the server's close frame arrives. If the
+			// reader has failed the socket with that frame already, its
+			// error says more (below); no waiting for it.
+			msg = "write failed: the server closed the connection"
 		}
-		e := &transport.Error{Message: "write failed", Safe: !sent, Resend: !sent, Err: sk.c.hdr.Scrub(werr)}
+		e := &transport.Error{Message: msg, Safe: !sent, Resend: !sent, Err: sk.c.hdr.Scrub(werr)}
 		sk.fail(e, false)
 		sk.mu.Lock()
 		defer sk.mu.Unlock()
@@ -448,20 +449,6 @@ func (sk *socket) write() (sent bool, err *transport.Error) {
 		return sent, e
 	}
 	return true, nil
-}
-
-// closedWriteWait bounds how long a write that met a closed connection
-// waits for the reader to report why (see write).
-const closedWriteWait = time.Second
-
-// awaitDeath waits until the socket has died, or for d at most.
-func (sk *socket) awaitDeath(d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-sk.dead:
-	case <-t.C:
-	}
 }
 
 // requestID returns an id no awaited request has; sk.mu is held, and
