@@ -36,6 +36,8 @@ type Server struct {
 	closed  bool
 
 	ws *wsState // nil: the server speaks HTTP (see NewWS)
+
+	proto protocol // the client's keeping of PROTOCOL.md (protocol.go); s.mu
 }
 
 // Request is one request the server received.
@@ -210,7 +212,31 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.reqs = append(s.reqs, rec)
 	close(s.changed)
 	s.changed = make(chan struct{})
+	stream, broken := s.proto.begin(&s.mu, rec.Path, body)
 	s.mu.Unlock()
+	for _, b := range broken {
+		s.t.Errorf("fakesqld: request #%d breaks %s:\n%s %s\n%s", rec.N, b, rec.Method, rec.Path, showBody(rec.Body))
+	}
+	// The request ends when its answer is written, or when the client cuts
+	// it off (the request's context ends with its connection).
+	ended := make(chan struct{})
+	defer close(ended)
+	go func() {
+		select {
+		case <-ended:
+		case <-r.Context().Done():
+		}
+		s.mu.Lock()
+		s.proto.end(stream)
+		s.mu.Unlock()
+	}()
+	bw := &batonWriter{ResponseWriter: w, issued: func(baton string) {
+		s.mu.Lock()
+		s.proto.issued(stream, baton)
+		s.mu.Unlock()
+	}}
+	defer bw.finish(bw.head)
+	w = bw
 
 	if rec.Mismatch != "" {
 		if rec.Exchange < 0 {

@@ -175,13 +175,55 @@ func TestMismatchFails(t *testing.T) {
 	}
 }
 
+// The server holds the client to PROTOCOL.md whatever the script: an empty
+// pipeline (§5.1), and a request on a stream whose earlier request is in
+// flight (§4.4: the stream known from the batons its answers issued), fail
+// the test; a request after the earlier one ended, or was cut off by the
+// client, does not.
+func TestProtocolRules(t *testing.T) {
+	t.Parallel()
+	t.Run("5.1 empty pipeline", func(t *testing.T) {
+		t.Parallel()
+		rt := newRecT(t)
+		s := New(rt, Pipeline("zz").Respond(""))
+		post(t, s.URL+"/v3/pipeline", `{"baton":"zz","requests":[]}`)
+		if errs := rt.finish(); len(errs) != 1 || !strings.Contains(errs[0], "§5.1") {
+			t.Errorf("failures %q", errs)
+		}
+	})
+	for _, wait := range []bool{false, true} {
+		t.Run(fmt.Sprintf("4.4 in flight, waited %v", wait), func(t *testing.T) {
+			t.Parallel()
+			rt := newRecT(t)
+			c1 := Baton(1)
+			s := New(rt, Cursor("", Step(SQL("SELECT 1"))).Stream(c1, StepBegin(0), Pause(500*time.Millisecond), StepEnd(), ReplicationIndex(1)),
+				Pipeline(c1, Close()).Respond("", CloseOK()))
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				post(t, s.URL+"/v3/cursor", `{"baton":null,"batch":{"steps":[{"stmt":{"sql":"SELECT 1"}}]}}`)
+			}()
+			time.Sleep(100 * time.Millisecond) // the cursor's first line, with c1, is out
+			if wait {
+				<-done
+			}
+			post(t, s.URL+"/v3/pipeline", `{"baton":"`+c1+`","requests":[{"type":"close"}]}`)
+			<-done
+			errs := rt.finish()
+			if broke := len(errs) == 1 && strings.Contains(errs[0], "§4.4"); broke == wait || !wait && len(errs) != 1 {
+				t.Errorf("failures %q", errs)
+			}
+		})
+	}
+}
+
 func TestUnexpectedAndUnmet(t *testing.T) {
 	t.Parallel()
 	t.Run("unexpected", func(t *testing.T) {
 		t.Parallel()
 		rt := newRecT(t)
 		s := New(rt)
-		code, _, _ := post(t, s.URL+"/v3/pipeline", `{"baton":"zz","requests":[]}`)
+		code, _, _ := post(t, s.URL+"/v3/pipeline", `{"baton":"zz","requests":[{"type":"close"}]}`)
 		errs := rt.finish()
 		if code != 500 || len(errs) != 1 || !strings.Contains(errs[0], "unexpected request #1") ||
 			!strings.Contains(errs[0], `"baton": "zz"`) || !strings.Contains(errs[0], "used up") {

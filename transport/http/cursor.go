@@ -24,6 +24,10 @@ import (
 // a cursor reads its body ahead (readAhead).
 const keepAliveInterval = 4 * time.Second
 
+// drainTimeout bounds how long closing a transaction's cursor early waits
+// for the rest of its answer to go by.
+const drainTimeout = 10 * time.Second
+
 // lineChunkSize is the size of the memory chunks cursor lines are copied
 // into. Chunks are never reused, so decoded values may point into them.
 const lineChunkSize = 256 << 10
@@ -61,6 +65,8 @@ type cursor struct {
 	// what the body brought after its first line.
 	fetched     func(rows, bytes int, err error)
 	rows, bytes int
+
+	ahead *readAhead // the body, read ahead, of a cursor in a transaction; else nil
 
 	// The keep-alive goroutine of a cursor in a transaction owns s's baton
 	// from OpenCursor until Close, which waits for it to stop (stopped)
@@ -190,7 +196,7 @@ func (s *stream) openCursorOn(ctx context.Context, w *protocol, batch *codec.Bat
 	var ahead *readAhead
 	if !end {
 		ahead = newReadAhead(resp.Body, readAheadMax)
-		cur.body = ahead
+		cur.body, cur.ahead = ahead, ahead
 	} else if br, ok := resp.Body.(http1.BatchReader); ok {
 		br.ReadInBatches(batchMin, batchWait)
 	}
@@ -412,6 +418,22 @@ func (cur *cursor) Close() error {
 		close(cur.stop)
 		<-cur.stopped
 		cur.stop = nil
+	}
+	if cur.ahead != nil && cur.err == nil && !cur.done {
+		// A transaction's next request must wait for this one to end
+		// (PROTOCOL.md §4.4): the rest of the answer goes by unread,
+		// within drainTimeout; past it the stream is dropped below
+		// rather than risk a request the server may refuse.
+		t := time.NewTimer(drainTimeout)
+		select {
+		case <-cur.ahead.DiscardRest():
+			if !cur.ahead.endedCleanly() {
+				cur.err = errors.New("libsql: cursor closed, and its answer was cut off")
+			}
+		case <-t.C:
+			cur.err = errors.New("libsql: cursor closed before its answer ended")
+		}
+		t.Stop()
 	}
 	if cur.body != nil {
 		cur.body.Close()

@@ -36,13 +36,15 @@ type readAhead struct {
 	buffered int   // bytes in blocks not taken
 	err      error // how the body ended (io.EOF: cleanly); nil while it goes on
 	closed   bool
+	discard  bool // drop what is read (see DiscardRest)
 
 	complete chan struct{}
+	ended    chan struct{} // closed when the body ended, cleanly or not
 	exited   chan struct{}
 }
 
 func newReadAhead(body io.ReadCloser, max int) *readAhead {
-	r := &readAhead{body: body, max: max, complete: make(chan struct{}), exited: make(chan struct{})}
+	r := &readAhead{body: body, max: max, complete: make(chan struct{}), ended: make(chan struct{}), exited: make(chan struct{})}
 	r.cond.L = &r.mu
 	go r.fill()
 	return r
@@ -65,7 +67,7 @@ func (r *readAhead) fill() {
 		buf := make([]byte, readAheadBlock)
 		n, err := r.body.Read(buf)
 		r.mu.Lock()
-		if n > 0 {
+		if n > 0 && !r.discard {
 			r.blocks = append(r.blocks, buf[:n])
 			r.buffered += n
 		}
@@ -74,6 +76,7 @@ func (r *readAhead) fill() {
 			if errors.Is(err, io.EOF) {
 				close(r.complete)
 			}
+			close(r.ended)
 		}
 		r.cond.Broadcast()
 		r.mu.Unlock()
@@ -105,6 +108,25 @@ func (r *readAhead) Read(p []byte) (int, error) {
 	r.buffered -= n
 	r.cond.Broadcast() // room for fill
 	return n, nil
+}
+
+// DiscardRest has fill drop what it has read and all it reads from now on,
+// and returns a channel closed when the body has ended: the rest of the
+// answer goes by without being kept.
+func (r *readAhead) DiscardRest() <-chan struct{} {
+	r.mu.Lock()
+	r.discard = true
+	r.blocks, r.buffered = nil, 0
+	r.cond.Broadcast()
+	r.mu.Unlock()
+	return r.ended
+}
+
+// endedCleanly reports whether the body ended at its end (not cut off).
+func (r *readAhead) endedCleanly() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return errors.Is(r.err, io.EOF)
 }
 
 // Close stops fill, closing the body under a read in progress, and waits
