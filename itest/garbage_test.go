@@ -435,7 +435,7 @@ var garbageShapes = []garbageBodyShape{
 		body:    `{"error":"Authorization forbidden: Current session doesn't not have Write permission to namespace default"}`,
 		message: "Authorization forbidden: Current session doesn't not have Write permission to namespace default", class: libsql.ErrPermission},
 	{name: "error_404_namespace", status: 404, contentType: "application/json",
-		body: "{\"error\":\"Namespace `nosuch` doesn't exist\"}", message: "Namespace `nosuch` doesn't exist", class: libsql.ErrNotFound},
+		body: "{\"error\":\"Namespace `nosuch` doesn't exist\"}", message: "Namespace `nosuch` doesn't exist", class: libsql.ErrNotFound, safe: true}, // a 404 ran nothing (PROTOCOL.md §9.3)
 	{name: "error_429", status: 429, contentType: "application/json",
 		body: `{"error":"Too many concurrent requests"}`, message: "Too many concurrent requests", class: libsql.ErrTooManyRequests, safe: true},
 	{name: "error_503", status: 503, contentType: "application/json",
@@ -449,7 +449,7 @@ var garbageShapes = []garbageBodyShape{
 		body: `{"detail":"something"}`, message: "Bad Request"},
 	{name: "invalid_json", status: 500, contentType: "application/json",
 		body: `{"error":`, message: "Internal Server Error"},
-	{name: "empty_404", status: 404, message: "Not Found", class: libsql.ErrNotFound},
+	{name: "empty_404", status: 404, message: "Not Found", class: libsql.ErrNotFound, safe: true},
 	{name: "long_text_plain", status: 400, contentType: "text/plain",
 		body: strings.Repeat("x", 3000), message: strings.Repeat("x", 1024) + "..."},
 }
@@ -500,7 +500,8 @@ func TestGarbageErrorBodies(t *testing.T) {
 					_, err := db.ExecContext(ctx, "SELECT 1")
 					le := relRequireHTTPError(t, err, s.status, s.class)
 					require.Equal(t, s.code, le.Code, "code of %v", err)
-					require.Equal(t, s.message, le.Message, "message of %v", err)
+					// The server's words first; a 404 to Protobuf adds a hint.
+					require.True(t, strings.HasPrefix(le.Message, s.message), "message of %v", err)
 					require.Equal(t, s.safe, le.SafeToRetry(), "Safe of %v", err)
 					require.Contains(t, err.Error(), s.message)
 					if s.code != "" {
@@ -524,7 +525,10 @@ func TestGarbageErrorBodies(t *testing.T) {
 				require.NoError(t, err)
 				_, err = tx.ExecContext(ctx, "SELECT 2")
 				le := relRequireHTTPError(t, err, 400, nil, "Received an invalid baton")
-				require.Equal(t, "Received an invalid baton", le.Message)
+				// The stream is gone, in plain words, and the server's (§4.5).
+				require.Contains(t, le.Message, "the server no longer has this connection's stream")
+				require.Contains(t, le.Message, "Received an invalid baton")
+				require.True(t, le.SafeToRetry(), "the statement did not run")
 				require.Empty(t, le.Code)
 				require.True(t, errors.Is(err, libsql.ErrTxLost), "%v", err)
 				require.Error(t, tx.Commit())
@@ -573,8 +577,8 @@ func TestGarbageErrorBodies(t *testing.T) {
 				_, err = bad.ExecContext(ctx, "SELECT 1")
 				le := relRequireHTTPError(t, err, 404, libsql.ErrNotFound)
 				if isProtobuf(variant) {
-					// The probe already fails.
-					require.Contains(t, le.Message, "does not speak Hrana 3 over Protobuf")
+					// The first request's 404 says what it may mean.
+					require.Contains(t, le.Message, "may not speak Hrana 3 over Protobuf")
 				} else {
 					require.Equal(t, "Not Found", le.Message)
 				}
@@ -593,7 +597,9 @@ func TestGarbageErrorBodies(t *testing.T) {
 			_, err := expTx[c].ExecContext(t.Context(), "SELECT 2")
 			le := relRequireHTTPError(t, err, 400, nil)
 			require.Equal(t, "STREAM_EXPIRED", le.Code, "%v", err)
-			require.Equal(t, "The stream has expired due to inactivity", le.Message)
+			require.Contains(t, le.Message, "the server no longer has this connection's stream")
+			require.Contains(t, le.Message, "The stream has expired due to inactivity")
+			require.True(t, le.SafeToRetry(), "the statement did not run")
 			require.True(t, errors.Is(err, libsql.ErrTxLost), "%v", err)
 			require.Error(t, expTx[c].Commit())
 			require.NoError(t, expDB[c].PingContext(t.Context()))
