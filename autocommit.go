@@ -11,7 +11,8 @@ import (
 
 // autocommit runs a connection's statements outside transactions begun
 // with BeginTx: each operation is a unit of work of its own on the session,
-// so over HTTP nothing stays open on the server between statements, except
+// so no transaction stays open on the server between statements (over
+// HTTP the connection's stream is kept, checked by get_autocommit), except
 // while a transaction begun with SQL (sqlTx, tx_sql.go) is open.
 type autocommit struct {
 	s           sessionConn
@@ -44,7 +45,6 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt, text *sqlText)
 	if a.sqlTx.open {
 		return a.sqlTx.execute(ctx, a.s, st, text.Tx)
 	}
-	begin := text.beginsTx()
 	w := a.writers
 	if w != nil && text.ReadOnly {
 		w = nil
@@ -52,7 +52,7 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt, text *sqlText)
 	if err := w.acquire(ctx, a.tr); err != nil {
 		return nil, err
 	}
-	res, err := a.once(ctx, st, begin)
+	res, err := a.once(ctx, st, text)
 	w.release()
 	if err == nil || !hasCode(err, codeSQLiteBusy) {
 		return res, err
@@ -62,7 +62,7 @@ func (a *autocommit) execute(ctx context.Context, st *codec.Stmt, text *sqlText)
 			return false, nil
 		}
 		var rerr error
-		res, rerr = a.once(ctx, st, begin)
+		res, rerr = a.once(ctx, st, text)
 		w.release()
 		return true, rerr
 	})
@@ -118,10 +118,15 @@ func retryBusy(ctx context.Context, tr *connTrace, timeout time.Duration, err er
 	}
 }
 
-// once sends the statement once: watched if it may begin a transaction.
-func (a *autocommit) once(ctx context.Context, st *codec.Stmt, begin bool) (*session.Result, error) {
-	if begin {
+// once sends the statement once: watched if it may begin a transaction,
+// as a read (which the session may send again after a server failure on
+// a kept stream) if it certainly only reads.
+func (a *autocommit) once(ctx context.Context, st *codec.Stmt, text *sqlText) (*session.Result, error) {
+	switch {
+	case text.beginsTx():
 		return a.sqlTx.begin(ctx, a.s, st)
+	case text.ReadOnly:
+		return a.s.ExecuteRead(ctx, st)
 	}
 	return a.s.Execute(ctx, st)
 }

@@ -179,6 +179,7 @@ func transportOptions(cfg *Config, co *connectorOptions) (transport.Options, err
 		RoundTripper: co.roundTripper,
 		Proxy:        proxyFunc(cfg.Proxy),
 		Sockets:      cfg.Sockets,
+		CloseStreams: cfg.DisableKeptStreams,
 	}, nil
 }
 

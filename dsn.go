@@ -78,6 +78,13 @@ type Config struct {
 	// request (DSN parameter readYourWrites=0). Through a sqld replica, a
 	// read may then miss a write just made (see the README).
 	DisableReadYourWrites bool
+	// DisableKeptStreams makes every statement outside a transaction open
+	// a server stream of its own over HTTP and close it (DSN parameter
+	// keepStreams=0), instead of keeping a connection's stream for its next
+	// statement: for a server behind a load balancer that does not send a
+	// stream's requests to the node that holds it, where a kept stream
+	// would be refused, and the statement sent again, every time.
+	DisableKeptStreams bool
 	// ReplicationWait bounds each request that carries a replication index,
 	// which a replica holds until it has applied that frame (DSN parameter
 	// replicationWait); 0 means DefaultReplicationWait.
@@ -196,6 +203,7 @@ func NewConfig() *Config {
 //	_pragma                        name(value), repeatable
 //	namespace                      a database of a sqld that serves several
 //	readYourWrites                 1/0, true/false
+//	keepStreams                    HTTP only: 1/0, true/false
 //	replicationWait                a Go duration or whole seconds
 //	deferredExec (alias deferred_exec)  1/0, true/false
 //	_txlock                        deferred, immediate or exclusive
@@ -276,6 +284,12 @@ func ParseDSN(dsn string) (*Config, error) {
 				return nil, &DSNError{Msg: "readYourWrites is not a boolean (1/0, true/false)"}
 			}
 			cfg.DisableReadYourWrites = !b
+		case "keepStreams":
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return nil, &DSNError{Msg: "keepStreams is not a boolean (1/0, true/false)"}
+			}
+			cfg.DisableKeptStreams = !b
 		case "replicationWait":
 			d, err := parseTimeout(v)
 			if err != nil {
@@ -444,6 +458,9 @@ func (c *Config) FormatDSN() string {
 	if c.DisableReadYourWrites {
 		q.Set("readYourWrites", "0")
 	}
+	if c.DisableKeptStreams {
+		q.Set("keepStreams", "0")
+	}
 	if c.ReplicationWait != 0 {
 		q.Set("replicationWait", c.ReplicationWait.String())
 	}
@@ -529,9 +546,9 @@ func (c Config) String() string {
 		tok = "[REDACTED]"
 	}
 	return fmt.Sprintf("libsql.Config{URL: %q, Transport: %q, AuthToken: %q, Codec: %q, Timeout: %v, Compression: %q, TLSConfig: %t, DeferredExec: %t, "+
-		"Namespace: %q, DisableReadYourWrites: %t, ReplicationWait: %v, Pragmas: %q, BusyTimeout: %v, MaxWriters: %s, TxLock: %q, Sockets: %d, Proxy: %q}",
+		"Namespace: %q, DisableReadYourWrites: %t, DisableKeptStreams: %t, ReplicationWait: %v, Pragmas: %q, BusyTimeout: %v, MaxWriters: %s, TxLock: %q, Sockets: %d, Proxy: %q}",
 		c.URL, c.Transport, tok, c.Codec, c.Timeout, c.Compression, c.TLSConfig != nil, c.DeferredExec,
-		c.Namespace, c.DisableReadYourWrites, c.ReplicationWait, c.Pragmas, c.BusyTimeout, maxWritersString(c.MaxWriters), c.TxLock, c.Sockets, redactProxy(c.Proxy))
+		c.Namespace, c.DisableReadYourWrites, c.DisableKeptStreams, c.ReplicationWait, c.Pragmas, c.BusyTimeout, maxWritersString(c.MaxWriters), c.TxLock, c.Sockets, redactProxy(c.Proxy))
 }
 
 func maxWritersString(n int) string {
@@ -552,7 +569,7 @@ func (c Config) Format(f fmt.State, verb rune) {
 // dsnParams are the parameters ParseDSN knows, for suggestions.
 var dsnParams = []string{
 	"authToken", "auth_token", "codec", "transport", "tls", "timeout", "compression",
-	"busyTimeout", "_busy_timeout", "maxWriters", "sockets", "_pragma", "namespace", "readYourWrites",
+	"busyTimeout", "_busy_timeout", "maxWriters", "sockets", "_pragma", "namespace", "readYourWrites", "keepStreams",
 	"replicationWait", "deferredExec", "deferred_exec", "_txlock", "proxy",
 }
 

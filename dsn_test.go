@@ -38,6 +38,8 @@ func TestParseDSN(t *testing.T) {
 		{"http://h?namespace=tenant1", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, Namespace: "tenant1"}},
 		{"http://h?readYourWrites=0", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, DisableReadYourWrites: true}},
 		{"http://h?readYourWrites=true", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
+		{"http://h?keepStreams=0", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, DisableKeptStreams: true}},
+		{"http://h?keepStreams=1", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout}},
 		{"http://h?replicationWait=2s", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, ReplicationWait: 2 * time.Second}},
 		{"http://h?_txlock=immediate", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, TxLock: TxLockImmediate}},
 		{"http://h?_txlock=exclusive", Config{URL: "http://h", Codec: "direct", BusyTimeout: DefaultBusyTimeout, TxLock: TxLockExclusive}},
@@ -169,6 +171,7 @@ func TestParseDSNErrors(t *testing.T) {
 		{"http://h?compression=br", "want gzip, none or auto"},
 		{"http://h?deferredExec=maybe", "deferredExec is not a boolean"},
 		{"http://h?readYourWrites=maybe", "readYourWrites is not a boolean"},
+		{"http://h?keepStreams=maybe", "keepStreams is not a boolean"},
 		{"http://h?replicationWait=-1s", "replicationWait: "},
 	}
 	for _, tt := range tests {
@@ -239,7 +242,7 @@ func TestFormatDSNRoundTrip(t *testing.T) {
 		"http://h?maxWriters=0",
 		"http://h?maxWriters=3",
 		"http://h?maxWriters=auto",
-		"http://h?namespace=a-b&readYourWrites=0&replicationWait=1500ms",
+		"http://h?namespace=a-b&readYourWrites=0&keepStreams=0&replicationWait=1500ms",
 		"ws://127.0.0.1:8080",
 		"ws://127.0.0.1:8080?sockets=8",
 		"ws://127.0.0.1:8080?sockets=conn",

@@ -551,7 +551,7 @@ func TestFakeConnDriverLevel(t *testing.T) {
 			finish(b1, "ROLLBACK"),
 		)
 		d := &libsql.Driver{}
-		c, err := d.Open(srv.URL + "?codec=gojson")
+		c, err := d.Open(srv.URL + "?codec=gojson&keepStreams=0")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -677,7 +677,7 @@ func TestFakeConnAutoCodecFallsBack(t *testing.T) {
 	srv := fs.New(t, fs.Expect(http.MethodPost, "/v3-protobuf/pipeline").Reply(fs.NotFound()),
 		auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
 		auto(fs.SQL("SELECT 2"), fs.Query(fs.Cols("2"), fs.Vals(fs.Int(2)))))
-	db, err := sql.Open("libsql", srv.URL+"?codec=auto")
+	db, err := sql.Open("libsql", srv.URL+"?codec=auto&keepStreams=0")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,6 +90,12 @@ func openURL(t *testing.T, url, params string) *sql.DB {
 	if !strings.Contains(params, "codec=") {
 		params = strings.TrimPrefix(params+"&codec=direct", "&")
 	}
+	if !strings.Contains(params, "keepStreams=") {
+		// The scripts give every statement a stream of its own, closed
+		// with it; the kept streams of the default have tests of their
+		// own (fake_keep_test.go), and itest runs on them throughout.
+		params += "&keepStreams=0"
+	}
 	dsn := url + "?" + params
 	db, err := sql.Open("libsql", dsn)
 	if err != nil {
@@ -202,9 +208,10 @@ func setURL(cfg *libsql.Config, url string) {
 }
 
 // fakeConfig is libsql.NewConfig for the fake, which speaks JSON: the
-// codec is direct.
+// codec is direct; streams are not kept (see openURL).
 func fakeConfig() *libsql.Config {
 	cfg := libsql.NewConfig()
 	cfg.Codec = "direct"
+	cfg.DisableKeptStreams = true // as openURL's keepStreams=0
 	return cfg
 }

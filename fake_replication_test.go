@@ -88,7 +88,7 @@ func TestFakeReplicationOff(t *testing.T) {
 		auto(fs.SQL(ins), withIndex(fs.Inserted(1, 2), 6)),
 		fs.Pipeline("", fs.Execute(fs.SQL(ins)).Index(77), fs.Close()).Respond("", fs.ExecuteOK(withIndex(fs.Inserted(1, 3), 7)), fs.CloseOK()),
 	)
-	cfg, err := libsql.ParseDSN(srv.URL + "?readYourWrites=0&codec=direct")
+	cfg, err := libsql.ParseDSN(srv.URL + "?readYourWrites=0&codec=direct&keepStreams=0")
 	if err != nil {
 		t.Fatal(err)
 	}

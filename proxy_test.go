@@ -36,7 +36,7 @@ func TestProxyFromEnvironment(t *testing.T) {
 		_, port, _ := net.SplitHostPort(real)
 		host := "sqld.proxied.test:" + port
 		p := proxytest.New(t, map[string]string{host: real}, "", "")
-		target := "http://" + host + "?codec=direct"
+		target := "http://" + host + "?codec=direct&keepStreams=0"
 		if tp == overWS {
 			target = "ws://" + host + "?codec=direct"
 		}

@@ -19,6 +19,11 @@ func (s sessionConn) Execute(ctx context.Context, st *codec.Stmt) (*session.Resu
 	return res, fromSession(err)
 }
 
+func (s sessionConn) ExecuteRead(ctx context.Context, st *codec.Stmt) (*session.Result, error) {
+	res, err := s.Conn.ExecuteRead(ctx, st)
+	return res, fromSession(err)
+}
+
 func (s sessionConn) ExecuteWatched(ctx context.Context, st *codec.Stmt) (*session.Result, bool, error) {
 	res, autocommit, err := s.Conn.ExecuteWatched(ctx, st)
 	return res, autocommit, fromSession(err)

@@ -487,10 +487,10 @@ func (t *tx) finish(ctx context.Context, end txEnd) error {
 	}
 	switch t.state {
 	case txPending:
-		// BEGIN was never sent; a stream opened by a describe has nothing
-		// on it.
+		// BEGIN was never sent: the stream holds no transaction, and a
+		// connection's kept stream (HTTP) goes on serving its statements.
 		t.state = txDone
-		t.s.Reset()
+		t.s.Linger()
 		return nil
 	case txLost:
 		t.s.Reset()

@@ -320,16 +320,33 @@ func TestNoStreamLeaks(t *testing.T) {
 	// libsql-wal: sqld 0.24.32's default WAL can deadlock under concurrent writers
 	// (see TestConcurrency); this test is about streams, not the WAL.
 	url := startServer(t, "--max-concurrent-connections", "8", "--use-custom-wal", "libsql-wal")
+	type run struct {
+		testmatrix.Variant
+		closed bool // keepStreams=0: a stream per statement, so the pool may outgrow sqld's limit
+	}
+	runs := []run{{Variant: httpVariants[0], closed: true}}
 	for _, c := range variants {
-		t.Run(c.Name, func(t *testing.T) {
-			db, err := sql.Open("libsql", c.DSN(url))
+		runs = append(runs, run{Variant: c})
+	}
+	for _, c := range runs {
+		name := c.Name
+		if c.closed {
+			name += "_keepStreams=0"
+		}
+		t.Run(name, func(t *testing.T) {
+			dsn := c.DSN(url)
+			if c.closed {
+				dsn = c.DSN(url, "keepStreams=0")
+			}
+			db, err := sql.Open("libsql", dsn)
 			require.NoError(t, err)
 			defer db.Close()
-			if c.WS() {
-				// Over WebSocket each open connection holds its server
-				// stream, and so one of sqld's connections, for its life;
-				// sqld closes the socket of a stream over its limit. The pool
-				// must stay within it (docs/GUIDE.md "What differs over WebSocket").
+			if !c.closed {
+				// Each open connection keeps its server stream, and so one
+				// of sqld's connections, between its statements (over
+				// WebSocket for its life; sqld closes the socket of a
+				// stream over its limit). The pool must stay within it
+				// (docs/GUIDE.md "Kept streams and the server's connections").
 				db.SetMaxOpenConns(8)
 			}
 			table := freshTable(t, db, "leak", "(id INTEGER PRIMARY KEY, v INTEGER)")

@@ -72,6 +72,12 @@ type Options struct {
 	// client (HTTP only); TLSConfig is then not used.
 	RoundTripper http.RoundTripper
 
+	// CloseStreams closes a connection's server stream at the end of every
+	// unit of work instead of keeping it for the next (HTTP only; see
+	// Stream.Send): for a server behind a load balancer that does not route
+	// a stream's requests to the node that holds it.
+	CloseStreams bool
+
 	// Proxy returns the proxy a request goes through, nil for none (as
 	// http.Transport's Proxy); nil means none at all. Over HTTP a request
 	// that a proxy applies to goes through net/http's Transport instead
@@ -114,9 +120,13 @@ type Transport interface {
 // Every error it returns is an *Error.
 type Stream interface {
 	// Send sends reqs, in order, and decodes their results into resp (one
-	// result per request). end says that the unit of work ends with them,
-	// so a transport whose streams cost server resources between requests
-	// (HTTP) closes the stream with them. The caller sends a statement that
+	// result per request, perhaps followed by results of the transport's
+	// own). end says that the unit of work ends with them: the stream may
+	// be kept for the next one only if it holds no transaction afterwards
+	// (HTTP asks the server, by a get_autocommit appended to reqs, and
+	// closes the stream otherwise). A kept stream may expire on the server
+	// meanwhile; the request sent on it then fails with StreamGone, having
+	// run nothing. The caller sends a statement that
 	// may begin a transaction, or fail to end one (BEGIN, SAVEPOINT,
 	// COMMIT, RELEASE), without end: it holds the stream until the server
 	// says the transaction ended. So with end only a batch or a script that
@@ -126,7 +136,8 @@ type Stream interface {
 	Send(ctx context.Context, reqs []codec.StreamRequest, end bool, resp *Response) error
 	// OpenCursor runs batch through a cursor and returns once the server
 	// has started answering. With end, the stream may close when the
-	// Cursor does. setup, if any, runs first on the cursor's stream; its
+	// Cursor does (over HTTP the cursor takes an open stream with it, and
+	// the Stream is no longer Open). setup, if any, runs first on the cursor's stream; its
 	// failure is the error.
 	OpenCursor(ctx context.Context, batch *codec.Batch, end bool, setup []codec.StreamRequest) (Cursor, error)
 	// Isolated returns a Stream for a request that needs none of this
@@ -211,6 +222,11 @@ type Error struct {
 	// inside an exchange that succeeded: the stream, and a transaction on
 	// it, are intact.
 	Statement bool
+	// StreamGone reports that the server refused the request because it
+	// no longer has the stream the request was sent on (the stream idled
+	// past the server's timeout, or the server restarted): the request ran
+	// nothing (Safe), and whatever lived on the stream is gone.
+	StreamGone bool
 	// Err is the network or decoding cause, if any.
 	Err error
 }

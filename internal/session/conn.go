@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/transport"
@@ -14,10 +15,10 @@ import (
 // Conn runs typed Hrana operations on one transport.Stream: the server-side state of
 // one database/sql connection. It is not safe for concurrent use.
 //
-// Outside Hold every operation is a unit of work of its own (over HTTP:
-// one request on a fresh stream, closed with it). Between Hold and Release
-// the stream, and the transaction it holds, lasts from one operation to the
-// next; the first operation after Release ends it.
+// Outside Hold every operation is a unit of work of its own, which leaves
+// no transaction on the stream (see transport.Stream.Send). Between Hold
+// and Release the stream, and the transaction it holds, lasts from one
+// operation to the next; the first operation after Release ends it.
 type Conn struct {
 	s    transport.Stream
 	held bool
@@ -30,7 +31,9 @@ type Conn struct {
 	all       []codec.StreamRequest
 	repl      *Replication // nil: no replication indexes sent or kept
 	wait      waiter
-	linger    bool // see Linger
+	idle      bool      // the open server stream holds no transaction: see Linger
+	reads     bool      // the request being sent only reads: see ExecuteRead
+	openedAt  time.Time // when the open server stream was opened (by the request that had none)
 	tr        Tracer
 	treq      Request // the request being traced
 	// spare is the Result of the Conn's last operation, released, whose
@@ -63,19 +66,22 @@ func (c *Conn) Hold() {
 	if !c.held && c.s.Shared() {
 		c.s.Reset()
 	}
-	c.held, c.linger = true, false
+	c.held = true
 }
 
-// Release ends Hold: the next operation is the last on the stream (over
-// HTTP it carries the stream's close).
-func (c *Conn) Release() { c.held, c.linger = false, false }
+// Release ends Hold: the next operation ends the unit of work on the
+// stream (over HTTP the stream is closed with it, or kept only if the
+// server says no transaction is left open on it).
+func (c *Conn) Release() { c.held, c.idle = false, false }
 
 // Linger ends Hold on a stream that holds no transaction any more (an
-// ExecuteWatched answer said so): like Release, the next operation closes
-// it, and should the stream have expired in between, that operation runs
-// on a new stream instead of failing, since the server refuses a request
-// on an expired stream before running any of it.
-func (c *Conn) Linger() { c.held, c.linger = false, true }
+// ExecuteWatched answer said so): like Release, and the stream is idle, as
+// after a unit of work outside Hold. An operation on an idle stream that
+// the server no longer has (it expired, or the server restarted) goes
+// again on a new stream, on which the settings of Persist are replayed,
+// instead of failing: the server refused it before running any of it, and
+// nothing but the settings lived on the stream.
+func (c *Conn) Linger() { c.held, c.idle = false, true }
 
 // Held reports whether the Conn is between Hold and Release.
 func (c *Conn) Held() bool { return c.held }
@@ -138,26 +144,49 @@ func (c *Conn) send(ctx context.Context, idx uint64) (*Result, error) {
 		// replayed: carry on on a new stream, as over HTTP.
 		c.s.Reset()
 	}
-	// A lingering stream holds no transaction (see Linger), and this
-	// request closes it. If it expired meanwhile, the server refused the
-	// request before running any of it, so it goes again on a new stream.
-	lingering := c.linger && !c.held && c.s.Open()
-	c.linger = false
+	// An idle stream holds no transaction (see Linger). If the server no
+	// longer has it, it refused the request before running any of it, so
+	// the request goes again on a new stream.
+	c.refresh()
+	idle := c.idle && c.s.Open()
 	res, err := c.sendOn(ctx, c.s, c.setupFor(c.s), !c.held, idx)
-	if lingering && hasCode(err, codeStreamExpired) {
+	if idle && (streamGone(err) || c.reads && serverFailed(err)) {
 		c.s.Reset()
+		c.openedAt = time.Now()
 		res, err = c.resend(ctx, idx, err)
 	}
+	// After a unit of work, a stream still open holds no transaction
+	// (transport.Stream.Send); inside Hold it may.
+	c.idle = !c.held
 	return res, err
 }
 
-// codeStreamExpired is the Hrana code of a request whose stream the server
-// no longer has; sqld checks it before running anything.
-const codeStreamExpired = "STREAM_EXPIRED"
+// refresh readies the stream for the next operation: one the server no
+// longer holds is noted as new, and an idle stream that may read a
+// replica's copy replaced since (Replication.stale) is replaced.
+func (c *Conn) refresh() {
+	if c.s.Open() && c.idle && !c.held && c.repl != nil && c.repl.stale(c.openedAt) {
+		c.s.Reset()
+	}
+	if !c.s.Open() {
+		c.openedAt = time.Now()
+	}
+}
 
-func hasCode(err error, code string) bool {
+// serverFailed reports whether err is the server's own failure (an HTTP
+// 5xx, after which it has dropped the stream): on a sqld replica, a stream
+// whose writes went to a primary that has since died fails so ("Connection
+// with primary broken") where a new stream would not.
+func serverFailed(err error) bool {
 	var e *transport.Error
-	return errors.As(err, &e) && e.Code == code
+	return errors.As(err, &e) && e.HTTPStatus >= 500
+}
+
+// streamGone reports whether err is the refusal of a request whose stream
+// the server no longer has.
+func streamGone(err error) bool {
+	var e *transport.Error
+	return errors.As(err, &e) && e.StreamGone
 }
 
 // sendOn sends setup and then c.reqs, which carry replication index idx,
@@ -277,6 +306,17 @@ func (c *Conn) Execute(ctx context.Context, st *codec.Stmt) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// ExecuteRead is Execute for a statement that certainly only reads, which
+// may therefore run twice: on an idle stream (see Linger) that fails with
+// the server's own error (serverFailed) rather than the statement's, it
+// goes again on a new stream, as a request refused for a stream that is
+// gone does.
+func (c *Conn) ExecuteRead(ctx context.Context, st *codec.Stmt) (*Result, error) {
+	c.reads = true
+	defer func() { c.reads = false }()
+	return c.Execute(ctx, st)
 }
 
 // Batch runs a batch. The outcome of each step is in res.Batch().Steps,
@@ -446,17 +486,20 @@ func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (transpo
 	open := func(ctx context.Context, batch *codec.Batch, setup []codec.StreamRequest) (transport.Cursor, error) {
 		return c.s.OpenCursor(ctx, batch, !c.held, setup)
 	}
+	c.refresh()
 	setup := c.setupFor(c.s)
 	if sc, ok := c.s.(sideCursorer); ok && !c.held && sc.SideCursors() && c.sideAllowed(ctx, steps) {
 		open, setup = sc.SideCursor, c.setup
 	}
-	var cur transport.Cursor
-	var err error
-	if c.tr != nil {
-		cur, err = c.openTraced(ctx, &batch, setup, open)
-	} else {
-		cur, err = open(ctx, &batch, setup)
+	idle := c.idle && c.s.Open()
+	cur, err := c.openOn(ctx, &batch, setup, open)
+	if idle && streamGone(err) {
+		// As in send: the idle stream is gone, and the cursor ran nothing.
+		c.s.Reset()
+		c.openedAt = time.Now()
+		cur, err = c.openOn(ctx, &batch, c.setupFor(c.s), open)
 	}
+	c.idle = !c.held
 	if err != nil {
 		return nil, c.failed(err)
 	}
@@ -465,6 +508,15 @@ func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (transpo
 	// cursor's statements therefore leave the read-your-writes index where
 	// the pipelines' results put it.
 	return cur, nil
+}
+
+// openOn opens a cursor with open, traced if the Conn is.
+func (c *Conn) openOn(ctx context.Context, batch *codec.Batch, setup []codec.StreamRequest,
+	open func(context.Context, *codec.Batch, []codec.StreamRequest) (transport.Cursor, error)) (transport.Cursor, error) {
+	if c.tr != nil {
+		return c.openTraced(ctx, batch, setup, open)
+	}
+	return open(ctx, batch, setup)
 }
 
 // Ping checks that the server answers and accepts the credentials: an

@@ -17,10 +17,12 @@
 //	defer res.Release()
 //	use(res.Stmt())
 //
-// Outside Hold each operation is a unit of work of its own (over HTTP, one
-// request on a new server stream, closed with it); between Hold and Release
-// the stream, and the transaction on it, lasts from one operation to the
-// next. Persist records a connection setting that the Conn replays first on
+// Outside Hold each operation is a unit of work of its own, after which
+// the server stream holds no transaction (over HTTP one request, on the
+// connection's kept stream or a new one, with get_autocommit to make sure;
+// a kept stream the server no longer has is replaced, and the operation
+// sent again, transparently); between Hold and Release the stream, and the
+// transaction on it, lasts from one operation to the next. Persist records a connection setting that the Conn replays first on
 // every server stream it opens afterwards, in the same request as the
 // stream's first operation. A Replication shared by the Conns of a pool
 // gives read-your-writes across it.

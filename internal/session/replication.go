@@ -21,9 +21,25 @@ import (
 //
 // It is safe for concurrent use.
 type Replication struct {
-	idx   atomic.Uint64
-	track bool
-	wait  time.Duration
+	idx     atomic.Uint64
+	track   bool
+	wait    time.Duration
+	resetAt atomic.Int64 // when (Unix ns) the primary's log was last seen reset; 0: never
+}
+
+// resetSettle is how long after a log reset a server stream opened may
+// still read the replica's old copy: a replica replaces its copy some time
+// after its primary's log is reset, and sqld 0.24.32 goes on answering a
+// stream whose SQLite connection predates the replacement from the old
+// copy (itest TestReplicaPrimaryKilled). Streams opened before the reset
+// or within resetSettle of it are replaced (see Conn.refresh).
+const resetSettle = 10 * time.Second
+
+// stale reports whether a stream opened at opened may read a copy that a
+// log reset replaced (see resetSettle).
+func (r *Replication) stale(opened time.Time) bool {
+	at := r.resetAt.Load()
+	return at != 0 && opened.UnixNano() < at+int64(resetSettle)
 }
 
 // DefaultReplicationWait bounds a request that carries a replication index
@@ -80,6 +96,9 @@ func (r *Replication) observe(sent, got uint64) {
 			return
 		}
 		if r.idx.CompareAndSwap(cur, got) {
+			if got < sent {
+				r.resetAt.Store(time.Now().UnixNano())
+			}
 			return
 		}
 	}
@@ -92,7 +111,11 @@ func (r *Replication) observe(sent, got uint64) {
 func (r *Replication) drop(sent uint64) {
 	for {
 		cur := r.idx.Load()
-		if cur < sent || r.idx.CompareAndSwap(cur, 0) {
+		if cur < sent {
+			return
+		}
+		if r.idx.CompareAndSwap(cur, 0) {
+			r.resetAt.Store(time.Now().UnixNano()) // perhaps: the replica may be replacing its copy
 			return
 		}
 	}

@@ -147,3 +147,38 @@ func (b *blockingStream) Send(ctx context.Context, _ []codec.StreamRequest, _ bo
 	<-ctx.Done()
 	return &transport.Error{Message: "request failed", Err: ctx.Err()}
 }
+
+// TestReplicaResetReplacesIdleStream: once a log reset is seen (an answer
+// below the index its request carried), an idle stream opened before it
+// is replaced before the next operation: on a replica its SQLite
+// connection may go on reading the copy the reset replaced. One opened
+// after is kept.
+func TestReplicaResetReplacesIdleStream(t *testing.T) {
+	answer := func(idx uint64) func([]codec.StreamRequest, *transport.Response) error {
+		return ok(func(rs []codec.StreamResult) {
+			rs[0].Response.Result.ReplicationIndex, rs[0].Response.Result.HasReplicationIndex = idx, true
+		})
+	}
+	c, f := newConn(t, answer(200), answer(201), answer(2), answer(3))
+	c.SetReplication(session.NewReplication(true, 0))
+	ctx := context.Background()
+	run := func() {
+		t.Helper()
+		res, err := c.Execute(ctx, &codec.Stmt{SQL: "SELECT 1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Release()
+		f.open = true // the transport kept the stream
+	}
+	run()
+	run()
+	if f.resets != 0 {
+		t.Fatalf("%d resets before any log reset", f.resets)
+	}
+	run() // answered 2 for a request that carried 201: the log was reset
+	run()
+	if f.resets != 1 {
+		t.Fatalf("%d resets, want the idle stream opened before the log reset replaced once", f.resets)
+	}
+}

@@ -10,7 +10,7 @@ import (
 
 // Tracer is told of the exchanges a Conn has with the server: each request
 // (StartRequest, EndRequest), and a request sent again on a new stream
-// because the lingering one had expired (StartResend, EndResend, around the
+// because the idle one was gone (expired, or the server restarted) (StartResend, EndResend, around the
 // request they send). The context a Start returns is the one the
 // operation goes on with and its End gets. Its methods are called on the
 // Conn's goroutine, one exchange at a time. See SetTracer.
@@ -81,10 +81,10 @@ func (c *Conn) firstType() codec.RequestType {
 // resend sends the request again on a new stream, telling the Tracer.
 func (c *Conn) resend(ctx context.Context, idx uint64, cause error) (*Result, error) {
 	if c.tr == nil {
-		return c.sendOn(ctx, c.s, c.setupFor(c.s), true, idx)
+		return c.sendOn(ctx, c.s, c.setupFor(c.s), !c.held, idx)
 	}
 	ctx = c.tr.StartResend(ctx, cause)
-	res, err := c.sendOn(ctx, c.s, c.setupFor(c.s), true, idx)
+	res, err := c.sendOn(ctx, c.s, c.setupFor(c.s), !c.held, idx)
 	c.tr.EndResend(ctx, err)
 	return res, err
 }

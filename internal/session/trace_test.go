@@ -69,11 +69,11 @@ func sized(sent, received int, ms float64) func([]codec.StreamRequest, *transpor
 
 // TestTracer: every exchange is a request, told its type, its requests,
 // the bytes the transport reported and the server's time; a request sent
-// again because the lingering stream expired is a resend around the new
+// again because the idle stream expired is a resend around the new
 // request (with the settings replayed first on the new stream); a failed
 // exchange and a cursor's opening are requests too.
 func TestTracer(t *testing.T) {
-	expired := &transport.Error{Code: "STREAM_EXPIRED", HTTPStatus: 400, Safe: true}
+	expired := &transport.Error{Code: "STREAM_EXPIRED", HTTPStatus: 400, Safe: true, StreamGone: true}
 	c, f := newConn(t,
 		sized(100, 200, 1.5),
 		sized(10, 20, 0.25),

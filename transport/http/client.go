@@ -13,7 +13,8 @@
 //	err = s.Send(ctx, reqs, true, &resp)
 //
 // A stream lives between requests that carry its baton and expires after
-// 10 s idle on the server. Nothing here retries. Whether a request left this
+// 10 s idle on the server. A connection's stream is kept from one unit of
+// work to the next unless Options.CloseStreams (see stream). Nothing here retries. Whether a request left this
 // process is observed, not guessed: one for which the RoundTripper never
 // obtained a connection (httptrace's GotConn, which internal/http1 calls as
 // soon as it has a TCP connection) never left.
@@ -64,6 +65,8 @@ type client struct {
 	maxResp    int64
 	compress   bool
 	keepAlive  time.Duration
+	keep       bool                                                   // connections' streams are kept across units of work (not Options.CloseStreams)
+	strain     atomic.Int64                                           // until when (Unix ns) streams are not kept: see strained
 	traceFetch func(context.Context) func(rows, bytes int, err error) // Options.TraceFetch
 	hc         *http.Client
 	own        *http1.Transport // the client's own HTTP/1.1 client, unless a RoundTripper or a proxy took its place
@@ -118,6 +121,7 @@ func newClient(o transport.Options) (*client, error) {
 		json:      o.JSON,
 		fallback:  o.Fallback,
 		timeout:   o.Timeout,
+		keep:      !o.CloseStreams,
 		maxResp:   maxResponseSize,
 		compress:  o.Compress,
 		keepAlive: keepAliveInterval,
@@ -182,9 +186,27 @@ func newClient(o transport.Options) (*client, error) {
 	return c, nil
 }
 
+// strainWindow is how long after a 429 the client keeps no stream.
+const strainWindow = 10 * time.Second
+
+// strained records a 429: the server is out of connections (sqld answers
+// so when a new stream waited too long for one of its
+// --max-concurrent-connections, 128 by default) or of request slots. Each
+// kept stream holds one of its connections, so for strainWindow the
+// streams end with their units of work again, and give theirs back.
+func (c *client) strained() { c.strain.Store(time.Now().Add(strainWindow).UnixNano()) }
+
+// keeps reports whether streams are kept now (see strained).
+func (c *client) keeps() bool { return c.keep && time.Now().UnixNano() > c.strain.Load() }
+
 // NewStream returns a stream that has not been opened on the server yet;
-// its first request opens it.
-func (c *client) NewStream() transport.Stream { return c.newStream() }
+// its first request opens it. Unless Options.CloseStreams, it keeps its
+// server stream from one unit of work to the next (see stream).
+func (c *client) NewStream() transport.Stream {
+	s := c.newStream()
+	s.keep = c.keep
+	return s
+}
 
 func (c *client) newStream() *stream { return &stream{c: c, trace: newSendTrace()} }
 

@@ -81,13 +81,21 @@ type cursor struct {
 // timeout bounds only that wait: the body may take as long as the caller's
 // context allows. Entries are then read with Next.
 //
-// With end and no open stream, the cursor runs on a stream of its own,
-// closed with the cursor, so that s stays free for other requests. setup
+// With end, the cursor runs on a stream of its own, closed with the
+// cursor, so that s is free for other requests meanwhile (PROTOCOL.md
+// §4.4: one request at a time on a stream): s's open stream, whose state
+// the cursor's statement may need (it holds no transaction outside a unit
+// of work), goes to the cursor, and s starts a new one afterwards. setup
 // goes first, as a pipeline of its own: a cursor request carries one batch
 // and nothing else.
 func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool, setup []codec.StreamRequest) (transport.Cursor, error) {
-	if end && !s.Open() {
-		s = s.c.newStream()
+	if end {
+		own := s.c.newStream()
+		if s.Open() {
+			own.baton, own.baseURL = s.baton, s.baseURL
+		}
+		s.forget()
+		s = own
 	}
 	if len(setup) > 0 {
 		if err := s.runSetup(ctx, setup); err != nil {

@@ -130,6 +130,9 @@ func (c *client) roundTrip(ctx context.Context, w *protocol, tr *sendTrace, endp
 		if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 			return resp, true, nil
 		}
+		if resp.StatusCode == http.StatusTooManyRequests {
+			c.strained()
+		}
 		if wait, ok := retryWait(resp, attempt); ok && sleepCtx(ctx, wait) {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()

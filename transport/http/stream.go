@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/transport"
@@ -16,15 +17,36 @@ var _ transport.Stream = (*stream)(nil)
 // stream is the client side of one server stream over HTTP: its baton and
 // base URL. It is not safe for concurrent use; Hrana requires requests on
 // a stream to be serial anyway.
+//
+// A stream that keeps (a connection's, from NewStream) does not close its
+// server stream at the end of a unit of work: it appends get_autocommit
+// instead, and keeps the stream if the server says no transaction is open
+// on it, so that the next unit of work goes on an open stream (sqld opens
+// a SQLite connection for every new stream: a kept one saves it about a
+// third of its CPU per point query, docs/dev/PERF.md "Kept streams"). A
+// kept stream idle for keptIdleMax is no longer Open: the server is about
+// to expire it. Other streams (Isolated, a cursor's own) close with the
+// unit of work.
 type stream struct {
-	c       *client
-	baton   string
-	baseURL string
-	reqs    []codec.StreamRequest // the requests plus a close, for Send with end
-	req     codec.PipelineRequest // the request being encoded
-	reqBuf  []byte
-	trace   *sendTrace
+	c         *client
+	keep      bool
+	baton     string
+	baseURL   string
+	idleSince time.Time             // when a kept stream's last unit of work ended; zero while in one
+	reqs      []codec.StreamRequest // the requests plus a close or a get_autocommit, for Send with end
+	req       codec.PipelineRequest // the request being encoded
+	reqBuf    []byte
+	trace     *sendTrace
 }
+
+// keptIdleMax is how long a kept stream may idle before it is dropped
+// rather than used: sqld expires a stream after 10 s without a request.
+// Using one that expired costs a refused round trip (which the session
+// sends again on a new stream), so the margin covers a slow network.
+const keptIdleMax = 7 * time.Second
+
+// getAutocommit asks whether the stream is outside a transaction (Hrana 3).
+var getAutocommit = codec.StreamRequest{Type: codec.RequestGetAutocommit}
 
 // closeRequest ends a stream.
 var closeRequest = codec.StreamRequest{Type: codec.RequestClose}
@@ -33,8 +55,11 @@ var closeRequest = codec.StreamRequest{Type: codec.RequestClose}
 // close a server stream of their own.
 func (s *stream) Isolated() transport.Stream { return s.c.newStream() }
 
-// Open reports whether the server holds a stream for s (it has a baton).
-func (s *stream) Open() bool { return s.baton != "" }
+// Open reports whether the server holds a stream for s (it has a baton),
+// and it is not a kept stream idle long enough to have expired.
+func (s *stream) Open() bool {
+	return s.baton != "" && (s.idleSince.IsZero() || time.Since(s.idleSince) < keptIdleMax)
+}
 
 // Shared reports false: each request is an exchange of its own, whose
 // failure ends no other stream.
@@ -56,6 +81,7 @@ func (s *stream) Version(ctx context.Context) (int, error) { return s.c.version(
 func (s *stream) forget() {
 	s.baton = ""
 	s.baseURL = ""
+	s.idleSince = time.Time{}
 }
 
 // advance takes the baton and base_url of a response (PROTOCOL.md §4.2,
@@ -73,29 +99,88 @@ func (s *stream) advance(baton, baseURL string) {
 }
 
 // Send sends the requests as one pipeline on the stream and decodes the
-// response into res. With end a close is appended, and the stream is
-// forgotten afterwards whatever happened (a stream still open after a
-// failure is closed first, so that no transaction is left holding its
-// lock until it expires).
+// response into res. With end, a stream that keeps appends get_autocommit
+// (unless reqs end with one) and is kept if its answer says no transaction
+// is open; otherwise, and on any stream that does not keep, a close is
+// appended. A stream that is not kept is forgotten afterwards whatever
+// happened (one still open after a failure is closed first, so that no
+// transaction is left holding its lock until it expires).
 //
 // On success the stream takes the new baton. After an HTTP error status the
 // server has dropped the stream, so s forgets it; after a failure with no
 // response s keeps the baton it sent, which is still current if the request
 // never reached the server, so that Reset can close the stream.
 func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool, res *transport.Response) error {
-	if end {
+	if !s.Open() {
+		s.forget() // a kept stream idle too long: the server is about to expire it
+	}
+	s.idleSince = time.Time{}
+	if !end {
+		return s.pipeline(ctx, reqs, res)
+	}
+	keep := s.keep && s.c.keeps() && s.c.proto.Load().version >= v3
+	if !keep {
 		s.reqs = append(append(s.reqs[:0], reqs...), closeRequest)
-		reqs = s.reqs
+	} else if n := len(reqs); n > 0 && reqs[n-1].Type == codec.RequestGetAutocommit {
+		s.reqs = append(s.reqs[:0], reqs...)
+	} else {
+		s.reqs = append(append(s.reqs[:0], reqs...), getAutocommit)
 	}
-	err := s.pipeline(ctx, reqs, res)
-	if end {
-		if err != nil {
-			s.Reset()
-		}
-		s.forget()
-		clear(s.reqs) // drop references to the caller's statements
+	err := s.pipeline(ctx, s.reqs, res)
+	if keep && s.c.proto.Load().version < v3 && !needsV3(reqs) && isResend(err) {
+		// This request found the server speaking Hrana 2, which has no
+		// get_autocommit, and ran nothing: send it as Hrana 2 has it.
+		keep = false
+		s.reqs = append(append(s.reqs[:0], reqs...), closeRequest)
+		err = s.pipeline(ctx, s.reqs, res)
 	}
+	clear(s.reqs) // drop references to the caller's statements
+	switch {
+	case err != nil:
+		s.abandon()
+	case keep && s.Open() && autocommitAfter(&res.Pipeline):
+		s.idleSince = time.Now()
+		return nil
+	case keep:
+		s.Reset() // a transaction is open (a batch or a COMMIT failed half-way): roll it back
+	}
+	s.forget()
 	return err
+}
+
+// abandon forgets the stream after a failed request that ended a unit of
+// work, and closes it on the server in the background, within
+// cleanupTimeout: the failure is the caller's answer, which the close must
+// not delay (a server that does not answer would hold it for the whole
+// timeout), and a stream that may hold a transaction (a COMMIT whose answer
+// was lost) must not keep its lock until it expires.
+func (s *stream) abandon() {
+	if !s.Open() {
+		s.forget()
+		return
+	}
+	old := s.c.newStream()
+	old.baton, old.baseURL = s.baton, s.baseURL
+	s.forget()
+	go old.Reset()
+}
+
+// isResend reports whether err says its request never ran and may go
+// again.
+func isResend(err error) bool {
+	var e *transport.Error
+	return errors.As(err, &e) && e.Resend
+}
+
+// autocommitAfter reports whether the last result of resp, a
+// get_autocommit's, says that no transaction is open.
+func autocommitAfter(resp *codec.PipelineResponse) bool {
+	n := len(resp.Results)
+	if n == 0 {
+		return false
+	}
+	r := &resp.Results[n-1]
+	return r.OK && r.Response.Type == codec.RequestGetAutocommit && r.Response.IsAutocommit
 }
 
 func (s *stream) pipeline(ctx context.Context, reqs []codec.StreamRequest, res *transport.Response) error {
@@ -158,6 +243,9 @@ func condNeedsV3(c *codec.BatchCond) bool {
 // pipelineOn is pipeline on the wire w.
 func (s *stream) pipelineOn(ctx context.Context, w *protocol, reqs []codec.StreamRequest, res *transport.Response) error {
 	res.BytesSent, res.BytesReceived = 0, 0
+	if !s.Open() {
+		s.forget() // a kept stream idle too long: the server is about to expire it
+	}
 	s.req = codec.PipelineRequest{Baton: s.baton, Requests: reqs}
 	var err error
 	s.reqBuf, err = w.codec.AppendPipelineRequest(s.reqBuf[:0], &s.req)
@@ -211,7 +299,7 @@ func streamGone(err error) error {
 		return err
 	}
 	cp := *e
-	cp.Safe = true
+	cp.Safe, cp.StreamGone = true, true
 	cp.Message = "the server no longer has this connection's stream (it restarted, or the stream was idle past its timeout): " +
 		"anything open on it (a transaction) is gone, and this request did not run; the server said: " + e.Message
 	return &cp

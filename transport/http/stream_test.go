@@ -49,40 +49,97 @@ func execReq(sql string) []codec.StreamRequest {
 	return []codec.StreamRequest{{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: sql}}}
 }
 
-// TestSendEnd: with end a close rides along and the stream is forgotten;
-// without it the baton is kept for the next request.
+// TestSendEnd: without end the baton is kept for the next request; with
+// end, a connection's stream asks get_autocommit and is kept if the server
+// says no transaction is open, closed otherwise (a COMMIT that failed),
+// while a stream that does not keep (Isolated) has a close ride along.
 func TestSendEnd(t *testing.T) {
-	var rec recorder
-	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
-		body := rec.add(r)
-		w.Header().Set("Content-Type", "application/json")
-		if strings.Contains(body, `"close"`) {
-			_, _ = io.WriteString(w, okExecClose)
-			return
-		}
-		_, _ = io.WriteString(w, okExecute)
-	})
-	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
-	s := c.NewStream()
-	res := new(transport.Response)
-	if err := s.Send(context.Background(), execReq("BEGIN"), false, res); err != nil || !s.Open() {
-		t.Fatalf("held send: %v, open %v", err, s.Open())
+	const (
+		execOK = `{"type":"ok","response":{"type":"execute","result":{"cols":[],"rows":[],"affected_row_count":1,"last_insert_rowid":"7","replication_index":null}}}`
+		closed = `{"type":"ok","response":{"type":"close"}}`
+	)
+	autocommit := func(b bool) string {
+		return `{"type":"ok","response":{"type":"get_autocommit","is_autocommit":` + map[bool]string{true: "true", false: "false"}[b] + `}}`
 	}
-	if err := s.Send(context.Background(), execReq("COMMIT"), true, res); err != nil || s.Open() {
-		t.Fatalf("ending send: %v, open %v", err, s.Open())
-	}
-	got := rec.all()
-	if len(got) != 2 || !strings.Contains(got[0], `"baton":null`) || strings.Contains(got[0], "close") ||
-		!strings.Contains(got[1], `"baton":"B2"`) || !strings.Contains(got[1], `{"type":"close"}`) {
-		t.Fatalf("requests: %q", got)
-	}
-	if n := len(res.Pipeline.Results); n != 2 {
-		t.Fatalf("%d results, want the execute's and the close's", n)
+	for _, tc := range []struct {
+		name       string
+		isolated   bool
+		autocommit bool   // the server's answer to get_autocommit
+		wantLast   string // the last request of the ending send
+		wantOpen   bool   // after the ending send
+		wantCloses int    // requests that are a close of their own
+	}{
+		{name: "kept", autocommit: true, wantLast: `{"type":"get_autocommit"}]`, wantOpen: true},
+		{name: "transaction left open", autocommit: false, wantLast: `{"type":"get_autocommit"}]`, wantCloses: 1},
+		{name: "isolated", isolated: true, wantLast: `{"type":"close"}]`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var rec recorder
+			srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+				body := rec.add(r)
+				w.Header().Set("Content-Type", "application/json")
+				switch {
+				case strings.Contains(body, `"requests":[{"type":"close"}]`):
+					_, _ = io.WriteString(w, `{"baton":null,"base_url":null,"results":[`+closed+`]}`)
+				case strings.Contains(body, `"close"`):
+					_, _ = io.WriteString(w, `{"baton":null,"base_url":null,"results":[`+execOK+`,`+closed+`]}`)
+				case strings.Contains(body, `"get_autocommit"`):
+					_, _ = io.WriteString(w, `{"baton":"B3","base_url":null,"results":[`+execOK+`,`+autocommit(tc.autocommit)+`]}`)
+				default:
+					_, _ = io.WriteString(w, okExecute)
+				}
+			})
+			c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
+			s := c.NewStream()
+			if tc.isolated {
+				s = s.Isolated()
+			}
+			res := new(transport.Response)
+			if err := s.Send(context.Background(), execReq("BEGIN"), false, res); err != nil || !s.Open() {
+				t.Fatalf("held send: %v, open %v", err, s.Open())
+			}
+			if err := s.Send(context.Background(), execReq("COMMIT"), true, res); err != nil || s.Open() != tc.wantOpen {
+				t.Fatalf("ending send: %v, open %v", err, s.Open())
+			}
+			got := rec.all()
+			if len(got) != 2+tc.wantCloses || !strings.Contains(got[0], `"baton":null`) ||
+				!strings.Contains(got[1], `"baton":"B2"`) || !strings.HasSuffix(got[1], tc.wantLast+"}") {
+				t.Fatalf("requests: %q", got)
+			}
+			if n := len(res.Pipeline.Results); n != 2 {
+				t.Fatalf("%d results, want the execute's and the transport's own", n)
+			}
+			if tc.wantCloses == 1 && (!strings.Contains(got[2], `"baton":"B3"`) || !strings.Contains(got[2], `"requests":[{"type":"close"}]`)) {
+				t.Fatalf("the stream holding a transaction was not closed: %q", got[2])
+			}
+			if !tc.wantOpen {
+				return
+			}
+			// The kept stream carries the next unit of work; once idle
+			// for keptIdleMax it is dropped instead.
+			if err := s.Send(context.Background(), execReq("SELECT 1"), true, res); err != nil {
+				t.Fatal(err)
+			}
+			if got := rec.all(); !strings.Contains(got[2], `"baton":"B3"`) {
+				t.Fatalf("next unit of work not on the kept stream: %q", got[2])
+			}
+			s.(*stream).idleSince = time.Now().Add(-keptIdleMax)
+			if s.Open() {
+				t.Fatal("a stream idle for keptIdleMax is still open")
+			}
+			if err := s.Send(context.Background(), execReq("SELECT 2"), true, res); err != nil {
+				t.Fatal(err)
+			}
+			if got := rec.all(); !strings.Contains(got[3], `"baton":null`) {
+				t.Fatalf("a stream idle too long was used: %q", got[3])
+			}
+		})
 	}
 }
 
 // TestSendEndFailureClosesStream: a request with end that got no answer
-// leaves the stream possibly holding a transaction; Send closes it.
+// leaves the stream possibly holding a transaction; Send has it closed,
+// in the background.
 func TestSendEndFailureClosesStream(t *testing.T) {
 	var rec recorder
 	var n atomic.Int32
@@ -115,6 +172,11 @@ func TestSendEndFailureClosesStream(t *testing.T) {
 	}
 	if s.Open() {
 		t.Fatal("stream still open")
+	}
+	// The close goes out in the background: the failure is the caller's
+	// answer, which it does not delay.
+	for deadline := time.Now().Add(5 * time.Second); len(rec.all()) < 3 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
 	}
 	if got := rec.all(); len(got) != 3 {
 		t.Fatalf("%d requests, want BEGIN, COMMIT and the cleanup close: %q", len(got), got)
@@ -649,5 +711,45 @@ func TestNamespaceHeader(t *testing.T) {
 	defer mu.Unlock()
 	if len(seen) != 2 || seen[0] != ns || seen[1] != ns {
 		t.Fatalf("x-namespace headers sent: %q", seen)
+	}
+}
+
+// TestStrainedKeepsNoStream: after a 429 (sqld out of connections, each
+// kept stream holding one) the client keeps no stream for strainWindow: a
+// kept stream ends with its next unit of work, giving its connection back.
+func TestStrainedKeepsNoStream(t *testing.T) {
+	var rec recorder
+	var n atomic.Int32
+	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
+		body := rec.add(r)
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case n.Add(1) == 1:
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			_, _ = io.WriteString(w, `{"error":"Timed out while opening database connection"}`)
+		case strings.Contains(body, `"close"`):
+			_, _ = io.WriteString(w, okExecClose)
+		default: // the request the 429 refused, built to be kept, sent again
+			_, _ = io.WriteString(w, `{"baton":"B3","base_url":null,"results":[`+
+				`{"type":"ok","response":{"type":"execute","result":{"cols":[],"rows":[],"affected_row_count":0,"last_insert_rowid":null,"replication_index":null}}},`+
+				`{"type":"ok","response":{"type":"get_autocommit","is_autocommit":true}}]}`)
+		}
+	})
+	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
+	s := c.NewStream()
+	res := new(transport.Response)
+	for i := range 2 {
+		if err := s.Send(context.Background(), execReq("SELECT 1"), true, res); err != nil {
+			t.Fatalf("send %d: %v", i, err)
+		}
+	}
+	got := rec.all()
+	if len(got) != 3 || !strings.HasSuffix(got[2], `{"type":"close"}]}`) || !strings.Contains(got[2], `"baton":"B3"`) || s.Open() {
+		t.Fatalf("requests: %q, open %v", got, s.Open())
+	}
+	c.strain.Store(0)
+	if !c.keeps() {
+		t.Fatal("streams not kept once the strain is over")
 	}
 }

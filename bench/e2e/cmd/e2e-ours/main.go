@@ -16,6 +16,7 @@ import (
 	"github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/bench/e2e/internal/ceiling"
 	"github.com/gohrana/libsql/bench/e2e/internal/worker"
+	"github.com/gohrana/libsql/bench/e2e/internal/workload"
 	_ "github.com/gohrana/libsql/codec/gojson" // registers codec=gojson (direct and protobuf come with the driver)
 )
 
@@ -34,6 +35,15 @@ func main() {
 			"insert-floor-ws":          ceiling.InsertFloorWS,
 			"concurrent-floor-ws":      ceiling.ConcurrentFloorWS,
 			"concurrent-floor-ws-sql":  ceiling.ConcurrentFloorWSSQL,
+			// The kept-stream HTTP floor (what tursogo-serverless does)
+			// takes the server's http:// URL.
+			"point-floor-http-kept":      ceiling.PointFloorHTTPKept,
+			"concurrent-floor-http-kept": ceiling.ConcurrentFloorHTTPKept,
+			// The driver over net/http's Transport (WithRoundTripper).
+			"scan20k-nethttp":    ceiling.NetHTTP("scan20k-nethttp", workload.ScanFixture),
+			"point-nethttp":      ceiling.NetHTTP("point-nethttp", workload.Point),
+			"insert-nethttp":     ceiling.NetHTTP("insert-nethttp", workload.InsertTx),
+			"concurrent-nethttp": ceiling.NetHTTP("concurrent-nethttp", workload.Concurrent),
 		},
 	})
 }

@@ -82,6 +82,7 @@ type variant struct {
 	ws     bool   // over WebSocket: the DSN (or the floor's base URL) is ws://
 	codec  string // ?codec= for ours
 	worker string // workload name for the worker, if not the workload's own
+	suffix string // the worker's workload is the workload's own name with this suffix
 	params string // more DSN parameters for ours
 	twin   string // for ours over WebSocket: the same codec over HTTP
 }
@@ -113,6 +114,12 @@ var (
 	// directDeferred is ours/direct with the opt-in deferredExec=1, which
 	// sends a transaction's Execs in batches and reports their errors late.
 	directDeferred = variant{name: "ours/direct/deferred", codec: "direct", params: "&deferredExec=1"}
+	// directClosed is ours/direct with keepStreams=0: every statement on a
+	// server stream of its own, as before streams were kept.
+	directClosed = variant{name: "ours/direct/closed", codec: "direct", params: "&keepStreams=0"}
+	// directNetHTTP is ours/direct through net/http's Transport
+	// (WithRoundTripper) instead of the driver's own HTTP/1.1 client.
+	directNetHTTP = variant{name: "ours/direct/nethttp", codec: "direct", suffix: "-nethttp"}
 	// insertFloor bounds (c) for one request per INSERT: a raw TCP client.
 	insertFloor = variant{name: "floor", worker: "insert-floor"}
 	// ceilingGzip is for information: the ceiling with net/http's gzip.
@@ -139,6 +146,12 @@ var (
 	// concurrentFloorWSSQL is concurrentFloorWS behind the thinnest
 	// database/sql driver: (d) as far as database/sql lets a driver go.
 	concurrentFloorWSSQL = variant{name: "floor/ws-sql", worker: "concurrent-floor-ws-sql", ws: true}
+	// The floors of (b) and (d) over HTTP for a driver that keeps a stream
+	// per connection: what tursogo-serverless does on the wire (a baton
+	// kept across statements, get_autocommit appended, net/http), behind
+	// the thinnest database/sql driver.
+	pointFloorHTTPKept      = variant{name: "floor/http-kept", worker: "point-floor-http-kept"}
+	concurrentFloorHTTPKept = variant{name: "floor/http-kept", worker: "concurrent-floor-http-kept"}
 )
 
 // ours are this driver's codecs over HTTP, and oursWSAll the driver over
@@ -171,18 +184,18 @@ func workloads() []wl {
 	five := func(*config) time.Duration { return 5 * time.Minute }
 	return []wl{
 		{name: "scan20k", label: "(a) scan 20,000 rows x 6 cols, typed Scan",
-			variants: clients(ceiling, ceilingProtobuf, ceilingGzip),
+			variants: clients(directNetHTTP, ceiling, ceilingProtobuf, ceilingGzip),
 			args: func(c *config) []string {
 				return []string{"-n", strconv.Itoa(workload.FixtureRows), "-iters", strconv.Itoa(c.scanIters)}
 			}, timeout: five},
 		{name: "point", label: "(b) point SELECT by primary key, sequential",
-			variants: clients(oursWSConn, pointFloorWS, pointFloorWSPipelined),
+			variants: clients(oursWSConn, directClosed, directNetHTTP, pointFloorWS, pointFloorWSPipelined, pointFloorHTTPKept),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.points)} }, timeout: five},
 		{name: "insert", label: "(c) prepared INSERTs in one transaction",
-			variants: clients(oursWSConn, directDeferred, insertFloor, insertFloorWS),
+			variants: clients(oursWSConn, directNetHTTP, directDeferred, insertFloor, insertFloorWS),
 			args:     func(c *config) []string { return []string{"-n", strconv.Itoa(c.inserts)} }, timeout: five},
 		{name: "concurrent", label: "(d) concurrent point SELECTs",
-			variants: clients(oursWSConn, concurrentFloorWS, concurrentFloorWSSQL),
+			variants: clients(oursWSConn, directClosed, directNetHTTP, concurrentFloorWS, concurrentFloorWSSQL, concurrentFloorHTTPKept),
 			args: func(c *config) []string {
 				return []string{"-n", "1", "-conc", strconv.Itoa(c.conc), "-duration", c.duration.String()}
 			},
@@ -381,6 +394,9 @@ func runOne(ctx context.Context, c *config, w wl, v variant, ours, peerBin, base
 	}
 	if v.worker != "" {
 		name = v.worker
+	}
+	if v.suffix != "" {
+		name += v.suffix
 	}
 	timeout := w.timeout(c)
 	args := append([]string{"-dsn", dsn, "-workload", name, "-seed", strconv.FormatUint(c.seed, 10),
