@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -173,13 +174,13 @@ func (c *Conn) refresh() {
 	}
 }
 
-// serverFailed reports whether err is the server's own failure (an HTTP
-// 5xx, after which it has dropped the stream): on a sqld replica, a stream
-// whose writes went to a primary that has since died fails so ("Connection
-// with primary broken") where a new stream would not.
+// serverFailed reports whether err is sqld's failure of a replica stream
+// whose writes went to a primary that has since died (500 "Connection with
+// primary broken", after which it drops the stream): a new stream would not
+// fail so. Other failures are not second-guessed.
 func serverFailed(err error) bool {
 	var e *transport.Error
-	return errors.As(err, &e) && e.HTTPStatus >= 500
+	return errors.As(err, &e) && e.HTTPStatus == 500 && strings.Contains(e.Message, "Connection with primary broken")
 }
 
 // streamGone reports whether err is the refusal of a request whose stream

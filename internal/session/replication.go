@@ -115,7 +115,6 @@ func (r *Replication) drop(sent uint64) {
 			return
 		}
 		if r.idx.CompareAndSwap(cur, 0) {
-			r.resetAt.Store(time.Now().UnixNano()) // perhaps: the replica may be replacing its copy
 			return
 		}
 	}
