@@ -50,6 +50,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gohrana/libsql/bench/e2e/internal/latency"
 	"github.com/gohrana/libsql/bench/e2e/internal/workload"
 	"github.com/gohrana/libsql/internal/child"
 	"github.com/gohrana/libsql/internal/sqldproc"
@@ -72,6 +73,8 @@ type config struct {
 	jsonOut           string
 	seed              uint64
 	serve             bool
+	rtt               time.Duration // added round-trip time between the workers and sqld
+	dsnParams         string        // more DSN parameters for every variant of ours
 	gzip              bool
 }
 
@@ -227,6 +230,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.jsonOut, "json", "", "also write every result and the medians to this JSON `file`")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the point workloads' key sequences")
 	fs.BoolVar(&c.gzip, "gzip", false, "also run ours/direct with compression=gzip (as on a real network; the peer always asks for gzip) in (a)-(e)")
+	fs.StringVar(&c.dsnParams, "dsn-params", "", "more DSN `parameters` for every variant of this driver, e.g. '&proxy=http://127.0.0.1:8888'")
+	fs.DurationVar(&c.rtt, "rtt", 0, "round-trip time to add between the workers and sqld (a proxy delaying each direction by half), for a network like a cloud region's")
 	fs.BoolVar(&c.serve, "serve", false, "only start sqld and fill the tables, print the URL and wait for an interrupt (to run e2e-ours or e2e-peer by hand)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -344,6 +349,16 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 		return nil, errors.New("interrupted")
 	}
 
+	base := srv.URL()
+	if c.rtt > 0 {
+		p, err := latency.Start(strings.TrimPrefix(base, "http://"), c.rtt/2)
+		if err != nil {
+			return nil, err
+		}
+		defer p.Close()
+		base = "http://" + p.Addr()
+		logf("workers reach sqld through %s, %v of round trip added", base, c.rtt)
+	}
 	rep := &report{
 		Started: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
 		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(),
@@ -361,7 +376,7 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 				n := len(w.variants)
 				for i := range n {
 					v := w.variants[(i+r-1)%n]
-					res := runOne(ctx, c, w, v, ours, peerBin, srv.URL(), srv.Pid())
+					res := runOne(ctx, c, w, v, ours, peerBin, base, srv.Pid())
 					res.Round = r
 					rep.Results = append(rep.Results, res)
 					logf("round %d/%d %-10s %-19s %s", r, rounds, w.name, v.name, brief(res))
@@ -391,6 +406,8 @@ func runOne(ctx context.Context, c *config, w wl, v variant, ours, peerBin, base
 	bin, dsn, name := ours, v.dsn(base), w.name
 	if v.peer {
 		bin = peerBin
+	} else if v.codec != "" {
+		dsn += c.dsnParams
 	}
 	if v.worker != "" {
 		name = v.worker
