@@ -88,4 +88,9 @@
 // its own goroutine, so a request may arrive while an earlier reply is still
 // being written: a cursor keep-alive sent during a paused cursor body
 // matches the exchange after the cursor's.
+//
+// MayServer (NewMay) is the other kind of fake: not scripted but a small
+// stateful server, over JSON and Protobuf, with one mode per thing Turso's
+// protocol document says a server MAY do (Modes), for tests that run the
+// driver against each (protocol_test.go at the repository's root).
 package fakesqld
