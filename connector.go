@@ -31,6 +31,10 @@ type Connector struct {
 	// call Format on an unexported field) shows an address, not the token.
 	cfg       *Config
 	transport transport.Transport
+	// side is the HTTP transport to the same server that cursors outside
+	// transactions run on over WebSocket (session.Conn.SetSideCursors);
+	// nil over HTTP.
+	side transport.Transport
 	// The replication indexes, shared by the connections.
 	repl    *session.Replication
 	writers *writers // Config.MaxWriters, shared by the connections
@@ -139,15 +143,36 @@ func NewConnector(cfg *Config, opts ...ConnectorOption) (*Connector, error) {
 	if err != nil {
 		return nil, &DSNError{Msg: err.Error()}
 	}
+	var side transport.Transport
+	if cfg.Transport == TransportWS {
+		side = sideTransport(to)
+	}
 	own := *cfg
 	return &Connector{
 		cfg:        &own,
 		repl:       session.NewReplication(!cfg.DisableReadYourWrites, cfg.ReplicationWait),
 		transport:  tr,
+		side:       side,
 		writers:    newWriters(maxWriters(cfg)),
 		infinities: to.Codec.Format() == codec.FormatProtobuf && !to.Fallback,
 		tracer:     trc,
 	}, nil
+}
+
+// sideTransport returns the HTTP transport to the server of the WebSocket
+// options o, for side cursors (see session.Conn.SetSideCursors), or nil if
+// there can be none.
+func sideTransport(o transport.Options) transport.Transport {
+	for ws, h := range map[string]string{"ws://": "http://", "wss://": "https://"} {
+		if rest, ok := strings.CutPrefix(o.URL, ws); ok {
+			o.URL = h + rest
+		}
+	}
+	t, err := httptransport.New(o)
+	if err != nil {
+		return nil
+	}
+	return t
 }
 
 // transportOptions are the transport's options for cfg and the
@@ -189,7 +214,11 @@ func (c *Connector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return newConn(c.transport.NewStream(), c.cfg, c.repl, c.writers, c.infinities, c.tracer.forConn()), nil
+	cn := newConn(c.transport.NewStream(), c.cfg, c.repl, c.writers, c.infinities, c.tracer.forConn())
+	if c.side != nil {
+		cn.s.SetSideCursors(c.side)
+	}
+	return cn, nil
 }
 
 // Driver returns the libsql Driver.
@@ -198,7 +227,12 @@ func (c *Connector) Driver() driver.Driver { return &Driver{} }
 // Close closes idle HTTP connections, or over WebSocket every socket
 // (which ends the server streams on them); database/sql calls it from
 // DB.Close, once the connections are closed.
-func (c *Connector) Close() error { return c.transport.Close() }
+func (c *Connector) Close() error {
+	if c.side != nil {
+		_ = c.side.Close()
+	}
+	return c.transport.Close()
+}
 
 // String describes the connector with the auth token redacted.
 func (c *Connector) String() string { return "libsql.Connector{" + c.cfg.String() + "}" }

@@ -90,3 +90,24 @@ func TestTransportsReadNoSQL(t *testing.T) {
 		}
 	}
 }
+
+// TestTransportsIndependent: no transport imports another (issue 34); what
+// one needs of the other (a side cursor over HTTP for a WebSocket
+// connection) the session layer composes.
+func TestTransportsIndependent(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	const root = "github.com/gohrana/libsql/transport/"
+	for _, tp := range []string{"http", "ws"} {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", "./transport/"+tp).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		for _, p := range strings.Fields(string(out)) {
+			if other, ok := strings.CutPrefix(p, root); ok && other != tp && !strings.HasPrefix(other, "internal/") {
+				t.Errorf("transport/%s depends on transport/%s", tp, other)
+			}
+		}
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"github.com/gohrana/libsql/internal/session"
 	"github.com/gohrana/libsql/internal/sqldproc"
 	"github.com/gohrana/libsql/transport"
+	thttp "github.com/gohrana/libsql/transport/http"
 	"github.com/gohrana/libsql/transport/ws"
 )
 
@@ -541,11 +542,14 @@ func TestWSSideCursor(t *testing.T) {
 	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
 		srv := startSqld(t)
 		ct := &countingTransport{}
-		c := newWSClient(t, srv, cd, func(o *transport.Options) {
-			o.RoundTripper = ct
-			o.JSON = direct.Codec // /v3-protobuf/cursor's errors may come as JSON
-		})
+		c := newWSClient(t, srv, cd, nil)
 		conn := session.NewConn(c.NewStream())
+		// The side transport: HTTP to the same server, as the driver's
+		// connector makes it for a WebSocket connection.
+		side, err := thttp.New(transport.Options{URL: srv.URL(), Codec: cd, JSON: direct.Codec, RoundTripper: ct})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = side.Close() })
+		conn.SetSideCursors(side)
 		path := "/v3/cursor"
 		if cd.Format() == codec.FormatProtobuf {
 			path = "/v3-protobuf/cursor"

@@ -32,9 +32,10 @@ type Conn struct {
 	all       []codec.StreamRequest
 	repl      *Replication // nil: no replication indexes sent or kept
 	wait      waiter
-	idle      bool      // the open server stream holds no transaction: see Linger
-	reads     bool      // the request being sent only reads: see ExecuteRead
-	openedAt  time.Time // when the open server stream was opened (by the request that had none)
+	idle      bool                // the open server stream holds no transaction: see Linger
+	reads     bool                // the request being sent only reads: see ExecuteRead
+	openedAt  time.Time           // when the open server stream was opened (by the request that had none)
+	side      transport.Transport // where cursors outside Hold may run instead: see SetSideCursors
 	tr        Tracer
 	treq      Request // the request being traced
 	// spare is the Result of the Conn's last operation, released, whose
@@ -489,8 +490,8 @@ func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (transpo
 	}
 	c.refresh()
 	setup := c.setupFor(c.s)
-	if sc, ok := c.s.(sideCursorer); ok && !c.held && sc.SideCursors() && c.sideAllowed(ctx, steps) {
-		open, setup = sc.SideCursor, c.setup
+	if c.side != nil && !c.held && c.sideAllowed(ctx, steps) {
+		open, setup = c.sideCursor, c.setup
 	}
 	idle := c.idle && c.s.Open()
 	cur, err := c.openOn(ctx, &batch, setup, open)

@@ -325,3 +325,53 @@ func hasCode(err error, code string) bool { return asError(err).Code == code }
 func isStatement(err error) bool          { return asError(err).Statement }
 func isSafe(err error) bool               { return asError(err).Safe }
 func isResend(err error) bool             { return asError(err).Resend }
+
+// sideTransport records the cursors opened on its streams.
+type sideTransport struct {
+	opened []bool // the end of each OpenCursor
+	setups [][]codec.StreamRequest
+}
+
+func (s *sideTransport) NewStream() transport.Stream { return &sideStream{t: s} }
+func (s *sideTransport) Close() error                { return nil }
+
+type sideStream struct {
+	fakeStream
+	t *sideTransport
+}
+
+func (s *sideStream) OpenCursor(_ context.Context, _ *codec.Batch, end bool, setup []codec.StreamRequest) (transport.Cursor, error) {
+	s.t.opened = append(s.t.opened, end)
+	s.t.setups = append(s.t.setups, setup)
+	return nil, &transport.Error{Message: "side cursor opened", Safe: true}
+}
+
+// TestSideCursors: with a side transport, a cursor outside Hold on a
+// stream that holds no state runs there, on a stream that ends with it,
+// with the settings replayed; inside Hold, or for a statement that reads
+// the connection's own values, it stays on the Conn's stream.
+func TestSideCursors(t *testing.T) {
+	c, _ := newConn(t)
+	side := &sideTransport{}
+	c.SetSideCursors(side)
+	c.Persist("fk", codec.Stmt{SQL: "PRAGMA foreign_keys = OFF"})
+	ctx := context.Background()
+	steps := []codec.BatchStep{{Stmt: codec.Stmt{SQL: "SELECT * FROM big", WantRows: true}}}
+	if _, err := c.OpenCursor(ctx, steps); err == nil || !strings.Contains(err.Error(), "side cursor opened") {
+		t.Fatalf("outside Hold: %v, want the side cursor", err)
+	}
+	if len(side.opened) != 1 || !side.opened[0] || len(side.setups[0]) != 1 {
+		t.Fatalf("side cursors %v with setups %v", side.opened, side.setups)
+	}
+	own := []codec.BatchStep{{Stmt: codec.Stmt{SQL: "SELECT last_insert_rowid()", WantRows: true}}}
+	if _, err := c.OpenCursor(ctx, own); err == nil || strings.Contains(err.Error(), "side cursor opened") {
+		t.Fatalf("a connection value went to a side cursor: %v", err)
+	}
+	c.Hold()
+	if _, err := c.OpenCursor(ctx, steps); err == nil || strings.Contains(err.Error(), "side cursor opened") {
+		t.Fatalf("inside Hold: %v, want the Conn's stream", err)
+	}
+	if len(side.opened) != 1 {
+		t.Fatalf("%d side cursors, want 1", len(side.opened))
+	}
+}

@@ -8,13 +8,25 @@ import (
 	"github.com/gohrana/libsql/transport"
 )
 
-// sideCursorer is a stream that can run a cursor apart from its own
-// server stream, on a server stream of its own that streams the whole
-// result in one response (transport/ws: /v3/cursor on the same server,
-// about twice the rate of a WebSocket cursor on sqld).
-type sideCursorer interface {
-	SideCursors() bool // whether SideCursor can run
-	SideCursor(ctx context.Context, batch *codec.Batch, setup []codec.StreamRequest) (transport.Cursor, error)
+// Side cursors. sqld serves a WebSocket cursor one fetch_cursor at a time
+// (a fetch's entries are collected only while it is served, and handed
+// from the SQLite thread through a channel of one entry), so a large
+// result over a socket arrives at about half the rate of the same result
+// streamed in one HTTP response by /v3/cursor, which sqld serves on the
+// same port. A Conn given a side transport (SetSideCursors: the HTTP
+// transport to its server) runs a cursor outside Hold there, on a server
+// stream of its own opened with the settings of Persist, when the state on
+// its own stream allows it (sideAllowed).
+
+// SetSideCursors makes the Conn run cursors outside Hold on streams of t
+// (an HTTP transport to the same server) when sideAllowed says the Conn's
+// own stream holds nothing they would miss; nil turns it off.
+func (c *Conn) SetSideCursors(t transport.Transport) { c.side = t }
+
+// sideCursor runs batch through a cursor on a new stream of the side
+// transport, after setup; the stream ends with the cursor.
+func (c *Conn) sideCursor(ctx context.Context, batch *codec.Batch, setup []codec.StreamRequest) (transport.Cursor, error) {
+	return c.side.NewStream().OpenCursor(ctx, batch, true, setup)
 }
 
 // sideState counts what lives on the connection and not on a new one

@@ -108,13 +108,6 @@ type client struct {
 	// traceFetch is transport.Options.TraceFetch.
 	traceFetch func(context.Context) func(rows, bytes int, err error)
 
-	// side is the HTTP transport to the same server that side cursors run
-	// on (sidecursor.go), made from sideOpts when first needed.
-	sideOpts transport.Options
-	sideOnce sync.Once
-	side     transport.Transport
-	sideErr  error
-
 	perStream bool          // each stream has a socket of its own (Options.Sockets < 0)
 	slots     []slot        // shared by the streams outside a transaction
 	own       ownSockets    // one per stream in a transaction (see own.go)
@@ -216,10 +209,6 @@ func newClient(o options) (*client, error) {
 		c.cursorAhead = min(o.cursorAhead, 16)
 	}
 	c.traceFetch = o.TraceFetch
-	c.sideOpts = o.Options
-	hu := *u
-	hu.Scheme = map[string]string{"ws": "http", "wss": "https"}[u.Scheme]
-	c.sideOpts.URL = hu.String()
 	n := o.Sockets
 	if n < 0 {
 		c.perStream = true
@@ -275,10 +264,6 @@ func (c *client) Close() error {
 	}
 	for _, sk := range c.own.sockets() {
 		closeSocket(sk)
-	}
-	c.sideOnce.Do(func() { c.sideErr = errClosed }) // none is made after Close
-	if c.side != nil {
-		_ = c.side.Close()
 	}
 	wg.Wait()
 	return nil

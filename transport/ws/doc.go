@@ -73,10 +73,11 @@
 //
 // # Cursors
 //
-// SideCursor runs a batch through /v3/cursor on the same server instead
-// (sidecursor.go), which sqld streams at about twice the rate of a
-// WebSocket cursor; the session uses it for a cursor outside a
-// transaction when the stream's connection state allows.
+// A large result outside a transaction does not come this way when the
+// stream's connection state allows: the session runs it through /v3/cursor
+// on the same server over HTTP (internal/session, SetSideCursors), which
+// sqld streams at about twice the rate of a WebSocket cursor. No transport
+// uses another.
 //
 // OpenCursor runs a batch through open_cursor and reads its entries with
 // fetch_cursor, a fixed batch at a time, keeping the next two fetches in
