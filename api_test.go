@@ -9,6 +9,7 @@ import (
 	"go/printer"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -29,8 +30,9 @@ const maxTransportNames = 60
 var updateAPI = flag.Bool("update-api", false, "rewrite testdata/api.txt from the public packages")
 
 // publicPackages are the directories of the packages users may import:
-// the driver, the codec layer with its codecs and conformance suite, and the
-// transport contract with its two transports. Everything else is internal.
+// the driver, the codec layer with its codecs and conformance suite, the
+// SQL reader the embedded module shares, and the transport contract with
+// its two transports. Everything else is internal (TestEveryPublicPackage).
 var publicPackages = []string{
 	".",
 	"codec",
@@ -38,6 +40,7 @@ var publicPackages = []string{
 	"codec/direct",
 	"codec/gojson",
 	"codec/protobuf",
+	"sqlscan",
 	"transport",
 	"transport/http",
 	"transport/ws",
@@ -213,4 +216,40 @@ func node(fset *token.FileSet, n ast.Node) string {
 		return "?"
 	}
 	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// TestEveryPublicPackage: every package of the module outside internal/
+// (examples aside) is in publicPackages, so that its API is held by the
+// golden file, and its doc comment says who imports it and why.
+func TestEveryPublicPackage(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}} {{.Name}} {{.Doc}}", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		dir, name, _ := strings.Cut(line, " ")
+		rel, err := filepath.Rel(root, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel = filepath.ToSlash(rel)
+		if strings.Contains("/"+rel+"/", "/internal/") || strings.HasPrefix(rel, "examples/") || strings.HasPrefix(name, "main") {
+			continue
+		}
+		if !slices.Contains(publicPackages, rel) {
+			t.Errorf("public package %s is not in publicPackages (testdata/api.txt)", rel)
+			continue
+		}
+		doc, err := exec.Command("go", "doc", "./"+rel).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go doc %s: %v", rel, err)
+		}
+		if !strings.Contains(string(doc), "Who imports it:") {
+			t.Errorf("the doc comment of %s does not say who imports it and why", rel)
+		}
+	}
 }

@@ -39,6 +39,9 @@
 // link it:
 //
 //	import _ "github.com/gohrana/libsql/codec/gojson"
+//
+// Who imports it: applications, by its driver name (sql.Open("libsql", dsn)) or
+// for its Connector, Config and errors; the embedded and otel modules build on it.
 package libsql
 
 import (

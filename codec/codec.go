@@ -11,6 +11,10 @@
 //	err = c.DecodePipelineResponse(body, &resp)
 //
 // The decoding and encoding rules every codec follows are in docs/CODECS.md.
+//
+// Who imports it: codec authors, who implement Codec and register it; the driver
+// and the transports, which speak in its messages; users only to name a codec
+// for Config.Codec by Lookup.
 package codec
 
 import (

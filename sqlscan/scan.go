@@ -16,6 +16,9 @@
 //	for t := s.Next(); t.Kind != sqlscan.EOF; t = s.Next() {
 //		fmt.Println(t.Kind, sql[t.Start:t.End])
 //	}
+//
+// Who imports it: the driver, and the embedded module, which routes statements by
+// the same reading; it is public because that module is another module.
 package sqlscan
 
 // Kind is the kind of a token.

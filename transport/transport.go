@@ -9,6 +9,8 @@
 // contract is public because the transports live under transport/, and it is
 // small and held to a golden file (api_test.go at the repository root) so
 // that every change to it is deliberate.
+//
+// Who imports it: the driver and its transports; no application needs to.
 package transport
 
 import (

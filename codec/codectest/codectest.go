@@ -22,6 +22,9 @@
 // Real responses of sqld 0.24.32 are kept under testdata/sqld and are part
 // of the fixtures: HTTP bodies, and the server messages of WebSocket
 // sessions (ws.go holds what is particular to those).
+//
+// Who imports it: the tests of every codec, this repository's and a codec
+// author's own, for Conformance.
 package codectest
 
 import (

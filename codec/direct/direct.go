@@ -20,6 +20,9 @@
 //	// resp's text values may point into body
 //
 // The decoding rules it follows, and its own details, are in docs/CODECS.md.
+//
+// Who imports it: the driver, which registers it; users only to hold its Codec
+// directly.
 package direct
 
 import "github.com/gohrana/libsql/codec"

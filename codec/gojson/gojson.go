@@ -20,6 +20,10 @@
 //	err = gojson.Codec.DecodePipelineResponse(body, &resp)
 //
 // The decoding rules it follows, and its own details, are in docs/CODECS.md.
+//
+// Who imports it: a program that wants codec=gojson imports it for its
+// registration (import _ "github.com/gohrana/libsql/codec/gojson"); the driver
+// does not, so goccy/go-json is linked only there.
 package gojson
 
 import (

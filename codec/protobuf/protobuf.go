@@ -27,6 +27,9 @@
 //	err = protobuf.Codec.DecodeCursorHeader(msg, &h) // then DecodeCursorEntry
 //
 // The schema, the framing and the decoding rules are in docs/CODECS.md.
+//
+// Who imports it: the driver, which registers it (codec=protobuf, codec=auto);
+// users only to hold its Codec directly.
 package protobuf
 
 import "github.com/gohrana/libsql/codec"

@@ -18,6 +18,9 @@
 // process is observed, not guessed: one for which the RoundTripper never
 // obtained a connection (httptrace's GotConn, which internal/http1 calls as
 // soon as it has a TCP connection) never left.
+//
+// Who imports it: the driver (its default transport); no application needs to.
+// It is public only because the design keeps the transports under transport/.
 package http
 
 import (

@@ -95,4 +95,8 @@
 // a request it takes for a protocol violation by closing the whole socket,
 // so the stream refuses what it can tell would be one (a batch condition on
 // a later step, a stored SQL id it never stored) rather than send it.
+//
+// Who imports it: the driver, for ws:// and wss:// DSNs and transport=ws; no
+// application needs to. It is public only because the design keeps the
+// transports under transport/.
 package ws
