@@ -12,15 +12,16 @@ import (
 )
 
 var (
-	_ driver.Conn               = (*conn)(nil)
-	_ driver.ConnPrepareContext = (*conn)(nil)
-	_ driver.ConnBeginTx        = (*conn)(nil)
-	_ driver.ExecerContext      = (*conn)(nil)
-	_ driver.QueryerContext     = (*conn)(nil)
-	_ driver.Pinger             = (*conn)(nil)
-	_ driver.SessionResetter    = (*conn)(nil)
-	_ driver.Validator          = (*conn)(nil)
-	_ driver.NamedValueChecker  = (*conn)(nil)
+	_ driver.Conn                       = (*conn)(nil)
+	_ driver.ConnPrepareContext         = (*conn)(nil)
+	_ driver.ConnBeginTx                = (*conn)(nil)
+	_ driver.ExecerContext              = (*conn)(nil)
+	_ driver.QueryerContext             = (*conn)(nil)
+	_ driver.Pinger                     = (*conn)(nil)
+	_ driver.SessionResetter            = (*conn)(nil)
+	_ driver.Validator                  = (*conn)(nil)
+	_ interface{ InTransaction() bool } = (*conn)(nil) // asked by the embedded module
+	_ driver.NamedValueChecker          = (*conn)(nil)
 )
 
 // conn is one database/sql connection: the SQL-level face of one session
@@ -223,11 +224,18 @@ func (c *conn) ResetSession(context.Context) error {
 // or one begun with SQL.
 func (c *conn) inTx() bool { return c.openTx() != nil || c.auto.sqlTx.open }
 
+// InTransaction reports whether a transaction is open on the connection
+// (BeginTx's, or one begun with SQL, which the connection follows from the
+// server's answers). The embedded module asks it of the driver.Conn it
+// holds, through an interface of this one method, to send every statement
+// of such a transaction to the primary.
+func (c *conn) InTransaction() bool { return c.inTx() }
+
 // IsValid reports whether the connection may go back to the pool: not with
 // a transaction open (BeginTx's, or one begun with SQL, which closing the
 // connection rolls back at once, releasing SQLite's write lock), nor with
 // its stream Busy.
-func (c *conn) IsValid() bool { return c.openTx() == nil && !c.auto.sqlTx.open && !c.s.Busy() }
+func (c *conn) IsValid() bool { return !c.inTx() && !c.s.Busy() }
 
 // CheckNamedValue converts and checks one argument.
 func (c *conn) CheckNamedValue(nv *driver.NamedValue) error { return checkNamedValue(nv, c.infinities) }

@@ -33,16 +33,19 @@ var (
 	_ driver.Pinger             = (*conn)(nil)
 )
 
+// inTransaction is what the driver's connection says of itself: whether a
+// transaction is open on it.
+type inTransaction interface{ InTransaction() bool }
+
 // inTx reports whether a transaction is open on the primary: one of
 // BeginTx, or one begun with SQL (BEGIN, SAVEPOINT), which the driver's
-// connection follows from the server's answers (it is then not valid for
-// reuse).
+// connection follows from the server's answers.
 func (c *conn) inTx() bool {
 	if c.tx != nil || c.ltx != nil {
 		return true
 	}
-	v, ok := c.primary.(driver.Validator)
-	return ok && !v.IsValid()
+	t, ok := c.primary.(inTransaction)
+	return ok && t.InTransaction()
 }
 
 // where returns the route of a statement on this connection.
