@@ -233,119 +233,28 @@ func ParseDSN(dsn string) (*Config, error) {
 	useTLS := -1 // unset
 	var unknown []string
 	for key, vals := range q {
-		if key == "_pragma" {
-			for _, v := range vals {
-				if _, err := pragmaSQL(v); err != nil {
-					return nil, &DSNError{Msg: "_pragma: " + err.Error()}
-				}
-			}
-			cfg.Pragmas = append(cfg.Pragmas, vals...)
+		p := dsnParamByName(key)
+		switch {
+		case p == nil:
+			unknown = append(unknown, key)
 			continue
-		}
-		if len(vals) != 1 {
+		case len(vals) != 1 && !p.repeat:
 			return nil, &DSNError{Msg: fmt.Sprintf("parameter %q given %d times", key, len(vals))}
-		}
-		v := vals[0]
-		switch key {
-		case "authToken", "auth_token":
-			if cfg.AuthToken != "" {
-				return nil, &DSNError{Msg: "authToken given twice"}
-			}
-			cfg.AuthToken = v
-		case "codec":
-			if v != "" { // "codec=" means the default
-				cfg.Codec = v
-			}
-		case "transport":
-			if v != "" && v != TransportHTTP && v != TransportWS {
-				return nil, &DSNError{Msg: "transport: want http or ws"}
-			}
-			cfg.Transport = v
-		case "tls":
-			b, err := strconv.ParseBool(v)
+		case key == "tls":
+			b, err := parseBoolParam(key, vals[0])
 			if err != nil {
-				return nil, &DSNError{Msg: "tls is not a boolean (1/0, true/false)"}
+				return nil, err
 			}
 			useTLS = 0
 			if b {
 				useTLS = 1
 			}
-		case "deferredExec", "deferred_exec":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, &DSNError{Msg: "deferredExec is not a boolean (1/0, true/false)"}
-			}
-			cfg.DeferredExec = b
-		case "namespace":
-			cfg.Namespace = v
-		case "readYourWrites":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, &DSNError{Msg: "readYourWrites is not a boolean (1/0, true/false)"}
-			}
-			cfg.DisableReadYourWrites = !b
-		case "keepStreams":
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return nil, &DSNError{Msg: "keepStreams is not a boolean (1/0, true/false)"}
-			}
-			cfg.DisableKeptStreams = !b
-		case "replicationWait":
-			d, err := parseTimeout(v)
-			if err != nil {
-				return nil, &DSNError{Msg: "replicationWait: " + err.Error()}
-			}
-			cfg.ReplicationWait = d
-		case "compression":
-			if v != "" && v != "gzip" && v != "none" && v != "auto" {
-				return nil, &DSNError{Msg: "compression: want gzip, none or auto"}
-			}
-			if v != "auto" {
-				cfg.Compression = v
-			}
-		case "timeout":
-			d, err := parseTimeout(v)
-			if err != nil {
-				return nil, &DSNError{Msg: "timeout: " + err.Error()}
-			}
-			cfg.Timeout = d
-		case "busyTimeout", "_busy_timeout":
-			d, err := parseBusyTimeout(v)
-			if err != nil {
-				return nil, &DSNError{Msg: key + ": " + err.Error()}
-			}
-			cfg.BusyTimeout = d
-		case "maxWriters":
-			n, err := strconv.Atoi(v)
-			switch {
-			case v == "auto":
-				n = MaxWritersAuto
-			case err != nil || n < 0:
-				return nil, &DSNError{Msg: "maxWriters: want auto or a whole number (0: no bound)"}
-			}
-			cfg.MaxWriters = n
-		case "_txlock":
-			if v != TxLockDeferred && v != TxLockImmediate && v != TxLockExclusive {
-				return nil, &DSNError{Msg: "_txlock: want deferred, immediate or exclusive"}
-			}
-			cfg.TxLock = v
-		case "proxy":
-			if err := checkProxy(v); err != nil {
+			continue
+		}
+		for _, v := range vals {
+			if err := p.parse(cfg, key, v); err != nil {
 				return nil, err
 			}
-			cfg.Proxy = v
-		case "sockets":
-			if v == "conn" {
-				cfg.Sockets = SocketPerConn
-				break
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 || n > maxSockets {
-				return nil, &DSNError{Msg: fmt.Sprintf("sockets: want conn or a whole number up to %d (0: the default, %d)", maxSockets, DefaultSockets)}
-			}
-			cfg.Sockets = n
-		default:
-			unknown = append(unknown, key)
 		}
 	}
 	if len(unknown) > 0 {
@@ -437,54 +346,15 @@ func (c *Config) FormatDSN() string {
 	case c.Transport != "":
 		q.Set("transport", c.Transport)
 	}
-	if c.AuthToken != "" {
-		q.Set("authToken", c.AuthToken)
+	for _, p := range dsnParamTable {
+		if p.format != nil {
+			q[p.names[0]] = p.format(c)
+		}
 	}
-	if c.Codec != "" && c.Codec != DefaultCodec {
-		q.Set("codec", c.Codec)
-	}
-	if c.Timeout != 0 {
-		q.Set("timeout", c.Timeout.String())
-	}
-	if c.Compression != "" {
-		q.Set("compression", c.Compression)
-	}
-	if c.DeferredExec {
-		q.Set("deferredExec", "true")
-	}
-	if c.Namespace != "" {
-		q.Set("namespace", c.Namespace)
-	}
-	if c.DisableReadYourWrites {
-		q.Set("readYourWrites", "0")
-	}
-	if c.DisableKeptStreams {
-		q.Set("keepStreams", "0")
-	}
-	if c.ReplicationWait != 0 {
-		q.Set("replicationWait", c.ReplicationWait.String())
-	}
-	if c.BusyTimeout != DefaultBusyTimeout {
-		q.Set("busyTimeout", c.BusyTimeout.String())
-	}
-	if c.MaxWriters != MaxWritersAuto {
-		q.Set("maxWriters", strconv.Itoa(c.MaxWriters))
-	}
-	switch c.Sockets {
-	case 0:
-	case SocketPerConn:
-		q.Set("sockets", "conn")
-	default:
-		q.Set("sockets", strconv.Itoa(c.Sockets))
-	}
-	if c.TxLock != "" {
-		q.Set("_txlock", c.TxLock)
-	}
-	if c.Proxy != "" {
-		q.Set("proxy", c.Proxy)
-	}
-	for _, p := range c.Pragmas {
-		q.Add("_pragma", p)
+	for k, v := range q {
+		if len(v) == 0 {
+			delete(q, k)
+		}
 	}
 	u.RawQuery = q.Encode()
 	return u.String()
@@ -566,13 +436,6 @@ func (c Config) Format(f fmt.State, verb rune) {
 	_, _ = f.Write([]byte(c.String()))
 }
 
-// dsnParams are the parameters ParseDSN knows, for suggestions.
-var dsnParams = []string{
-	"authToken", "auth_token", "codec", "transport", "tls", "timeout", "compression",
-	"busyTimeout", "_busy_timeout", "maxWriters", "sockets", "_pragma", "namespace", "readYourWrites", "keepStreams",
-	"replicationWait", "deferredExec", "deferred_exec", "_txlock", "proxy",
-}
-
 // checkProxy checks a Config.Proxy.
 func checkProxy(p string) error {
 	if p == "" || p == ProxyNone {
@@ -628,7 +491,7 @@ func describeUnknownParam(k string) string {
 func closestParam(k string) string {
 	fold := func(s string) string { return strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(s)) }
 	best, bestDist := "", 3
-	for _, p := range dsnParams {
+	for _, p := range dsnParamNames() {
 		if strings.EqualFold(k, p) {
 			return p
 		}
