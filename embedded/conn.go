@@ -68,11 +68,7 @@ func (c *conn) exec(ctx context.Context, query string, st *sqlscan.Statement, ar
 			return res, err
 		}
 	}
-	r := c.where(query, st)
-	if r == routeTables || r == routeIndexes {
-		r = c.schemaRoute(ctx, r)
-	}
-	switch r {
+	switch c.routeOf(ctx, query, st) {
 	case routeRefuse:
 		return nil, refused(query)
 	case routeLocal, routeCheck:
@@ -96,11 +92,7 @@ func (c *conn) query(ctx context.Context, query string, st *sqlscan.Statement, a
 			return rows, err
 		}
 	}
-	r := c.where(query, st)
-	if r == routeTables || r == routeIndexes {
-		r = c.schemaRoute(ctx, r)
-	}
-	switch r {
+	switch c.routeOf(ctx, query, st) {
 	case routeRefuse:
 		return nil, refused(query)
 	case routeCheck:
@@ -112,6 +104,16 @@ func (c *conn) query(ctx context.Context, query string, st *sqlscan.Statement, a
 		}
 	}
 	return c.primaryQuery(ctx, query, st.ReadOnly, args)
+}
+
+// routeOf is where a statement runs on this connection, a read of the
+// schema's description resolved (schemaRoute).
+func (c *conn) routeOf(ctx context.Context, query string, st *sqlscan.Statement) route {
+	r := c.where(query, st)
+	if r == routeTables || r == routeIndexes {
+		r = c.schemaRoute(ctx, r)
+	}
+	return r
 }
 
 // fallBack reports whether a local read that failed with err should go

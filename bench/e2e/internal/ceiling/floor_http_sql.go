@@ -67,6 +67,7 @@ func (keptDriver) Open(string) (driver.Conn, error) {
 
 // keptConn is one connection: a server stream kept by its baton.
 type keptConn struct {
+	floorUnsupported
 	url   string
 	baton string
 	out   []byte // the request being written
@@ -78,10 +79,6 @@ type keptConn struct {
 
 var _ driver.QueryerContext = (*keptConn)(nil)
 
-func (c *keptConn) Prepare(string) (driver.Stmt, error) {
-	return nil, errors.New("floor: Prepare is not supported")
-}
-
 // Close closes the server stream.
 func (c *keptConn) Close() error {
 	if c.baton == "" {
@@ -91,17 +88,10 @@ func (c *keptConn) Close() error {
 	return err
 }
 
-func (c *keptConn) Begin() (driver.Tx, error) {
-	return nil, errors.New("floor: transactions are not supported")
-}
-
 func (c *keptConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	c.args = c.args[:0]
-	for _, a := range args {
-		if a.Name != "" {
-			return nil, errors.New("floor: named arguments are not supported")
-		}
-		c.args = append(c.args, value(a.Value))
+	var err error
+	if c.args, err = floorArgs(c.args[:0], args); err != nil {
+		return nil, err
 	}
 	resp, err := c.exchange(ctx, []codec.StreamRequest{
 		{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: query, WantRows: true, Args: c.args}},

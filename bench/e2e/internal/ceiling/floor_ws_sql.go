@@ -51,8 +51,31 @@ func (floorDriver) Open(string) (driver.Conn, error) {
 	return nil, errors.New("floor: open through its connector")
 }
 
+// floorUnsupported is what the floor drivers leave out.
+type floorUnsupported struct{}
+
+func (floorUnsupported) Prepare(string) (driver.Stmt, error) {
+	return nil, errors.New("floor: Prepare is not supported")
+}
+
+func (floorUnsupported) Begin() (driver.Tx, error) {
+	return nil, errors.New("floor: transactions are not supported")
+}
+
+// floorArgs appends database/sql's positional arguments to dst as values.
+func floorArgs(dst []codec.Value, args []driver.NamedValue) ([]codec.Value, error) {
+	for _, a := range args {
+		if a.Name != "" {
+			return dst, errors.New("floor: named arguments are not supported")
+		}
+		dst = append(dst, value(a.Value))
+	}
+	return dst, nil
+}
+
 // floorConn is one connection: a stream on a socket of its own.
 type floorConn struct {
+	floorUnsupported
 	s    *wsStream
 	out  []byte        // the request being written
 	args []codec.Value // its arguments
@@ -64,28 +87,16 @@ var (
 	_ driver.Rows           = (*floorRows)(nil)
 )
 
-func (c *floorConn) Prepare(string) (driver.Stmt, error) {
-	return nil, errors.New("floor: Prepare is not supported")
-}
-
 func (c *floorConn) Close() error { c.s.close(); return nil }
 
-func (c *floorConn) Begin() (driver.Tx, error) {
-	return nil, errors.New("floor: transactions are not supported")
-}
-
 func (c *floorConn) QueryContext(_ context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
-	c.args = c.args[:0]
-	for _, a := range args {
-		if a.Name != "" {
-			return nil, errors.New("floor: named arguments are not supported")
-		}
-		c.args = append(c.args, value(a.Value))
+	var err error
+	if c.args, err = floorArgs(c.args[:0], args); err != nil {
+		return nil, err
 	}
 	c.s.nextID++
 	req := codec.SocketRequest{Type: codec.SocketExecute, RequestID: c.s.nextID, StreamID: floorStream,
 		Stmt: codec.Stmt{SQL: query, WantRows: true, Args: c.args}}
-	var err error
 	if c.out, err = wsJSON.AppendSocketRequest(c.out[:0], &req); err != nil {
 		return nil, err
 	}
