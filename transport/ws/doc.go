@@ -52,6 +52,51 @@
 // the socket: the stream is lost, as an HTTP stream is with an abandoned
 // request.
 //
+// # Concurrency
+//
+// Who owns what. A stream is its caller's: database/sql runs one
+// operation at a time on a connection, and Send, OpenCursor and Reset
+// are not safe for concurrent use. A socket is shared; its state belongs
+// to these goroutines:
+//
+//   - The callers of the streams on it write bursts (socket.send, under
+//     socket.wmu) and wait for their exchange's done channel; on a
+//     lockstep socket (a socket of its own) the caller that waits takes
+//     the read role and reads the socket itself (lockstep.go).
+//   - The reader (socket.read, one per shared socket, started by the dial,
+//     ending when the socket dies) owns scratch, probe and rmsg, decodes
+//     each answer into the spare of the exchange that awaits it (an
+//     exchange's msgs and bufs are the reader's until its done, the
+//     caller's after), and counts exchange.left down.
+//   - The pinger (socket.ping, one per shared socket) pings a socket idle
+//     past the ping interval and closes one that does not answer.
+//   - A drain (socket.drain, lockstep sockets only) holds the read role to
+//     read answers still awaited after their caller gave up.
+//   - A slot's dialer (slot.run, one at a time per slot) connects a socket
+//     and publishes it under slot.mu, closing slot.dialing when done.
+//   - Closers (go sk.close) close a socket without holding up a caller;
+//     the client's Close waits for those it starts.
+//
+// Locks, in the order they are taken (a goroutine holding one may take
+// only those after it): slot.mu, then ownSockets.mu, then client.mu (the
+// backoff), then socket.wmu (one burst at a time: wbuf, ends, hello),
+// then socket.mu (pending, err, claimed, the id sets, the read role),
+// then corkConn.mu (the bytes of the burst being written). socket.mu is
+// never held across a network write or read; a socket's death (kill)
+// releases it before it tells its slot and the own-socket pool.
+//
+// Atomics, each read without a lock where a stale value is harmless:
+// client.next (round robin over the slots), client.version (the version
+// the last socket negotiated, for Version), client.closed (Close has begun:
+// no socket is added after it), socket.accepted (the server answered the
+// hello), socket.abandoned (a lockstep reader closed the socket when its
+// wait ended), socket.lastRead (when bytes last arrived, for the pinger),
+// exchange.left (answers still to come; the one that takes it to zero
+// signals done).
+//
+// A failed write returns at once with the error it met; nothing sleeps to
+// find a better message.
+//
 // # Failures
 //
 // Nothing is retried. Every error is a *transport.Error. When a socket dies
