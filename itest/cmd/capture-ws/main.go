@@ -29,9 +29,7 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -40,7 +38,7 @@ import (
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/codec/direct"
 	"github.com/gohrana/libsql/codec/protobuf"
-	"github.com/gohrana/libsql/internal/loopback"
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
 func main() {
@@ -127,49 +125,18 @@ func run(bin, out string) error {
 	return nil
 }
 
-// withSQLD starts sqld on a port of 127.0.0.1 that internal/loopback gives
-// out, with a fresh database, waits until that process serves /health,
-// calls f with its address and kills it.
+// withSQLD starts a sqld of its own (internal/sqldproc: a port of
+// 127.0.0.1, a fresh database, /health awaited), calls f with its address
+// and kills it.
 func withSQLD(ctx context.Context, bin string, env []string, f func(addr string) ([][]byte, error)) ([][]byte, error) {
-	dir, err := os.MkdirTemp("", "capture-ws-")
+	srv, err := sqldproc.Start(ctx, sqldproc.Config{Bin: bin, Env: env})
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(dir)
-	port, err := loopback.Port()
+	defer srv.Close()
+	frames, err := f(srv.Addr())
 	if err != nil {
-		return nil, err
-	}
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	var logs bytes.Buffer
-	cmd := exec.Command(bin, "-d", filepath.Join(dir, "data"), "--http-listen-addr", addr, "--no-welcome")
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	exited := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(exited) }()
-	defer func() {
-		_ = cmd.Process.Kill()
-		<-exited
-	}()
-	alive := func(context.Context) error {
-		select {
-		case <-exited:
-			return errors.New("sqld exited")
-		default:
-			return nil
-		}
-	}
-	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	if err := loopback.WaitHealthy(wctx, cmd.Process.Pid, alive, port); err != nil {
-		return nil, fmt.Errorf("%w\n%s", err, logs.String())
-	}
-	frames, err := f(addr)
-	if err != nil {
-		return nil, fmt.Errorf("%w\nsqld's log:\n%s", err, logs.String())
+		return nil, fmt.Errorf("%w\nsqld's log:\n%s", err, srv.Log())
 	}
 	return frames, nil
 }
