@@ -21,11 +21,13 @@ import (
 	otellibsql "github.com/gohrana/libsql/otel"
 )
 
-// fakeConfig is a Config for the fake, which speaks JSON.
+// fakeConfig is a Config for the fake, which speaks JSON; its scripts give
+// every statement a stream of its own, closed with it (keepStreams=0).
 func fakeConfig(srv *fs.Server) *libsql.Config {
 	cfg := libsql.NewConfig()
 	cfg.URL = srv.URL
 	cfg.Codec = "direct"
+	cfg.DisableKeptStreams = true
 	return cfg
 }
 
