@@ -24,6 +24,7 @@ import (
 	_ "github.com/gohrana/libsql/codec/gojson" // registers codec=gojson
 	"github.com/gohrana/libsql/codec/protobuf" // registers codec=protobuf, also for a driver that does not link it (perf-compare's older bases)
 	"github.com/gohrana/libsql/internal/fixture"
+	"github.com/gohrana/libsql/internal/procstat"
 )
 
 var codecNames = []string{"direct", "gojson", protobuf.Name}
@@ -184,13 +185,13 @@ func fail(b *testing.B, err error) {
 // work and, for scans, the in-process server count too).
 func measure(b *testing.B, body func() error) {
 	b.ReportAllocs()
-	c0 := cpuTime()
+	c0 := procstat.CPUTime()
 	for b.Loop() {
 		if err := body(); err != nil {
 			fail(b, err)
 		}
 	}
-	if c1 := cpuTime(); c1 > 0 {
+	if c1 := procstat.CPUTime(); c1 > 0 {
 		b.ReportMetric(float64(c1-c0)/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"slices"
 	"time"
+
+	"github.com/gohrana/libsql/internal/procstat"
 )
 
 // Result is what one run of one workload reports, as one JSON line.
@@ -57,7 +59,7 @@ func Begin() Meter {
 	runtime.GC()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	m := Meter{cpu: cpuTime(), srvCPU: -1, mallocs: ms.Mallocs, bytes: ms.TotalAlloc}
+	m := Meter{cpu: procstat.CPUTime(), srvCPU: -1, mallocs: ms.Mallocs, bytes: ms.TotalAlloc}
 	if ServerPID > 0 {
 		m.srvCPU = serverCPUTime(ServerPID)
 	}
@@ -68,7 +70,7 @@ func Begin() Meter {
 // End fills r's totals and per-row figures for n rows.
 func (m Meter) End(r *Result, n int64) {
 	wall := time.Since(m.start)
-	cpu := cpuTime() - m.cpu
+	cpu := procstat.CPUTime() - m.cpu
 	srvCPU := int64(-1)
 	if m.srvCPU >= 0 {
 		if now := serverCPUTime(ServerPID); now >= 0 {
@@ -90,7 +92,7 @@ func (m Meter) End(r *Result, n int64) {
 	if r.Rate == 0 && wall > 0 {
 		r.Rate = float64(n) / wall.Seconds()
 	}
-	r.MaxRSSKB = maxRSSKB()
+	r.MaxRSSKB = procstat.MaxRSSKB()
 }
 
 // Median returns the median of xs (0 for none); xs is not modified.

@@ -1,11 +1,12 @@
 //go:build unix
 
-package workload
+package procstat
 
 import "syscall"
 
-// cpuTime returns the user plus system CPU time of the process, in ns.
-func cpuTime() int64 {
+// CPUTime returns the CPU time (user and system) the process has used, in
+// nanoseconds.
+func CPUTime() int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
@@ -13,9 +14,9 @@ func cpuTime() int64 {
 	return ru.Utime.Nano() + ru.Stime.Nano()
 }
 
-// maxRSSKB returns the peak resident set size of the process in KiB (Linux
+// MaxRSSKB returns the peak resident set size of the process in KiB (Linux
 // reports ru_maxrss in KiB).
-func maxRSSKB() int64 {
+func MaxRSSKB() int64 {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
