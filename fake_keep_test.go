@@ -27,6 +27,16 @@ func openKept(t *testing.T, srv *fs.Server, params string) *sql.DB {
 	return db
 }
 
+// closeAndVerify closes db, which closes its kept stream, and checks that
+// the fake's script was used up.
+func closeAndVerify(t *testing.T, db *sql.DB, srv *fs.Server) {
+	t.Helper()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	srv.Verify()
+}
+
 func queryInt(t *testing.T, db *sql.DB, q string) int64 {
 	t.Helper()
 	var n int64
@@ -64,10 +74,7 @@ func TestFakeKeptStream(t *testing.T) {
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	srv.Verify()
+	closeAndVerify(t, db, srv)
 }
 
 // TestFakeKeptStreamGone: a statement on a kept stream that the server no
@@ -138,10 +145,7 @@ func TestFakeKeptStreamInTransaction(t *testing.T) {
 		t.Fatal("the failed COMMIT succeeded")
 	}
 	queryInt(t, db, "SELECT 1")
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	srv.Verify()
+	closeAndVerify(t, db, srv)
 }
 
 // TestFakeKeptStreamCursor: a result over the response limit streams
@@ -186,10 +190,7 @@ func TestFakeKeptStreamCursor(t *testing.T) {
 	if err := conn.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	srv.Verify()
+	closeAndVerify(t, db, srv)
 }
 
 // TestFakeKeptStreamServerFailure: a server failure on a kept stream (sqld
@@ -212,10 +213,7 @@ func TestFakeKeptStreamServerFailure(t *testing.T) {
 		db := openKept(t, srv, "")
 		queryInt(t, db, "SELECT 1")
 		queryInt(t, db, "SELECT 2")
-		if err := db.Close(); err != nil {
-			t.Fatal(err)
-		}
-		srv.Verify()
+		closeAndVerify(t, db, srv)
 	})
 	t.Run("write", func(t *testing.T) {
 		t.Parallel()
@@ -230,9 +228,6 @@ func TestFakeKeptStreamServerFailure(t *testing.T) {
 		if e := asError(t, err); e.SafeToRetry() {
 			t.Fatalf("a write that may have run is safe to retry: %v", err)
 		}
-		if err := db.Close(); err != nil {
-			t.Fatal(err)
-		}
-		srv.Verify()
+		closeAndVerify(t, db, srv)
 	})
 }

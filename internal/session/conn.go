@@ -153,8 +153,7 @@ func (c *Conn) send(ctx context.Context, idx uint64) (*Result, error) {
 	idle := c.idle && c.s.Open()
 	res, err := c.sendOn(ctx, c.s, c.setupFor(c.s), !c.held, idx)
 	if idle && (streamGone(err) || c.reads && serverFailed(err)) {
-		c.s.Reset()
-		c.openedAt = time.Now()
+		c.renew()
 		res, err = c.resend(ctx, idx, err)
 	}
 	// After a unit of work, a stream still open holds no transaction
@@ -167,12 +166,18 @@ func (c *Conn) send(ctx context.Context, idx uint64) (*Result, error) {
 // longer holds is noted as new, and an idle stream that may read a
 // replica's copy replaced since (Replication.stale) is replaced.
 func (c *Conn) refresh() {
-	if c.s.Open() && c.idle && !c.held && c.repl != nil && c.repl.stale(c.openedAt) {
-		c.s.Reset()
-	}
-	if !c.s.Open() {
+	switch {
+	case !c.s.Open():
 		c.openedAt = time.Now()
+	case c.idle && !c.held && c.repl != nil && c.repl.stale(c.openedAt):
+		c.renew()
 	}
+}
+
+// renew abandons the server stream: the next operation opens a new one.
+func (c *Conn) renew() {
+	c.s.Reset()
+	c.openedAt = time.Now()
 }
 
 // serverFailed reports whether err is sqld's failure of a replica stream
@@ -497,8 +502,7 @@ func (c *Conn) OpenCursor(ctx context.Context, steps []codec.BatchStep) (transpo
 	cur, err := c.openOn(ctx, &batch, setup, open)
 	if idle && streamGone(err) {
 		// As in send: the idle stream is gone, and the cursor ran nothing.
-		c.s.Reset()
-		c.openedAt = time.Now()
+		c.renew()
 		cur, err = c.openOn(ctx, &batch, c.setupFor(c.s), open)
 	}
 	c.idle = !c.held

@@ -111,10 +111,7 @@ func (r *Replication) observe(sent, got uint64) {
 func (r *Replication) drop(sent uint64) {
 	for {
 		cur := r.idx.Load()
-		if cur < sent {
-			return
-		}
-		if r.idx.CompareAndSwap(cur, 0) {
+		if cur < sent || r.idx.CompareAndSwap(cur, 0) {
 			return
 		}
 	}

@@ -89,13 +89,9 @@ type cursor struct {
 // goes first, as a pipeline of its own: a cursor request carries one batch
 // and nothing else.
 func (s *stream) OpenCursor(ctx context.Context, batch *codec.Batch, end bool, setup []codec.StreamRequest) (transport.Cursor, error) {
+	s.begin()
 	if end {
-		own := s.c.newStream()
-		if s.Open() {
-			own.baton, own.baseURL = s.baton, s.baseURL
-		}
-		s.forget()
-		s = own
+		s = s.detach()
 	}
 	if len(setup) > 0 {
 		if err := s.runSetup(ctx, setup); err != nil {

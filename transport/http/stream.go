@@ -111,10 +111,7 @@ func (s *stream) advance(baton, baseURL string) {
 // response s keeps the baton it sent, which is still current if the request
 // never reached the server, so that Reset can close the stream.
 func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool, res *transport.Response) error {
-	if !s.Open() {
-		s.forget() // a kept stream idle too long: the server is about to expire it
-	}
-	s.idleSince = time.Time{}
+	s.begin()
 	if !end {
 		return s.pipeline(ctx, reqs, res)
 	}
@@ -148,6 +145,27 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 	return err
 }
 
+// begin readies s for a request: a kept stream idle too long is dropped
+// (the server is about to expire it; nothing but settings lived on it, and
+// the session replays those), and the stream is no longer idle.
+func (s *stream) begin() {
+	if !s.Open() {
+		s.forget()
+	}
+	s.idleSince = time.Time{}
+}
+
+// detach hands s's server stream, if open, to a new stream (which does not
+// keep it) and forgets it: s starts a new one with its next request.
+func (s *stream) detach() *stream {
+	own := s.c.newStream()
+	if s.Open() {
+		own.baton, own.baseURL = s.baton, s.baseURL
+	}
+	s.forget()
+	return own
+}
+
 // abandon forgets the stream after a failed request that ended a unit of
 // work, and closes it on the server in the background, within
 // cleanupTimeout: the failure is the caller's answer, which the close must
@@ -155,14 +173,9 @@ func (s *stream) Send(ctx context.Context, reqs []codec.StreamRequest, end bool,
 // timeout), and a stream that may hold a transaction (a COMMIT whose answer
 // was lost) must not keep its lock until it expires.
 func (s *stream) abandon() {
-	if !s.Open() {
-		s.forget()
-		return
+	if old := s.detach(); old.Open() {
+		go old.Reset()
 	}
-	old := s.c.newStream()
-	old.baton, old.baseURL = s.baton, s.baseURL
-	s.forget()
-	go old.Reset()
 }
 
 // isResend reports whether err says its request never ran and may go
@@ -243,9 +256,6 @@ func condNeedsV3(c *codec.BatchCond) bool {
 // pipelineOn is pipeline on the wire w.
 func (s *stream) pipelineOn(ctx context.Context, w *protocol, reqs []codec.StreamRequest, res *transport.Response) error {
 	res.BytesSent, res.BytesReceived = 0, 0
-	if !s.Open() {
-		s.forget() // a kept stream idle too long: the server is about to expire it
-	}
 	s.req = codec.PipelineRequest{Baton: s.baton, Requests: reqs}
 	var err error
 	s.reqBuf, err = w.codec.AppendPipelineRequest(s.reqBuf[:0], &s.req)

@@ -753,3 +753,25 @@ func TestStrainedKeepsNoStream(t *testing.T) {
 		t.Fatal("streams not kept once the strain is over")
 	}
 }
+
+// TestCursorOnStaleKeptStream: a kept stream idle past keptIdleMax is
+// dropped before a cursor as before a pipeline: the cursor opens a new
+// stream rather than send a baton the server is about to expire.
+func TestCursorOnStaleKeptStream(t *testing.T) {
+	for _, end := range []bool{true, false} {
+		cs := &cursorServer{lines: cursorLines}
+		srv := fakeServer(t, 200, cs.handler(t))
+		c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
+		s := c.NewStream().(*stream)
+		s.baton, s.idleSince = "B0", time.Now().Add(-keptIdleMax)
+		cur, err := s.OpenCursor(context.Background(), &codec.Batch{Steps: []codec.BatchStep{{Stmt: codec.Stmt{SQL: "SELECT x"}}}}, end, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		readCursor(t, cur)
+		_ = cur.Close()
+		if got := cs.all(); len(got) == 0 || strings.Contains(got[0], "B0") {
+			t.Fatalf("end %v: requests %q, want the cursor on a new stream", end, got)
+		}
+	}
+}

@@ -30,20 +30,22 @@ import (
 // PointFloorHTTPKept runs workload (b) through database/sql on the
 // kept-stream floor driver, with base the server's http:// URL.
 func PointFloorHTTPKept(ctx context.Context, base string, o workload.Options) (workload.Result, error) {
-	db := sql.OpenDB(keptConnector{base: strings.TrimRight(base, "/")})
-	defer db.Close()
-	r, err := workload.Point(ctx, db, o)
-	r.Workload = "point-floor-http-kept"
-	return r, err
+	return keptFloor(ctx, base, o, "point-floor-http-kept", workload.Point)
 }
 
 // ConcurrentFloorHTTPKept runs workload (d) through database/sql on the
 // kept-stream floor driver, with base the server's http:// URL.
 func ConcurrentFloorHTTPKept(ctx context.Context, base string, o workload.Options) (workload.Result, error) {
+	return keptFloor(ctx, base, o, "concurrent-floor-http-kept", workload.Concurrent)
+}
+
+// keptFloor runs w, named name, on the kept-stream floor driver.
+func keptFloor(ctx context.Context, base string, o workload.Options, name string,
+	w func(context.Context, *sql.DB, workload.Options) (workload.Result, error)) (workload.Result, error) {
 	db := sql.OpenDB(keptConnector{base: strings.TrimRight(base, "/")})
 	defer db.Close()
-	r, err := workload.Concurrent(ctx, db, o)
-	r.Workload = "concurrent-floor-http-kept"
+	r, err := w(ctx, db, o)
+	r.Workload = name
 	return r, err
 }
 
