@@ -9,18 +9,12 @@ import (
 	"github.com/gohrana/libsql/internal/session"
 )
 
-// autocommit runs a connection's statements outside transactions begun
-// with BeginTx: each operation is a unit of work of its own on the session,
-// so no transaction stays open on the server between statements (over
-// HTTP the connection's stream is kept, checked by get_autocommit), except
-// while a transaction begun with SQL (sqlTx, tx_sql.go) is open.
-type autocommit struct {
-	s           sessionConn
-	busyTimeout time.Duration // Config.BusyTimeout
-	writers     *writers      // the connector's bound on writes in flight; nil: none
-	sqlTx       sqlTx
-	tr          *connTrace // nil: not traced
-}
+// A connection in autocommit mode (modeAutocommit, conn.go) runs each
+// operation as a unit of work of its own on the session, so no transaction
+// stays open on the server between statements (over HTTP the connection's
+// stream is kept, checked by get_autocommit). A statement that may begin a
+// transaction is watched (tx_sql.go): if one is open after it, the
+// connection is in modeSQLTx.
 
 // Backoff between retries of a statement that failed with SQLITE_BUSY.
 const (
@@ -38,31 +32,26 @@ const (
 // while it is sent, each attempt apart: not while it waits to retry, so
 // that the slot goes to a writer that may get through.
 //
-// Inside a transaction begun with SQL, statements are neither bounded nor
-// retried, as inside BeginTx's transactions; a statement that may begin one
-// is watched (see sqlTx).
-func (a *autocommit) execute(ctx context.Context, st *codec.Stmt, text *sqlText) (*session.Result, error) {
-	if a.sqlTx.open {
-		return a.sqlTx.execute(ctx, a.s, st, text.Tx)
-	}
-	w := a.writers
+// A statement that may begin a transaction is watched (see sqlTx).
+func (c *conn) autoExecute(ctx context.Context, st *codec.Stmt, text *sqlText) (*session.Result, error) {
+	w := c.writers
 	if w != nil && text.ReadOnly {
 		w = nil
 	}
-	if err := w.acquire(ctx, a.tr); err != nil {
+	if err := w.acquire(ctx, c.tr); err != nil {
 		return nil, err
 	}
-	res, err := a.once(ctx, st, text)
+	res, err := c.autoOnce(ctx, st, text)
 	w.release()
 	if err == nil || !hasCode(err, codeSQLiteBusy) {
 		return res, err
 	}
-	err = retryBusy(ctx, a.tr, a.busyTimeout, err, func(ctx context.Context) (bool, error) {
-		if w.acquire(ctx, a.tr) != nil {
+	err = retryBusy(ctx, c.tr, c.busyTimeout, err, func(ctx context.Context) (bool, error) {
+		if w.acquire(ctx, c.tr) != nil {
 			return false, nil
 		}
 		var rerr error
-		res, rerr = a.once(ctx, st, text)
+		res, rerr = c.autoOnce(ctx, st, text)
 		w.release()
 		return true, rerr
 	})
@@ -118,40 +107,39 @@ func retryBusy(ctx context.Context, tr *connTrace, timeout time.Duration, err er
 	}
 }
 
-// once sends the statement once: watched if it may begin a transaction,
+// autoOnce sends the statement once: watched if it may begin a transaction,
 // as a read (which the session may send again after a server failure on
 // a kept stream) if it certainly only reads.
-func (a *autocommit) once(ctx context.Context, st *codec.Stmt, text *sqlText) (*session.Result, error) {
+func (c *conn) autoOnce(ctx context.Context, st *codec.Stmt, text *sqlText) (*session.Result, error) {
 	switch {
 	case text.beginsTx():
-		return a.sqlTx.begin(ctx, a.s, st)
+		return c.sqlTx.begin(ctx, c.s, st)
 	case text.ReadOnly:
-		return a.s.ExecuteRead(ctx, st)
+		return c.s.ExecuteRead(ctx, st)
 	}
-	return a.s.Execute(ctx, st)
+	return c.s.Execute(ctx, st)
 }
 
-// sequence runs a script. Scripts (schema files, migrations) are taken to
+// autoSequence runs a script. Scripts (schema files, migrations) are taken to
 // write and hold a write slot, and are watched: one may begin a
 // transaction it does not end.
-func (a *autocommit) sequence(ctx context.Context, script string, text *sqlText) error {
-	if a.sqlTx.open {
-		return a.sqlTx.sequence(ctx, a.s, script)
-	}
-	if err := a.writers.acquire(ctx, a.tr); err != nil {
+func (c *conn) autoSequence(ctx context.Context, script string, text *sqlText) error {
+	if err := c.writers.acquire(ctx, c.tr); err != nil {
 		return err
 	}
-	defer a.writers.release()
-	return a.sqlTx.beginScript(ctx, a.s, script, text.BeginsTx)
+	defer c.writers.release()
+	return c.sqlTx.beginScript(ctx, c.s, script, text.BeginsTx)
 }
 
-func (a *autocommit) describe(ctx context.Context, sql string) (codec.DescribeResult, error) {
-	return a.s.Describe(ctx, sql)
+// describe describes sql on the session, outside any transaction's queue.
+func (c *conn) describe(ctx context.Context, sql string) (codec.DescribeResult, error) {
+	return c.s.Describe(ctx, sql)
 }
 
-// cursor streams the statement's rows on a stream that ends with them.
-func (a *autocommit) cursor(ctx context.Context, st *codec.Stmt) (*cursorRows, error) {
-	cur, err := a.s.OpenCursor(ctx, []codec.BatchStep{{Stmt: *st}})
+// autoCursor streams the statement's rows on a stream that ends with them
+// (in modeSQLTx, on the held stream, which stays).
+func (c *conn) autoCursor(ctx context.Context, st *codec.Stmt) (*cursorRows, error) {
+	cur, err := c.s.OpenCursor(ctx, []codec.BatchStep{{Stmt: *st}})
 	if err != nil {
 		return nil, err
 	}

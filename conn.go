@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/internal/session"
@@ -25,12 +26,14 @@ var (
 )
 
 // conn is one database/sql connection: the SQL-level face of one session
-// (session.Conn). Statements run in autocommit mode, or inside
-// the open transaction.
+// (session.Conn). It is in one mode at a time (connMode), and it alone
+// decides, in mode, where each statement runs.
 type conn struct {
-	s    sessionConn
-	auto autocommit
-	tx   *tx // the latest transaction; open unless tx.finished()
+	s           sessionConn
+	busyTimeout time.Duration // Config.BusyTimeout
+	writers     *writers      // the connector's bound on writes in flight; nil: none
+	tx          *tx           // the latest BeginTx transaction; open unless tx.finished()
+	sqlTx       sqlTx         // a transaction begun with SQL (tx_sql.go)
 	// deferExec is Config.DeferredExec: the default for transactions.
 	deferExec bool
 	txBegin   string // beginSQL of Config.TxLock
@@ -42,16 +45,39 @@ type conn struct {
 	tr         *connTrace // nil: not traced
 }
 
-// Statements run in autocommit mode (autocommit) or inside the open
-// transaction (tx); both have these methods:
-//
-//	execute(ctx, st) (*session.Result, error)  one statement; release the result
-//	sequence(ctx, script) error                a script of several statements
-//	cursor(ctx, st) (*cursorRows, error)             one statement through a cursor
-//	describe(ctx, sql) (codec.DescribeResult, error)
-//
-// conn picks one per call with concrete calls rather than an interface, so
-// that the statement, built on the caller's stack, stays there.
+// connMode is where a connection's statements run.
+type connMode uint8
+
+const (
+	// modeAutocommit: each statement is a unit of work of its own
+	// (autocommit.go).
+	modeAutocommit connMode = iota
+	// modeTx: inside the transaction BeginTx returned (c.tx, tx.go), which
+	// holds the session's stream until it ends.
+	modeTx
+	// modeSQLTx: inside a transaction begun with SQL (c.sqlTx, tx_sql.go),
+	// followed from the server's autocommit state.
+	modeSQLTx
+)
+
+// mode reports the connection's mode. The two transactions exclude each
+// other: BeginTx refuses while one begun with SQL is open, and a BeginTx
+// transaction's statements never go through sqlTx.
+func (c *conn) mode() connMode {
+	switch {
+	case c.tx != nil && !c.tx.finished():
+		return modeTx
+	case c.sqlTx.open:
+		return modeSQLTx
+	}
+	return modeAutocommit
+}
+
+// Each mode has its runners, which take the connection: execute (one
+// statement; release its result), sequence (a script), cursor (one
+// statement through a cursor), batch and describe. conn picks one per call
+// with concrete calls rather than an interface, so that the statement,
+// built on the caller's stack, stays there.
 
 // describer describes a statement without running it.
 type describer interface {
@@ -73,7 +99,7 @@ func newConn(s transport.Stream, cfg *Config, repl *session.Replication, w *writ
 		sql, _ := pragmaSQL(p) // checked by Config.validate
 		sc.Persist(analyzeSQL(sql).PragmaKey, codec.Stmt{SQL: sql})
 	}
-	return &conn{s: sc, auto: autocommit{s: sc, busyTimeout: cfg.BusyTimeout, writers: w, tr: ct},
+	return &conn{s: sc, busyTimeout: cfg.BusyTimeout, writers: w,
 		deferExec: cfg.DeferredExec, txBegin: beginSQL(cfg.TxLock), repl: repl, infinities: infinities, tr: ct}
 }
 
@@ -85,42 +111,45 @@ func (c *conn) remember(sql string, text sqlText, args []driver.NamedValue) {
 	}
 }
 
-// openTx returns the open transaction, or nil.
-func (c *conn) openTx() *tx {
-	if c.tx != nil && !c.tx.finished() {
-		return c.tx
-	}
-	return nil
-}
-
 // execute runs st, whose text is text.
 func (c *conn) execute(ctx context.Context, st *codec.Stmt, text *sqlText) (*session.Result, error) {
-	if t := c.openTx(); t != nil {
-		return t.execute(ctx, st)
+	switch c.mode() {
+	case modeTx:
+		return c.tx.execute(ctx, st)
+	case modeSQLTx:
+		// Neither bounded nor retried, as inside BeginTx's transactions.
+		return c.sqlTx.execute(ctx, c.s, st, text.Tx)
 	}
-	return c.auto.execute(ctx, st, text)
+	return c.autoExecute(ctx, st, text)
 }
 
 // sequence runs script, whose text is text.
 func (c *conn) sequence(ctx context.Context, script string, text *sqlText) error {
-	if t := c.openTx(); t != nil {
-		return t.sequence(ctx, script)
+	switch c.mode() {
+	case modeTx:
+		return c.tx.sequence(ctx, script)
+	case modeSQLTx:
+		return c.sqlTx.sequence(ctx, c.s, script)
 	}
-	return c.auto.sequence(ctx, script, text)
+	return c.autoSequence(ctx, script, text)
 }
 
+// cursor streams st's rows.
 func (c *conn) cursor(ctx context.Context, st *codec.Stmt) (*cursorRows, error) {
-	if t := c.openTx(); t != nil {
-		return t.cursor(ctx, st)
+	if c.mode() == modeTx {
+		return c.tx.cursor(ctx, st)
 	}
-	return c.auto.cursor(ctx, st)
+	// In modeSQLTx the session's held stream takes the cursor.
+	return c.autoCursor(ctx, st)
 }
 
+// describer returns what describes a statement in the connection's mode:
+// the transaction, whose queued statements go first, or the session.
 func (c *conn) describer() describer {
-	if t := c.openTx(); t != nil {
-		return t
+	if c.mode() == modeTx {
+		return c.tx
 	}
-	return &c.auto
+	return c
 }
 
 // Prepare returns a prepared statement; see PrepareContext.
@@ -161,10 +190,10 @@ func (c *conn) Begin() (driver.Tx, error) {
 // write (checked with describe, cached per connection). Config.TxLock
 // (_txlock) says which BEGIN the others send.
 func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if c.openTx() != nil {
+	switch c.mode() {
+	case modeTx:
 		return nil, errors.New("libsql: a transaction is already open on this connection")
-	}
-	if c.auto.sqlTx.open {
+	case modeSQLTx:
 		return nil, errors.New("libsql: a transaction begun with SQL (BEGIN) is open on this connection; end it with COMMIT or ROLLBACK first")
 	}
 	switch opts.Isolation {
@@ -178,8 +207,7 @@ func (c *conn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, e
 	// A read-only transaction checks each statement before it runs, so it
 	// gains nothing from deferring them.
 	deferExec := !opts.ReadOnly && deferredFrom(ctx, c.deferExec)
-	c.tx = newTx(ctx, c.s, &c.described, txConfig{readOnly: opts.ReadOnly, deferExec: deferExec,
-		begin: c.txBegin, busyTimeout: c.auto.busyTimeout}, c.tr)
+	c.tx = newTx(ctx, c, opts.ReadOnly, deferExec)
 	return c.tx, nil
 }
 
@@ -190,8 +218,8 @@ const levelSerializable = 6
 // which rolls it back, and so is a stream kept between statements (over
 // WebSocket).
 func (c *conn) Close() error {
-	if t := c.openTx(); t != nil {
-		_ = t.Rollback()
+	if c.mode() == modeTx {
+		_ = c.tx.Rollback()
 	}
 	c.s.Reset()
 	return nil
@@ -206,13 +234,13 @@ func (c *conn) Ping(ctx context.Context) error { return c.s.Ping(ctx) }
 // while it sat in the pool (its socket died) starts a new stream, on which
 // its settings are replayed: a pooled connection's state is only those.
 func (c *conn) ResetSession(context.Context) error {
-	if c.openTx() != nil || c.s.Busy() {
+	switch {
+	case c.mode() == modeTx || c.s.Busy():
 		return driver.ErrBadConn
-	}
-	if c.auto.sqlTx.open {
+	case c.mode() == modeSQLTx:
 		// IsValid keeps such a connection out of the pool; should one get
 		// here anyway, its transaction must not reach the next user.
-		c.auto.sqlTx.abandon(c.s)
+		c.sqlTx.abandon(c.s)
 	}
 	if c.s.Lost() {
 		c.s.Reset()
@@ -222,7 +250,7 @@ func (c *conn) ResetSession(context.Context) error {
 
 // inTx reports whether a transaction is open on the connection: BeginTx's
 // or one begun with SQL.
-func (c *conn) inTx() bool { return c.openTx() != nil || c.auto.sqlTx.open }
+func (c *conn) inTx() bool { return c.mode() != modeAutocommit }
 
 // InTransaction reports whether a transaction is open on the connection
 // (BeginTx's, or one begun with SQL, which the connection follows from the
@@ -272,11 +300,10 @@ func (c *conn) runExec(ctx context.Context, query string, params sqlText, args [
 	if err := bindArgs(&st, params, args); err != nil {
 		return nil, err
 	}
-	t := c.openTx()
-	if t != nil && t.deferExec && !params.Multi {
+	if c.mode() == modeTx && c.tx.deferExec && !params.Multi {
 		// Several statements in one text must run as a sequence, which a
 		// batch step cannot hold; they are sent at once instead.
-		return t.queueExec(ctx, &st)
+		return c.tx.queueExec(ctx, &st)
 	}
 	res, err := c.execute(ctx, &st, &params)
 	if err != nil {

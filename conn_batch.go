@@ -45,15 +45,15 @@ func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) 
 		return nil, fromSession(err)
 	}
 	guard := v >= 3
-	if t := c.openTx(); t != nil {
-		return t.batch(ctx, st, guard)
-	}
-	if c.auto.sqlTx.open {
-		return c.auto.sqlTx.batch(ctx, c.s, st, guard)
+	switch c.mode() {
+	case modeTx:
+		return c.tx.batch(ctx, st, guard)
+	case modeSQLTx:
+		return c.sqlTx.batch(ctx, c.s, st, guard)
 	}
 	if mode == BatchRead {
 		for i := range st {
-			ro, err := c.described.check(ctx, &c.auto, st[i].SQL)
+			ro, err := c.described.check(ctx, c, st[i].SQL)
 			if err != nil {
 				return nil, err
 			}
@@ -63,11 +63,11 @@ func (c *conn) runBatch(ctx context.Context, stmts []Statement, mode BatchMode) 
 		}
 	}
 	p := plan(st, mode, false, "", guard)
-	if err := c.auto.writers.acquire(ctx, c.tr); err != nil {
+	if err := c.writers.acquire(ctx, c.tr); err != nil {
 		return nil, err
 	}
 	res, err := c.s.Batch(ctx, p.steps)
-	c.auto.writers.release()
+	c.writers.release()
 	if err != nil {
 		return nil, err
 	}

@@ -47,10 +47,9 @@ func (e txEnd) sql() string {
 // finish the way to txDone. Deferred execution (tx_deferred.go) keeps its
 // queue in a deferQueue of its own.
 type tx struct {
-	s         sessionConn
+	c         *conn           // the connection it runs on: its session, trace, describe cache and BusyTimeout
 	ctx       context.Context // BeginTx's; it bounds COMMIT
 	readOnly  bool
-	ro        *describeCache // the connection's
 	state     txState
 	lostErr   error
 	streaming *cursorRows       // rows of a cursor streaming on the stream, if any
@@ -60,32 +59,21 @@ type tx struct {
 	deferExec bool       // Exec queues its statement (deferred execution)
 	dq        deferQueue // the queued statements (tx_deferred.go)
 
-	begin       string        // the BEGIN statement: BEGIN, BEGIN IMMEDIATE or BEGIN EXCLUSIVE
-	busyTimeout time.Duration // how long a BEGIN that failed with SQLITE_BUSY is retried
-
-	tr *connTrace // the connection's; nil: not traced
+	begin string // the BEGIN statement: BEGIN, BEGIN IMMEDIATE or BEGIN EXCLUSIVE
 }
 
 var _ describer = (*tx)(nil)
 
-// newTx begins a transaction on s: nothing is sent yet. tr, if not nil,
-// traces it.
-func newTx(ctx context.Context, s sessionConn, ro *describeCache, cfg txConfig, tr *connTrace) *tx {
-	s.Hold()
-	begin := cfg.begin
-	if begin == "" || cfg.readOnly {
-		begin = "BEGIN" // a read-only transaction takes no write lock
+// newTx begins a transaction on c's session: nothing is sent yet. Its
+// BEGIN is c's Config.TxLock, but a read-only transaction takes no write
+// lock.
+func newTx(ctx context.Context, c *conn, readOnly, deferExec bool) *tx {
+	c.s.Hold()
+	begin := c.txBegin
+	if begin == "" || readOnly {
+		begin = "BEGIN"
 	}
-	return &tx{s: s, ctx: ctx, ro: ro, readOnly: cfg.readOnly, deferExec: cfg.deferExec, tr: tr,
-		begin: begin, busyTimeout: cfg.busyTimeout}
-}
-
-// txConfig is what BeginTx tells a new transaction.
-type txConfig struct {
-	readOnly    bool
-	deferExec   bool
-	begin       string        // beginSQL of Config.TxLock; "" is BEGIN
-	busyTimeout time.Duration // Config.BusyTimeout
+	return &tx{c: c, ctx: ctx, readOnly: readOnly, deferExec: deferExec, begin: begin}
 }
 
 // beginSQL returns the statement that begins a transaction of the
@@ -121,7 +109,7 @@ func (t *tx) execute(ctx context.Context, st *codec.Stmt) (*session.Result, erro
 		return nil, err
 	}
 	if t.readOnly {
-		ro, err := t.ro.check(ctx, t, st.SQL)
+		ro, err := t.c.described.check(ctx, t, st.SQL)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +120,7 @@ func (t *tx) execute(ctx context.Context, st *codec.Stmt) (*session.Result, erro
 	if t.state == txPending {
 		return t.beginWith(ctx, st)
 	}
-	res, err := t.s.Execute(ctx, st)
+	res, err := t.c.s.Execute(ctx, st)
 	if err != nil {
 		return nil, t.failed(err)
 	}
@@ -144,8 +132,8 @@ func (t *tx) execute(ctx context.Context, st *codec.Stmt) (*session.Result, erro
 // run, so nothing is lost, and the transaction begins on the new stream
 // (with the conn's settings replayed) rather than failing.
 func (t *tx) freshIfLost() {
-	if t.state == txPending && t.s.Lost() {
-		t.s.Reset()
+	if t.state == txPending && t.c.s.Lost() {
+		t.c.s.Reset()
 	}
 }
 
@@ -172,7 +160,7 @@ func (t *tx) sendBatch(ctx context.Context, lay func(withBegin bool) []codec.Bat
 	if err == nil || t.state != txPending || !errors.Is(err, errBeganNothing) || !hasCode(err, codeSQLiteBusy) {
 		return res, steps, unwrapBegan(err)
 	}
-	err = retryBusy(ctx, t.tr, t.busyTimeout, err, func(ctx context.Context) (bool, error) {
+	err = retryBusy(ctx, t.c.tr, t.c.busyTimeout, err, func(ctx context.Context) (bool, error) {
 		var rerr error
 		res, steps, rerr = t.sendBatchOnce(ctx, lay)
 		if rerr != nil && !errors.Is(rerr, errBeganNothing) && hasCode(rerr, codeSQLiteBusy) {
@@ -220,12 +208,12 @@ func (t *tx) sendBatchOnce(ctx context.Context, lay func(withBegin bool) []codec
 	withBegin := t.state == txPending
 	if withBegin {
 		t.freshIfLost()
-		t.tr.begun()
+		t.c.tr.begun()
 	}
-	res, err := t.s.Batch(ctx, lay(withBegin))
+	res, err := t.c.s.Batch(ctx, lay(withBegin))
 	if err != nil {
 		if withBegin && isStatementError(err) {
-			t.s.Reset()
+			t.c.s.Reset()
 		}
 		return nil, nil, err
 	}
@@ -237,7 +225,7 @@ func (t *tx) sendBatchOnce(ctx context.Context, lay func(withBegin bool) []codec
 				err = beganNothing{err}
 			}
 			res.Release()
-			t.s.Reset()
+			t.c.s.Reset()
 			return nil, nil, err
 		}
 		t.state = txActive
@@ -304,7 +292,7 @@ func (t *tx) batch(ctx context.Context, st []codec.Stmt, guard bool) ([]BatchRes
 	}
 	if t.readOnly {
 		for i := range st {
-			ro, err := t.ro.check(ctx, t, st[i].SQL)
+			ro, err := t.c.described.check(ctx, t, st[i].SQL)
 			if err != nil {
 				return nil, err
 			}
@@ -350,7 +338,7 @@ func (t *tx) sequence(ctx context.Context, script string) error {
 		}
 		res.Release()
 	}
-	if err := t.s.Sequence(ctx, script); err != nil {
+	if err := t.c.s.Sequence(ctx, script); err != nil {
 		return t.failed(err)
 	}
 	return nil
@@ -358,7 +346,7 @@ func (t *tx) sequence(ctx context.Context, script string) error {
 
 // describe describes a statement on the transaction's stream.
 func (t *tx) describe(ctx context.Context, sql string) (codec.DescribeResult, error) {
-	d, err := t.s.Describe(ctx, sql)
+	d, err := t.c.s.Describe(ctx, sql)
 	if err != nil {
 		return d, t.failed(err)
 	}
@@ -381,7 +369,7 @@ func (t *tx) cursor(ctx context.Context, st *codec.Stmt) (*cursorRows, error) {
 		}
 		res.Release()
 	}
-	cur, err := t.s.OpenCursor(ctx, []codec.BatchStep{{Stmt: *st}})
+	cur, err := t.c.s.OpenCursor(ctx, []codec.BatchStep{{Stmt: *st}})
 	if err != nil {
 		t.lose(err)
 		return nil, t.lostErr
@@ -448,7 +436,7 @@ func (t *tx) Rollback() error { return t.end(endRollback) }
 
 // end ends the transaction, within BeginTx's context.
 func (t *tx) end(end txEnd) error {
-	if t.tr != nil {
+	if t.c.tr != nil {
 		return t.tracedEnd(end)
 	}
 	return t.finish(t.ctx, end)
@@ -460,10 +448,10 @@ func (t *tx) tracedEnd(end txEnd) error {
 	if end == endRollback {
 		call = CallRollback
 	}
-	ev := t.tr.statement(TraceStatement, call, end.sql(), end.sql(), true)
-	ctx := t.tr.startStatement(t.ctx, ev)
+	ev := t.c.tr.statement(TraceStatement, call, end.sql(), end.sql(), true)
+	ctx := t.c.tr.startStatement(t.ctx, ev)
 	err := t.finish(ctx, end)
-	t.tr.endStatement(ctx, ev, err)
+	t.c.tr.endStatement(ctx, ev, err)
 	return err
 }
 
@@ -474,7 +462,7 @@ func (t *tx) finish(ctx context.Context, end txEnd) error {
 	}
 	t.endCursor()
 	// Whatever happens below, the stream's hold ends here.
-	t.s.Release()
+	t.c.s.Release()
 	if t.dq.len() > 0 {
 		if end == endCommit && (t.state == txPending || t.state == txActive) {
 			// BEGIN (if pending), the queue and COMMIT go out at once;
@@ -490,10 +478,10 @@ func (t *tx) finish(ctx context.Context, end txEnd) error {
 		// BEGIN was never sent: the stream holds no transaction, and a
 		// connection's kept stream (HTTP) goes on serving its statements.
 		t.state = txDone
-		t.s.Linger()
+		t.c.s.Linger()
 		return nil
 	case txLost:
-		t.s.Reset()
+		t.c.s.Reset()
 		t.state = txDone
 		if end == endRollback {
 			return nil
@@ -509,7 +497,7 @@ func (t *tx) finish(ctx context.Context, end txEnd) error {
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
 		defer cancel()
 	}
-	res, err := t.s.Execute(ctx, &codec.Stmt{SQL: end.sql()})
+	res, err := t.c.s.Execute(ctx, &codec.Stmt{SQL: end.sql()})
 	if err != nil {
 		return finishFailed(end, err)
 	}
@@ -560,7 +548,7 @@ func (t *tx) endCursor() {
 	}
 	r.abort(errCursorInterrupted)
 	t.streaming = nil
-	if r.err != nil && t.state == txActive && !t.s.StreamOpen() {
+	if r.err != nil && t.state == txActive && !t.c.s.StreamOpen() {
 		// The cursor's body failed, which closed the stream (PROTOCOL.md
 		// §7.2.5), and the transaction went with it.
 		t.lose(r.err)

@@ -240,8 +240,8 @@ func (t *tx) flush(ctx context.Context) error {
 	if t.dq.len() == 0 {
 		return nil
 	}
-	if t.tr != nil {
-		return t.tr.sendQueue(ctx, t, false, t.sendQueue)
+	if t.c.tr != nil {
+		return t.c.tr.sendQueue(ctx, t, false, t.sendQueue)
 	}
 	return t.sendQueue(ctx)
 }
@@ -268,7 +268,7 @@ func (t *tx) sendQueue(ctx context.Context) error {
 // back on the server) and fails the statements still queued.
 func (t *tx) poison(err error) error {
 	t.lose(err)
-	t.s.Reset()
+	t.c.s.Reset()
 	t.dropQueue(t.lostErr)
 	return t.lostErr
 }
@@ -281,8 +281,8 @@ func (t *tx) dropQueue(err error) { t.dq.drop(err) }
 // (the stream's hold has ended). ctx is BeginTx's, or carries its trace.
 // The transaction is over whatever it returns (finish says so).
 func (t *tx) commitQueued(ctx context.Context) error {
-	if t.tr != nil {
-		return t.tr.sendQueue(ctx, t, true, t.sendCommit)
+	if t.c.tr != nil {
+		return t.c.tr.sendQueue(ctx, t, true, t.sendCommit)
 	}
 	return t.sendCommit(ctx)
 }
