@@ -95,11 +95,9 @@ type wsState struct {
 // wsConn is one socket.
 type wsConn struct {
 	n       int // from 1, in order of connection
-	ws      *websocket.Conn
-	header  http.Header
+	ws      *WSSocket
 	streams map[int32]*wsStream
 	tail    []wsTail // what must come next on the socket: the end of a burst
-	wmu     sync.Mutex
 }
 
 type wsStream struct {
@@ -207,13 +205,13 @@ func (w *wsState) close() {
 	case <-t.C:
 	}
 	for _, c := range w.conns { // no reader is added once closed is set
-		_ = c.ws.CloseNow()
+		c.ws.Drop()
 	}
 	<-done
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{"hrana3", "hrana2"}})
+	c, err := AcceptWS(w, r, "hrana3", "hrana2")
 	if err != nil {
 		s.t.Errorf("fakesqld: %s %s is not a WebSocket upgrade: %v", r.Method, r.URL.Path, err)
 		return
@@ -223,12 +221,11 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 		_ = c.Close(websocket.StatusPolicyViolation, "no JSON subprotocol")
 		return
 	}
-	c.SetReadLimit(-1)
-	wc := &wsConn{ws: c, header: r.Header.Clone(), streams: map[int32]*wsStream{}}
+	wc := &wsConn{ws: c, streams: map[int32]*wsStream{}}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		_ = c.CloseNow()
+		c.Drop()
 		return
 	}
 	wc.n = len(s.ws.conns) + 1
@@ -243,7 +240,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	go func() {
 		defer close(msgs)
 		for {
-			_, data, err := c.Read(context.Background())
+			data, err := c.Read(context.Background())
 			if err != nil {
 				return
 			}
@@ -274,24 +271,13 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		for _, f := range out.frames {
-			wc.write(f)
+			_ = c.Write(f)
 		}
 		if out.drop {
-			_ = c.CloseNow()
+			c.Drop()
 			return
 		}
 	}
-}
-
-// wsWriteTimeout bounds the write of one answer (the client always reads).
-const wsWriteTimeout = 5 * time.Second
-
-func (c *wsConn) write(frame []byte) {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), wsWriteTimeout)
-	defer cancel()
-	_ = c.ws.Write(ctx, websocket.MessageText, frame)
 }
 
 // wsMessage records and checks one client message, and says what to
@@ -312,7 +298,7 @@ func (s *Server) wsMessage(c *wsConn, data []byte) wsOut {
 	delete(tree, "stream_id") // checked against the exchange's stream instead
 
 	s.mu.Lock()
-	rec := Request{N: len(s.reqs) + 1, Time: time.Now(), Method: "WS", Path: m.Type, Header: c.header, Body: data, Exchange: -1, Socket: c.n}
+	rec := Request{N: len(s.reqs) + 1, Time: time.Now(), Method: "WS", Path: m.Type, Header: c.ws.Header(), Body: data, Exchange: -1, Socket: c.n}
 	if m.Type == "request" {
 		rec.Path = typ
 	}
@@ -322,7 +308,7 @@ func (s *Server) wsMessage(c *wsConn, data []byte) wsOut {
 	case err != nil:
 		rec.Mismatch = "undecodable message: " + err.Error()
 	case m.Type == "hello":
-		out.frames = append(out.frames, []byte(`{"type":"hello_ok"}`))
+		out.frames = append(out.frames, HelloOK)
 	case m.Type != "request":
 		rec.Mismatch = fmt.Sprintf("a message of type %q", m.Type)
 	default:
@@ -336,7 +322,7 @@ func (s *Server) wsMessage(c *wsConn, data []byte) wsOut {
 	if rec.Mismatch != "" {
 		s.t.Errorf("fakesqld: WebSocket message #%d on socket %d: %s\nreceived: %s", rec.N, c.n, rec.Mismatch, showBody(data))
 		if m.Type == "request" {
-			out.frames = append(out.frames, errorFrame(m.RequestID, "FAKESQLD", "fakesqld: unexpected request: "+rec.Mismatch))
+			out.frames = append(out.frames, ErrorFrame(m.RequestID, "FAKESQLD", "fakesqld: unexpected request: "+rec.Mismatch))
 		}
 	}
 	return out
@@ -352,7 +338,7 @@ type wsHandler struct {
 }
 
 func (h *wsHandler) answer(response string) {
-	h.out.frames = append(h.out.frames, []byte(`{"type":"response_ok","request_id":`+strconv.Itoa(int(h.id))+`,"response":`+response+`}`))
+	h.out.frames = append(h.out.frames, OKFrame(h.id, response))
 }
 
 func (h *wsHandler) request(typ string, sid int32, tree map[string]any) {
@@ -662,16 +648,12 @@ func answerFrame(id int32, r Result) []byte {
 		Error    json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(r.raw, &x); err != nil {
-		return errorFrame(id, "FAKESQLD", "fakesqld: a result is not JSON: "+err.Error())
+		return ErrorFrame(id, "FAKESQLD", "fakesqld: a result is not JSON: "+err.Error())
 	}
 	if x.Type == "ok" {
-		return []byte(`{"type":"response_ok","request_id":` + strconv.Itoa(int(id)) + `,"response":` + string(x.Response) + `}`)
+		return OKFrame(id, string(x.Response))
 	}
 	return []byte(`{"type":"response_error","request_id":` + strconv.Itoa(int(id)) + `,"error":` + string(x.Error) + `}`)
-}
-
-func errorFrame(id int32, code, message string) []byte {
-	return append(appendError([]byte(`{"type":"response_error","request_id":`+strconv.Itoa(int(id))+`,"error":`), code, message), '}')
 }
 
 // asideLen is the number of closes set aside; s.mu is held.

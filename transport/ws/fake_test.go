@@ -21,6 +21,7 @@ import (
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/codec/direct"
 	"github.com/gohrana/libsql/codec/protobuf"
+	"github.com/gohrana/libsql/internal/fakesqld"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -92,9 +93,8 @@ type cstmt struct {
 
 // fconn is one socket as the fake sees it.
 type fconn struct {
-	f   *fake
-	ws  *websocket.Conn
-	wmu sync.Mutex
+	f  *fake
+	ws *fakesqld.WSSocket
 
 	mu      sync.Mutex
 	msgs    []cmsg
@@ -149,11 +149,10 @@ func (f *fake) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f.reject.Store(0)
-	c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: f.protos})
+	c, err := fakesqld.AcceptWS(w, r, f.protos...)
 	if err != nil {
 		return
 	}
-	c.SetReadLimit(-1)
 	fc := &fconn{f: f, ws: c, streams: map[int32]bool{}, sqls: map[int32]string{}, cursors: map[int32]*fcursor{}}
 	f.mu.Lock()
 	f.conns = append(f.conns, fc)
@@ -170,7 +169,7 @@ func (f *fake) closeAll() {
 	f.conns = nil
 	f.mu.Unlock()
 	for _, fc := range conns {
-		_ = fc.ws.CloseNow()
+		fc.ws.Drop()
 	}
 }
 
@@ -186,7 +185,7 @@ func (f *fake) conn(i int) *fconn {
 
 func (fc *fconn) loop() {
 	for {
-		_, data, err := fc.ws.Read(context.Background())
+		data, err := fc.ws.Read(context.Background())
 		if err != nil {
 			return
 		}
@@ -237,19 +236,9 @@ func (fc *fconn) hellos() []string {
 	return out
 }
 
-func (fc *fconn) send(msg string) {
-	fc.wmu.Lock()
-	defer fc.wmu.Unlock()
-	_ = fc.ws.Write(context.Background(), websocket.MessageText, []byte(msg))
-}
+func (fc *fconn) ok(id int32, response string) { _ = fc.ws.OK(id, response) }
 
-func (fc *fconn) ok(id int32, response string) {
-	fc.send(fmt.Sprintf(`{"type":"response_ok","request_id":%d,"response":%s}`, id, response))
-}
-
-func (fc *fconn) fail(id int32, code, message string) {
-	fc.send(fmt.Sprintf(`{"type":"response_error","request_id":%d,"error":{"message":%s,"code":%q}}`, id, quote(message), code))
-}
+func (fc *fconn) fail(id int32, code, message string) { _ = fc.ws.Fail(id, code, message) }
 
 func quote(s string) string {
 	b, _ := json.Marshal(s)
@@ -270,11 +259,11 @@ func (fc *fconn) answer(m *cmsg) bool {
 			if m.JWT != nil {
 				got = *m.JWT
 			}
-			fc.send(`{"type":"hello_error","error":{"message":` + quote("Authentication failed: the JWT "+got+" is invalid") + `,"code":"AUTH_JWT_INVALID"}}`)
+			_ = fc.ws.Write(fakesqld.HelloErrorFrame("AUTH_JWT_INVALID", "Authentication failed: the JWT "+got+" is invalid"))
 			_ = fc.ws.Close(websocket.StatusNormalClosure, "")
 			return false
 		}
-		fc.send(`{"type":"hello_ok"}`)
+		_ = fc.ws.Write(fakesqld.HelloOK)
 		return true
 	}
 	r, id := &m.Request, m.RequestID

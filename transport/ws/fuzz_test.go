@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/transport"
 )
@@ -39,9 +37,7 @@ func FuzzServerMessage(f *testing.F) {
 		fk := newFake(t)
 		fk.setHook(func(fc *fconn, m *cmsg) bool {
 			if m.Type == "hello" {
-				fc.wmu.Lock()
-				_ = fc.ws.Write(context.Background(), websocket.MessageText, msg)
-				fc.wmu.Unlock()
+				_ = fc.ws.Write(msg)
 			}
 			return false
 		})

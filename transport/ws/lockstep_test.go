@@ -71,7 +71,7 @@ func TestLockstepIdleDeath(t *testing.T) {
 	if _, err := execute(context.Background(), s, "first"); err != nil {
 		t.Fatal(err)
 	}
-	_ = f.conn(0).ws.CloseNow()
+	f.conn(0).ws.Drop()
 	eventually(t, "the server side closed", func() bool { return f.live.Load() == 0 })
 	time.Sleep(2 * probeFresh)
 	_, err := execute(context.Background(), s, "next")

@@ -126,7 +126,7 @@ func TestOwnSocketDies(t *testing.T) {
 	if err := send(t, b, "BEGIN", false); err != nil {
 		t.Fatal(err)
 	}
-	_ = f.conn(0).ws.CloseNow()
+	f.conn(0).ws.Drop()
 	eventually(t, "a lost", a.Lost)
 	if b.Lost() {
 		t.Fatal("b, on a socket of its own, was lost with a's")
@@ -134,7 +134,7 @@ func TestOwnSocketDies(t *testing.T) {
 	if err := send(t, b, "COMMIT", true); err != nil {
 		t.Fatal(err)
 	}
-	_ = f.conn(1).ws.CloseNow()
+	f.conn(1).ws.Drop()
 	eventually(t, "the server side closed", func() bool { return f.live.Load() == 0 })
 	if err := send(t, c.NewStream(), "BEGIN", false); err != nil {
 		t.Fatal(err)

@@ -261,7 +261,7 @@ func TestSocketDeath(t *testing.T) {
 			run: func(t *testing.T, f *fake, s *stream) error {
 				f.setHook(func(fc *fconn, m *cmsg) bool {
 					if m.Request.Type == "execute" {
-						_ = fc.ws.CloseNow()
+						fc.ws.Drop()
 						return true
 					}
 					return false

@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
-
 	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+	"github.com/gohrana/libsql/internal/fakesqld"
 	"github.com/gohrana/libsql/internal/fixture"
 )
 
@@ -25,15 +24,15 @@ import (
 func fakePointServer(t *testing.T, from int32, group int, badID int32) string {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{wsSubprotocol}})
+		c, err := fakesqld.AcceptWS(w, r, wsSubprotocol)
 		if err != nil {
 			return
 		}
-		defer c.CloseNow()
+		defer c.Drop()
 		ctx := r.Context()
-		var held []string
+		var held [][]byte
 		for {
-			_, b, err := c.Read(ctx)
+			b, err := c.Read(ctx)
 			if err != nil {
 				return
 			}
@@ -51,25 +50,25 @@ func fakePointServer(t *testing.T, from int32, group int, badID int32) string {
 				t.Errorf("client message %s: %v", b, err)
 				return
 			}
-			var answer string
+			var answer []byte
 			switch {
 			case m.Type == "hello":
-				answer = `{"type":"hello_ok"}`
+				answer = fakesqld.HelloOK
 			case m.Request.Type == "open_stream":
-				answer = fmt.Sprintf(`{"type":"response_ok","request_id":%d,"response":{"type":"open_stream"}}`, m.RequestID)
+				answer = fakesqld.OKFrame(m.RequestID, `{"type":"open_stream"}`)
 			case m.Request.Type == "execute" && len(m.Request.Stmt.Args) == 1:
 				id, _ := strconv.Atoi(m.Request.Stmt.Args[0].Value)
 				row := fixture.MakeRow(id)
 				if m.RequestID == badID {
 					row.A++
 				}
-				answer = fmt.Sprintf(`{"type":"response_ok","request_id":%d,"response":{"type":"execute","result":{"cols":[%s],"rows":[%s],"affected_row_count":0}}}`,
-					m.RequestID, `{"name":"a"},{"name":"b"},{"name":"c"},{"name":"d"},{"name":"e"},{"name":"f"}`, fixture.AppendRow(nil, row))
+				answer = fakesqld.OKFrame(m.RequestID, fmt.Sprintf(`{"type":"execute","result":{"cols":[%s],"rows":[%s],"affected_row_count":0}}`,
+					`{"name":"a"},{"name":"b"},{"name":"c"},{"name":"d"},{"name":"e"},{"name":"f"}`, fixture.AppendRow(nil, row)))
 			default:
-				answer = fmt.Sprintf(`{"type":"response_error","request_id":%d,"error":{"message":"unexpected %s"}}`, m.RequestID, m.Request.Type)
+				answer = fakesqld.ErrorFrame(m.RequestID, "", "unexpected "+m.Request.Type)
 			}
 			if m.Type == "hello" || m.Request.Type == "open_stream" {
-				held = []string{answer}
+				held = [][]byte{answer}
 			} else {
 				held = append(held, answer)
 			}
@@ -77,7 +76,7 @@ func fakePointServer(t *testing.T, from int32, group int, badID int32) string {
 				continue
 			}
 			for i := len(held) - 1; i >= 0; i-- {
-				if err := c.Write(ctx, websocket.MessageText, []byte(held[i])); err != nil {
+				if err := c.Write(held[i]); err != nil {
 					return
 				}
 			}
