@@ -43,7 +43,7 @@ docker-early:
 
 # Every module of the repository: the driver (root) and the ones with their
 # own go.mod, which the root's ./... does not reach.
-MODULES := . itest itest/cmd/capture-ws bench bench/e2e codec/protobuf/prototest embedded otel scripts/fetchcheck
+MODULES := . itest itest/cmd/capture-ws bench codec/protobuf/prototest embedded otel scripts/fetchcheck
 
 fmt-check:
 	@files=$$(gofmt -l .); \
@@ -126,7 +126,7 @@ compat:
 # no server: the Protobuf reference (prototest) and the benchmark harnesses
 # (their report and fixture tests); and of itest's one package that needs
 # none, sqlscandiff (sqlscan against SQLite's C API).
-UNIT_MODULES := . codec/protobuf/prototest bench bench/e2e itest/sqlscandiff
+UNIT_MODULES := . codec/protobuf/prototest bench itest/sqlscandiff
 
 unit:
 	@for m in $(UNIT_MODULES); do echo "== go test ($$m)"; (cd $$m && go test -race -timeout 10m ./...); done
@@ -250,7 +250,7 @@ fuzz:
 	done
 
 # make bench-e2e   end-to-end comparison with github.com/tursodatabase/libsql-client-go
-#                  against a throwaway local sqld (module bench/e2e; see docs/dev/E2E.md).
+#                  against a throwaway local sqld (bench/e2e, in the bench module; see docs/dev/E2E.md).
 #                  Extra flags: make bench-e2e E2E_FLAGS='-rounds 5 -json /tmp/e2e.json'
 .PHONY: bench-e2e
 bench-e2e:

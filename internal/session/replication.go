@@ -29,11 +29,17 @@ type Replication struct {
 
 // resetSettle is how long after a log reset a server stream opened may
 // still read the replica's old copy: a replica replaces its copy some time
-// after its primary's log is reset, and sqld 0.24.32 goes on answering a
-// stream whose SQLite connection predates the replacement from the old
-// copy (itest TestReplicaPrimaryKilled). Streams opened before the reset
-// or within resetSettle of it are replaced (see Conn.refresh).
-const resetSettle = 10 * time.Second
+// after its primary's log is reset, once it has reconnected to the
+// primary, and sqld 0.24.32 goes on answering a stream whose SQLite
+// connection predates the replacement from the old copy, for as long as
+// the stream lives (itest TestReplicaPrimaryKilled). Streams opened before
+// the reset or within resetSettle of it are replaced (see Conn.refresh):
+// for resetSettle, every statement goes out on a new stream, as with
+// keepStreams=0. Ten seconds was too short on a loaded 2-core machine
+// (a CI run of 2026-12-05: the replica had not replaced its copy 10 s
+// after the first write on the primary's new log, and a stream opened then
+// read the old copy for the test's next 20 s).
+const resetSettle = time.Minute
 
 // stale reports whether a stream opened at opened may read a copy that a
 // log reset replaced (see resetSettle).

@@ -20,12 +20,12 @@ import (
 	"log"
 	"os"
 	"os/exec"
-	"slices"
 	"strings"
 	"time"
 
 	_ "github.com/gohrana/libsql"
 	"github.com/gohrana/libsql/bench/internal/delayproxy"
+	"github.com/gohrana/libsql/bench/internal/harness"
 	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
@@ -89,7 +89,7 @@ func main() {
 			query = append(query, d)
 			counts = proxy.Counts().Minus(before)
 		}
-		fmt.Printf("| %s | %v | %v | %d | %d | %d: %v |\n", tp.name, median(total), median(query), counts.Conns, counts.Requests,
+		fmt.Printf("| %s | %v | %v | %d | %d | %d: %v |\n", tp.name, harness.Median(total), harness.Median(query), counts.Conns, counts.Requests,
 			tp.floor, time.Duration(tp.floor)**rtt)
 	}
 }
@@ -107,10 +107,4 @@ func child(dsn string) {
 	}
 	fmt.Println(time.Since(start))
 	db.Close()
-}
-
-func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
-	"sort"
+
+	"github.com/gohrana/libsql/bench/internal/harness"
 )
 
 // Report is what -json writes and -compare reads.
@@ -50,19 +50,6 @@ type Result struct {
 	Samples     []Sample `json:"samples"`
 }
 
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	sort.Float64s(s)
-	m := len(s) / 2
-	if len(s)%2 == 1 {
-		return s[m]
-	}
-	return (s[m-1] + s[m]) / 2
-}
-
 // summarize recomputes the medians and the derived rates from r.Samples.
 func (r *Result) summarize() {
 	pick := func(f func(Sample) float64) float64 {
@@ -70,7 +57,7 @@ func (r *Result) summarize() {
 		for i, s := range r.Samples {
 			xs[i] = f(s)
 		}
-		return median(xs)
+		return harness.Median(xs)
 	}
 	r.NsPerOp = pick(func(s Sample) float64 { return s.NsPerOp })
 	r.CPUNsPerOp = pick(func(s Sample) float64 { return s.CPUNsPerOp })

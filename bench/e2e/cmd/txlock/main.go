@@ -26,7 +26,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -34,6 +33,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/bench/internal/harness"
 	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
@@ -265,7 +265,7 @@ func report(w io.Writer, cfg config, results map[string][]sample) {
 				}
 			}
 			if len(rs) > 0 {
-				ratio = fmt.Sprintf("%.2fx", median(rs))
+				ratio = fmt.Sprintf("%.2fx", harness.Median(rs))
 			}
 		}
 		consistent := true
@@ -281,15 +281,6 @@ func report(w io.Writer, cfg config, results map[string][]sample) {
 			other = append(other, float64(s.TxOther))
 			errs = append(errs, float64(s.OpErrors))
 		}
-		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %t | %.1f s |\n", tr, mode, median(rates), median(busy), median(other), median(ops), median(errs), ratio, consistent, slowest)
+		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %t | %.1f s |\n", tr, mode, harness.Median(rates), harness.Median(busy), harness.Median(other), harness.Median(ops), harness.Median(errs), ratio, consistent, slowest)
 	}
-}
-
-func median(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	v = slices.Clone(v)
-	slices.Sort(v)
-	return v[len(v)/2]
 }

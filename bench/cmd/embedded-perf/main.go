@@ -7,7 +7,7 @@
 // same point SELECTs, scan and bootstrap, alternated, with their ratios.
 //
 //	sqld -d /tmp/perf --http-listen-addr 127.0.0.1:8089 --no-welcome &
-//	go run ./cmd/embedded-perf -url http://127.0.0.1:8089
+//	cd bench && go run ./cmd/embedded-perf -url http://127.0.0.1:8089
 //
 // It creates tables perf_* on the server (a new server is best). docs/dev/PERF.md
 // has the numbers of a run.
@@ -19,20 +19,16 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	_ "github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/bench/internal/harness"
 	"github.com/gohrana/libsql/embedded"
 )
 
@@ -91,7 +87,7 @@ func run(base string, rows, point int, idle time.Duration) error {
 	fmt.Printf("embedded-perf against %s\n\n", base)
 
 	// Point SELECTs and scans on a 20,000-row table.
-	if err := fill(ctx, prim, "perf_t", 20000); err != nil {
+	if err := harness.FillPerf(ctx, prim, harness.PerfTable, harness.PerfRows); err != nil {
 		return err
 	}
 	c, err := embedded.NewConnector(filepath.Join(dir, "replica.db"), base, embedded.WithSyncInterval(0))
@@ -111,24 +107,24 @@ func run(base string, rows, point int, idle time.Duration) error {
 	defer ws.Close()
 	fmt.Println("| what | local | ws:// | HTTP |")
 	fmt.Println("| --- | --- | --- | --- |")
-	lp, err := pointSelects(ctx, local, point)
+	lp, err := harness.PointSelects(ctx, local, point)
 	if err != nil {
 		return err
 	}
-	wp, err := pointSelects(ctx, ws, point/10)
+	wp, err := harness.PointSelects(ctx, ws, point/10)
 	if err != nil {
 		return err
 	}
-	hp, err := pointSelects(ctx, prim, point/10)
+	hp, err := harness.PointSelects(ctx, prim, point/10)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("| point SELECT p50 | %v | %v | %v |\n", lp[0], wp[0], hp[0])
-	fmt.Printf("| point SELECT p99 | %v | %v | %v |\n", lp[1], wp[1], hp[1])
-	fmt.Printf("| local / ws:// p50 | %.3fx | | |\n", float64(lp[0])/float64(wp[0]))
+	fmt.Printf("| point SELECT p50 | %v | %v | %v |\n", lp.P50, wp.P50, hp.P50)
+	fmt.Printf("| point SELECT p99 | %v | %v | %v |\n", lp.P99, wp.P99, hp.P99)
+	fmt.Printf("| local / ws:// p50 | %.3fx | | |\n", float64(lp.P50)/float64(wp.P50))
 	var scans [3]float64
 	for i, db := range []*sql.DB{local, ws, prim} {
-		if scans[i], err = scanRate(ctx, db); err != nil {
+		if scans[i], err = harness.ScanRate(ctx, db, harness.PerfTable, 5); err != nil {
 			return err
 		}
 	}
@@ -139,10 +135,10 @@ func run(base string, rows, point int, idle time.Duration) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("read-your-writes wait of the read after a write (200 rounds, no background sync): p50 %v, p99 %v\n\n", waits[0], waits[1])
+	fmt.Printf("read-your-writes wait of the read after a write (200 rounds, no background sync): p50 %v, p99 %v\n\n", waits.P50, waits.P99)
 
 	// Bootstrap of rows rows, in a process of its own for its peak RSS.
-	if err := fill(ctx, prim, "perf_big", rows); err != nil {
+	if err := harness.FillPerf(ctx, prim, "perf_big", rows); err != nil {
 		return err
 	}
 	path := filepath.Join(dir, "bootstrap.db")
@@ -172,118 +168,24 @@ func run(base string, rows, point int, idle time.Duration) error {
 	return nil
 }
 
-func fill(ctx context.Context, db *sql.DB, name string, rows int) error {
-	if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+name); err != nil {
-		return err
-	}
-	if _, err := db.ExecContext(ctx, "CREATE TABLE "+name+" (id INTEGER PRIMARY KEY, name TEXT, email TEXT, n INTEGER, score REAL, note TEXT)"); err != nil {
-		return err
-	}
-	const chunk = 50000
-	for from := 0; from < rows; from += chunk {
-		n := min(chunk, rows-from)
-		_, err := db.ExecContext(ctx, `INSERT INTO `+name+`
-			WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?)
-			SELECT ? + x, 'name-' || x, 'user' || x || '@example.com', x * 7, x / 3.0, 'n' FROM g`, n, from)
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// pointSelects returns the p50 and p99 of n SELECTs by primary key.
-func pointSelects(ctx context.Context, db *sql.DB, n int) ([2]time.Duration, error) {
-	lat := make([]time.Duration, 0, n)
-	var name string
-	for i := range n {
-		start := time.Now()
-		if err := db.QueryRowContext(ctx, "SELECT name FROM perf_t WHERE id = ?", i%20000+1).Scan(&name); err != nil {
-			return [2]time.Duration{}, err
-		}
-		lat = append(lat, time.Since(start))
-	}
-	return quantiles(lat), nil
-}
-
-func quantiles(lat []time.Duration) [2]time.Duration {
-	slices.Sort(lat)
-	return [2]time.Duration{lat[len(lat)/2].Round(time.Microsecond / 10), lat[len(lat)*99/100].Round(time.Microsecond / 10)}
-}
-
-// scanRate reads the whole of perf_t five times and returns rows per
-// second.
-func scanRate(ctx context.Context, db *sql.DB) (float64, error) {
-	return scanTable(ctx, db, "perf_t", 5)
-}
-
-// scanTable reads the whole table times times and returns rows per second.
-func scanTable(ctx context.Context, db *sql.DB, table string, times int) (float64, error) {
-	start := time.Now()
-	total := 0
-	for range times {
-		rows, err := db.QueryContext(ctx, "SELECT id, name, email, n, score, note FROM "+table)
-		if err != nil {
-			return 0, err
-		}
-		var (
-			id, n             int64
-			name, email, note string
-			score             float64
-		)
-		for rows.Next() {
-			if err := rows.Scan(&id, &name, &email, &n, &score, &note); err != nil {
-				rows.Close()
-				return 0, err
-			}
-			total++
-		}
-		if err := rows.Close(); err != nil {
-			return 0, err
-		}
-	}
-	return float64(total) / time.Since(start).Seconds(), nil
-}
-
-// pointSelectsPaired is pointSelects on each of dbs in turn, query by
-// query, and returns the p50 and p99 of each.
-func pointSelectsPaired(ctx context.Context, dbs []*sql.DB, n int) ([][2]time.Duration, error) {
-	lat := make([][]time.Duration, len(dbs))
-	var name string
-	for i := range n {
-		for j, db := range dbs {
-			start := time.Now()
-			if err := db.QueryRowContext(ctx, "SELECT name FROM perf_t WHERE id = ?", i%20000+1).Scan(&name); err != nil {
-				return nil, err
-			}
-			lat[j] = append(lat[j], time.Since(start))
-		}
-	}
-	q := make([][2]time.Duration, len(dbs))
-	for j := range dbs {
-		q[j] = quantiles(lat[j])
-	}
-	return q, nil
-}
-
 // catchUp returns the p50 and p99 of the first local read after a write.
-func catchUp(ctx context.Context, db *sql.DB, rounds int) ([2]time.Duration, error) {
+func catchUp(ctx context.Context, db *sql.DB, rounds int) (harness.Latency, error) {
 	if _, err := db.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS perf_rw (id INTEGER PRIMARY KEY, v INTEGER)"); err != nil {
-		return [2]time.Duration{}, err
+		return harness.Latency{}, err
 	}
 	lat := make([]time.Duration, 0, rounds)
 	for i := range rounds {
 		if _, err := db.ExecContext(ctx, "INSERT OR REPLACE INTO perf_rw VALUES (?, ?)", i, i); err != nil {
-			return [2]time.Duration{}, err
+			return harness.Latency{}, err
 		}
 		start := time.Now()
 		var v int
 		if err := db.QueryRowContext(ctx, "SELECT v FROM perf_rw WHERE id = ?", i).Scan(&v); err != nil {
-			return [2]time.Duration{}, err
+			return harness.Latency{}, err
 		}
 		lat = append(lat, time.Since(start))
 	}
-	return quantiles(lat), nil
+	return harness.Quantiles(lat), nil
 }
 
 func bootstrap(base, path, key string) error {
@@ -314,19 +216,12 @@ func bootstrap(base, path, key string) error {
 }
 
 func idleRequests(base, dir string, d time.Duration) (float64, error) {
-	target, err := url.Parse(base)
+	proxy, err := harness.NewCountingProxy(base)
 	if err != nil {
 		return 0, err
 	}
-	var n atomic.Int64
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n.Add(1)
-		proxy.ServeHTTP(w, r)
-	}))
-	defer srv.Close()
-	c, err := embedded.NewConnector(filepath.Join(dir, "idle.db"), srv.URL)
+	defer proxy.Close()
+	c, err := embedded.NewConnector(filepath.Join(dir, "idle.db"), proxy.URL())
 	if err != nil {
 		return 0, err
 	}
@@ -334,9 +229,9 @@ func idleRequests(base, dir string, d time.Duration) (float64, error) {
 	if _, err := c.Sync(context.Background()); err != nil {
 		return 0, err
 	}
-	n.Store(0)
+	proxy.Reset()
 	time.Sleep(d)
-	return float64(n.Load()), nil
+	return float64(proxy.Requests()), nil
 }
 
 // bootstrapProcess bootstraps a replica at path (encrypted under key if
@@ -374,10 +269,10 @@ func runEncryption(base string, rows, point, rounds int) error {
 		return err
 	}
 	defer prim.Close()
-	for name, n := range map[string]int{"perf_t": 20000, "perf_big": rows} {
+	for name, n := range map[string]int{harness.PerfTable: harness.PerfRows, "perf_big": rows} {
 		var have int
 		if err := prim.QueryRowContext(ctx, "SELECT count(*) FROM "+name).Scan(&have); err != nil || have != n {
-			if err := fill(ctx, prim, name, n); err != nil {
+			if err := harness.FillPerf(ctx, prim, name, n); err != nil {
 				return err
 			}
 		}
@@ -404,16 +299,16 @@ func runEncryption(base string, rows, point, rounds int) error {
 	for round := range rounds {
 		// Point SELECTs and scans alternate between the two replicas
 		// query by query, so that both see the same machine.
-		q, err := pointSelectsPaired(ctx, dbs, point)
+		q, err := harness.PairedPointSelects(ctx, dbs, point)
 		if err != nil {
 			return err
 		}
 		for i := range dbs {
-			p50[i], p99[i] = append(p50[i], float64(q[i][0])), append(p99[i], float64(q[i][1]))
+			p50[i], p99[i] = append(p50[i], float64(q[i].P50)), append(p99[i], float64(q[i].P99))
 		}
 		for range 3 {
 			for i, db := range dbs {
-				r, err := scanRate(ctx, db)
+				r, err := harness.ScanRate(ctx, db, harness.PerfTable, 5)
 				if err != nil {
 					return err
 				}
@@ -423,7 +318,7 @@ func runEncryption(base string, rows, point, rounds int) error {
 		// A scan of perf_big (rows rows, past SQLite's page cache): every
 		// page read from the file, and deciphered.
 		for i, db := range dbs {
-			r, err := scanTable(ctx, db, "perf_big", 1)
+			r, err := harness.ScanRate(ctx, db, "perf_big", 1)
 			if err != nil {
 				return err
 			}
@@ -441,11 +336,7 @@ func runEncryption(base string, rows, point, rounds int) error {
 			boot[i], rss[i] = append(boot[i], took.Seconds()), append(rss[i], mb)
 		}
 	}
-	med := func(v []float64) float64 {
-		v = slices.Clone(v)
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
+	med := harness.Median[float64]
 	us := func(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1e3) }
 	fmt.Printf("\nencrypted (WithEncryption) against plain, median of %d alternated rounds:\n\n", rounds)
 	fmt.Println("| what | plain | encrypted | encrypted/plain | target |")

@@ -8,7 +8,7 @@
 // of 1,000,000 rows.
 //
 //	sqld -d /tmp/perf --http-listen-addr 127.0.0.1:8089 --no-welcome &
-//	go run ./cmd/offline-perf -url http://127.0.0.1:8089
+//	cd bench && go run ./cmd/offline-perf -url http://127.0.0.1:8089
 //
 // It creates tables offperf_* on the server (a new server is best).
 // docs/dev/PERF.md has the numbers of a run.
@@ -20,17 +20,13 @@ import (
 	"flag"
 	"fmt"
 	"log"
-	"net/http"
-	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
-	"sync/atomic"
 	"time"
 
 	_ "github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/bench/internal/harness"
 	"github.com/gohrana/libsql/embedded"
 )
 
@@ -45,27 +41,6 @@ func main() {
 	if err := run(*base, *writes, *big); err != nil {
 		log.Fatal("offline-perf: ", err)
 	}
-}
-
-// counter is a reverse proxy in front of sqld that counts requests.
-type counter struct {
-	srv *httptest.Server
-	n   atomic.Int64
-}
-
-func newCounter(base string) (*counter, error) {
-	target, err := url.Parse(base)
-	if err != nil {
-		return nil, err
-	}
-	c := &counter{}
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	proxy.FlushInterval = -1
-	c.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		c.n.Add(1)
-		proxy.ServeHTTP(w, r)
-	}))
-	return c, nil
 }
 
 type replica struct {
@@ -87,20 +62,6 @@ func open(path, url string, opts ...embedded.Option) (*replica, error) {
 }
 
 func (r *replica) close() { r.db.Close(); r.c.Close() }
-
-// timeEach runs f n times and returns the p50 and p99 of its durations.
-func timeEach(n int, f func(i int) error) (p50, p99 time.Duration, err error) {
-	d := make([]time.Duration, n)
-	for i := range n {
-		start := time.Now()
-		if err := f(i); err != nil {
-			return 0, 0, err
-		}
-		d[i] = time.Since(start)
-	}
-	slices.Sort(d)
-	return d[n/2], d[n*99/100], nil
-}
 
 func run(base string, writes, big int) error {
 	ctx := context.Background()
@@ -129,7 +90,7 @@ func run(base string, writes, big int) error {
 	if err != nil {
 		return err
 	}
-	p50, p99, err := timeEach(writes/10, func(i int) error {
+	lat, err := harness.TimeEach(writes/10, func(i int) error {
 		_, err := online.db.ExecContext(ctx, insert, "online", i)
 		return err
 	})
@@ -137,8 +98,8 @@ func run(base string, writes, big int) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("INSERT of one row to the primary over HTTP (no offline writes): p50 %v p99 %v (%d)\n", p50, p99, writes/10)
-	onlineP50 := p50
+	fmt.Printf("INSERT of one row to the primary over HTTP (no offline writes): p50 %v p99 %v (%d)\n", lat.P50, lat.P99, writes/10)
+	onlineP50 := lat.P50
 	for _, full := range []bool{false, true} {
 		opts := []embedded.Option{embedded.WithOfflineWrites()}
 		name := "NORMAL"
@@ -153,7 +114,7 @@ func run(base string, writes, big int) error {
 		if full {
 			n = writes / 5
 		}
-		p50, p99, err := timeEach(n, func(i int) error {
+		lat, err := harness.TimeEach(n, func(i int) error {
 			_, err := r.db.ExecContext(ctx, insert, "local", i)
 			return err
 		})
@@ -162,10 +123,10 @@ func run(base string, writes, big int) error {
 			return err
 		}
 		fmt.Printf("INSERT of one row, offline writes, synchronous %s: p50 %v p99 %v (%d); p50 %.3fx the primary's\n",
-			name, p50, p99, n, float64(p50)/float64(onlineP50))
+			name, lat.P50, lat.P99, n, float64(lat.P50)/float64(onlineP50))
 		if !full {
 			// 2. A transaction of 10 INSERTs.
-			p50, p99, err = timeEach(writes/10, func(i int) error {
+			lat, err = harness.TimeEach(writes/10, func(i int) error {
 				tx, err := r.db.BeginTx(ctx, nil)
 				if err != nil {
 					return err
@@ -182,7 +143,7 @@ func run(base string, writes, big int) error {
 				r.close()
 				return err
 			}
-			fmt.Printf("transaction of 10 INSERTs, offline writes, NORMAL: p50 %v p99 %v (%d)\n", p50, p99, writes/10)
+			fmt.Printf("transaction of 10 INSERTs, offline writes, NORMAL: p50 %v p99 %v (%d)\n", lat.P50, lat.P99, writes/10)
 		}
 		start := time.Now()
 		_, err = r.c.Sync(ctx)
@@ -195,12 +156,12 @@ func run(base string, writes, big int) error {
 
 	// 3. A Sync that pushes 1,000 pending transactions, through a proxy
 	// that counts the requests.
-	cnt, err := newCounter(base)
+	cnt, err := harness.NewCountingProxy(base)
 	if err != nil {
 		return err
 	}
-	defer cnt.srv.Close()
-	r, err := open(filepath.Join(dir, "push.db"), cnt.srv.URL, embedded.WithOfflineWrites())
+	defer cnt.Close()
+	r, err := open(filepath.Join(dir, "push.db"), cnt.URL(), embedded.WithOfflineWrites())
 	if err != nil {
 		return err
 	}
@@ -209,14 +170,14 @@ func run(base string, writes, big int) error {
 			return err
 		}
 	}
-	cnt.n.Store(0)
+	cnt.Reset()
 	start := time.Now()
 	if _, err := r.c.Sync(ctx); err != nil {
 		return err
 	}
 	st := r.c.Stats()
 	fmt.Printf("Sync pushing 1,000 pending transactions and pulling the result: %v (the pull %v, %d frames), %d HTTP requests (pushed %d)\n",
-		time.Since(start), st.LastSyncDuration, st.BehindFrames, cnt.n.Load(), st.Pushed)
+		time.Since(start), st.LastSyncDuration, st.BehindFrames, cnt.Requests(), st.Pushed)
 	r.close()
 
 	// 4. A Sync with 10 pending transactions on 10k and on 1M rows.
@@ -232,7 +193,7 @@ func run(base string, writes, big int) error {
 				return err
 			}
 		}
-		r, err := open(filepath.Join(dir, table+".db"), cnt.srv.URL, embedded.WithOfflineWrites())
+		r, err := open(filepath.Join(dir, table+".db"), cnt.URL(), embedded.WithOfflineWrites())
 		if err != nil {
 			return err
 		}
@@ -246,14 +207,14 @@ func run(base string, writes, big int) error {
 					return err
 				}
 			}
-			cnt.n.Store(0)
+			cnt.Reset()
 			start := time.Now()
 			if _, err := r.c.Sync(ctx); err != nil {
 				return err
 			}
 			d[round] = time.Since(start)
 			total += d[round]
-			reqs += cnt.n.Load()
+			reqs += cnt.Requests()
 		}
 		slices.Sort(d)
 		fmt.Printf("Sync with 10 pending UPDATEs on %d rows: p50 %v, mean %v, %.1f requests each\n",

@@ -6,7 +6,7 @@
 // against an exact search the command computes itself.
 //
 //	sqld -d /tmp/vperf --http-listen-addr 127.0.0.1:8089 --no-welcome &
-//	go run ./cmd/vector-perf -url http://127.0.0.1:8089
+//	cd bench && go run ./cmd/vector-perf -url http://127.0.0.1:8089
 //
 // It creates the table perf_vec on the server (a new server is best).
 // docs/dev/PERF.md has the numbers of a run.

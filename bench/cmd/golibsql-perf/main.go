@@ -5,8 +5,11 @@
 // registers the driver name "libsql", as this repository's driver does, so
 // it can only be measured in a process of its own.
 //
-//	cd embedded && go run ./cmd/embedded-perf -url http://127.0.0.1:18089 -encryption-only  # fills perf_t
-//	cd embedded/cmd/golibsql-perf && go run . -url http://127.0.0.1:18089
+//	cd bench && go run ./cmd/embedded-perf -url http://127.0.0.1:18089 -encryption-only  # fills perf_t
+//	cd bench/cmd/golibsql-perf && go run . -url http://127.0.0.1:18089
+//
+// Its loops are the bench module's harness (bench/internal/harness),
+// which imports no driver.
 package main
 
 import (
@@ -17,10 +20,10 @@ import (
 	"log"
 	"os"
 	"path/filepath"
-	"slices"
-	"time"
 
 	"github.com/tursodatabase/go-libsql"
+
+	"github.com/gohrana/libsql/bench/internal/harness"
 )
 
 func main() {
@@ -57,31 +60,23 @@ func run(base string, point, rounds int) error {
 		dbs[i] = sql.OpenDB(c)
 		defer dbs[i].Close()
 		var n int
-		if err := dbs[i].QueryRowContext(ctx, "SELECT count(*) FROM perf_t").Scan(&n); err != nil || n != 20000 {
+		if err := dbs[i].QueryRowContext(ctx, "SELECT count(*) FROM "+harness.PerfTable).Scan(&n); err != nil || n != harness.PerfRows {
 			return fmt.Errorf("perf_t: %d rows, %v (run embedded-perf first)", n, err)
 		}
 	}
 	var p50, p99, scan [2][]float64
 	for range rounds {
-		lat := [2][]time.Duration{}
-		var name string
-		for i := range point {
-			for j, db := range dbs {
-				start := time.Now()
-				if err := db.QueryRowContext(ctx, "SELECT name FROM perf_t WHERE id = ?", i%20000+1).Scan(&name); err != nil {
-					return err
-				}
-				lat[j] = append(lat[j], time.Since(start))
-			}
+		q, err := harness.PairedPointSelects(ctx, dbs, point)
+		if err != nil {
+			return err
 		}
 		for j := range dbs {
-			slices.Sort(lat[j])
-			p50[j] = append(p50[j], float64(lat[j][len(lat[j])/2]))
-			p99[j] = append(p99[j], float64(lat[j][len(lat[j])*99/100]))
+			p50[j] = append(p50[j], float64(q[j].P50))
+			p99[j] = append(p99[j], float64(q[j].P99))
 		}
 		for range 3 {
 			for j, db := range dbs {
-				r, err := scanRate(ctx, db)
+				r, err := harness.ScanRate(ctx, db, harness.PerfTable, 5)
 				if err != nil {
 					return err
 				}
@@ -89,11 +84,7 @@ func run(base string, point, rounds int) error {
 			}
 		}
 	}
-	med := func(v []float64) float64 {
-		v = slices.Clone(v)
-		slices.Sort(v)
-		return v[len(v)/2]
-	}
+	med := harness.Median[float64]
 	us := func(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1e3) }
 	fmt.Printf("go-libsql embedded replica against %s, median of %d rounds:\n\n", base, rounds)
 	fmt.Println("| what | plain | encrypted | encrypted/plain |")
@@ -102,33 +93,4 @@ func run(base string, point, rounds int) error {
 	fmt.Printf("| point SELECT p99 | %s | %s | %.2fx |\n", us(med(p99[0])), us(med(p99[1])), med(p99[1])/med(p99[0]))
 	fmt.Printf("| 20k-row scan | %.0f rows/s | %.0f rows/s | %.2fx |\n", med(scan[0]), med(scan[1]), med(scan[1])/med(scan[0]))
 	return nil
-}
-
-// scanRate reads the whole table five times and returns rows per second,
-// as embedded-perf's scanRate does.
-func scanRate(ctx context.Context, db *sql.DB) (float64, error) {
-	start := time.Now()
-	total := 0
-	for range 5 {
-		rows, err := db.QueryContext(ctx, "SELECT id, name, email, n, score, note FROM perf_t")
-		if err != nil {
-			return 0, err
-		}
-		var (
-			id, n             int64
-			name, email, note string
-			score             float64
-		)
-		for rows.Next() {
-			if err := rows.Scan(&id, &name, &email, &n, &score, &note); err != nil {
-				rows.Close()
-				return 0, err
-			}
-			total++
-		}
-		if err := rows.Close(); err != nil {
-			return 0, err
-		}
-	}
-	return float64(total) / time.Since(start).Seconds(), nil
 }
