@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"sync"
-	"time"
 )
 
 // How a body's end is found.
@@ -254,9 +253,6 @@ func (b *body) readTrailers() error {
 
 // Close ends the body. Before the end it closes the connection (an unread
 // rest is not drained); after the end it does nothing.
-// ReadInBatches implements BatchReader.
-func (b *body) ReadInBatches(min int, wait time.Duration) { b.pc.cr.batch(min, wait) }
-
 func (b *body) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()

@@ -16,11 +16,10 @@ import (
 type conn struct {
 	t    *Transport
 	key  poolKey
-	raw  net.Conn // the TCP connection
-	c    net.Conn // raw, or the TLS connection over it
-	br   *bufio.Reader
-	cr   *connReader // under br
-	wbuf []byte      // the request being written; reused
+	raw  net.Conn      // the TCP connection
+	c    net.Conn      // raw, or the TLS connection over it
+	br   *bufio.Reader // over c
+	wbuf []byte        // the request being written; reused
 
 	idleAt time.Time // when it last became idle
 	reused bool      // it has served a request before
@@ -38,11 +37,10 @@ type conn struct {
 	prevKeys, prevVals []string
 }
 
-// initReader makes the connection's reader: buffered, over a connReader
-// of c (which is raw or TLS over it).
+// initReader makes the connection's reader: buffered, over c (which is
+// raw or TLS over it).
 func (pc *conn) initReader() {
-	pc.cr = &connReader{c: pc.c, lw: newLowater(pc.raw)}
-	pc.br = bufio.NewReaderSize(pc.cr, readBufSize)
+	pc.br = bufio.NewReaderSize(pc.c, readBufSize)
 }
 
 // watch makes the context's end abort the connection.
@@ -85,7 +83,6 @@ func (pc *conn) closeIdle() { _ = pc.c.Close() }
 // release ends the exchange after the response body: back to the pool if
 // reusable, intact and without stray bytes, closed otherwise.
 func (pc *conn) release(reusable bool) {
-	pc.cr.batch(0, 0)
 	intact := pc.unwatch()
 	if !reusable || !intact || pc.br.Buffered() > 0 {
 		_ = pc.raw.Close()

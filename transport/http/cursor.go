@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
-	"github.com/gohrana/libsql/internal/http1"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -35,17 +34,6 @@ const lineChunkSize = 256 << 10
 // readBufferSize bounds the buffered reader under a cursor; longer lines
 // are assembled piecewise.
 const readBufferSize = 64 << 10
-
-// A cursor body is read from the network in batches of at least batchMin
-// bytes, or whatever came within batchWait (internal/http1's ReadInBatches).
-// sqld writes each row of a cursor as it makes it: a reader that keeps up
-// otherwise makes a system call and a wake-up for every few rows, which
-// cost more CPU than decoding them (docs/dev/PERF.md "The cursor read
-// pattern"). batchWait bounds the latency this adds to a row.
-const (
-	batchMin  = 16 << 10
-	batchWait = 2 * time.Millisecond
-)
 
 var _ transport.Cursor = (*cursor)(nil)
 
@@ -201,9 +189,12 @@ func (s *stream) openCursorOn(ctx context.Context, w *protocol, batch *codec.Bat
 	if !end {
 		ahead = newReadAhead(resp.Body, readAheadMax)
 		cur.body, cur.ahead = ahead, ahead
-	} else if br, ok := resp.Body.(http1.BatchReader); ok {
-		br.ReadInBatches(batchMin, batchWait)
 	}
+	// An autocommit cursor's body is read as it arrives. Reading it in
+	// batches (a socket low-water mark, from issue 13 until 2026-12-05)
+	// saved client CPU but cost throughput and server CPU: sqld writes a
+	// row or two per system call to a reader that keeps up either way
+	// (docs/dev/PERF.md "The million-row cursor and the reader's pace").
 	cur.r = bufio.NewReaderSize(cur.body, readBufferSize)
 	line, err := cur.readMessage()
 	if err != nil {
