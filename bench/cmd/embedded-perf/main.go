@@ -18,7 +18,6 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"log"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +32,7 @@ import (
 )
 
 func main() {
-	base := flag.String("url", "", "base URL of a running sqld (http://127.0.0.1:8089)")
+	base := harness.URLFlag("http://127.0.0.1:8089")
 	rows := flag.Int("rows", 1_000_000, "rows of the bootstrap table")
 	point := flag.Int("point", 20000, "local point SELECTs (a tenth of it over the network)")
 	idle := flag.Duration("idle", 20*time.Second, "how long to count an idle replica's requests")
@@ -42,48 +41,37 @@ func main() {
 	cpuProfile := flag.String("cpuprofile", "", "with -bootstrap-only, write a CPU profile of the bootstrap to this file")
 	encOnly := flag.Bool("encryption-only", false, "only the comparison of an encrypted replica with one in the clear")
 	rounds := flag.Int("rounds", 3, "rounds of the encryption comparison (the median is reported)")
-	flag.Parse()
-	if *base == "" {
-		log.Fatal("embedded-perf: give -url")
-	}
-	if *bootstrapOnly != "" {
-		if *cpuProfile != "" {
-			f, err := os.Create(*cpuProfile)
-			if err != nil {
-				log.Fatal(err)
+	harness.Main("embedded-perf", base, func() error {
+		if *bootstrapOnly != "" {
+			if *cpuProfile != "" {
+				f, err := os.Create(*cpuProfile)
+				if err != nil {
+					return err
+				}
+				if err := pprof.StartCPUProfile(f); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
 			}
-			if err := pprof.StartCPUProfile(f); err != nil {
-				log.Fatal(err)
+			return bootstrap(*base, *bootstrapOnly, *key)
+		}
+		if !*encOnly {
+			if err := run(*base, *rows, *point, *idle); err != nil {
+				return err
 			}
-			defer pprof.StopCPUProfile()
 		}
-		if err := bootstrap(*base, *bootstrapOnly, *key); err != nil {
-			log.Fatal(err)
-		}
-		return
-	}
-	if !*encOnly {
-		if err := run(*base, *rows, *point, *idle); err != nil {
-			log.Fatal("embedded-perf: ", err)
-		}
-	}
-	if err := runEncryption(*base, *rows, *point, *rounds); err != nil {
-		log.Fatal("embedded-perf: ", err)
-	}
+		return runEncryption(*base, *rows, *point, *rounds)
+	})
 }
 
 func run(base string, rows, point int, idle time.Duration) error {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "embedded-perf-")
+	w, err := harness.NewWorkspace(ctx, "embedded-perf", base)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	prim, err := sql.Open("libsql", base)
-	if err != nil {
-		return err
-	}
-	defer prim.Close()
+	defer w.Close()
+	dir, prim := w.Dir, w.Primary
 	fmt.Printf("embedded-perf against %s\n\n", base)
 
 	// Point SELECTs and scans on a 20,000-row table.
@@ -259,16 +247,12 @@ func bootstrapProcess(self, base, path, key string) (time.Duration, float64, err
 // not hold the rows already.
 func runEncryption(base string, rows, point, rounds int) error {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "embedded-perf-enc-")
+	w, err := harness.NewWorkspace(ctx, "embedded-perf-enc", base)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	prim, err := sql.Open("libsql", base)
-	if err != nil {
-		return err
-	}
-	defer prim.Close()
+	defer w.Close()
+	dir, prim := w.Dir, w.Primary
 	for name, n := range map[string]int{harness.PerfTable: harness.PerfRows, "perf_big": rows} {
 		var have int
 		if err := prim.QueryRowContext(ctx, "SELECT count(*) FROM "+name).Scan(&have); err != nil || have != n {

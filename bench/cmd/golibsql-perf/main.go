@@ -17,7 +17,6 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"log"
 	"os"
 	"path/filepath"
 
@@ -27,16 +26,10 @@ import (
 )
 
 func main() {
-	base := flag.String("url", "", "base URL of a running sqld (http://127.0.0.1:18089) with embedded-perf's perf_t")
+	base := harness.URLFlag("http://127.0.0.1:18089, with embedded-perf's perf_t")
 	point := flag.Int("point", 20000, "point SELECTs per round")
 	rounds := flag.Int("rounds", 5, "rounds (the median is reported)")
-	flag.Parse()
-	if *base == "" {
-		log.Fatal("golibsql-perf: give -url")
-	}
-	if err := run(*base, *point, *rounds); err != nil {
-		log.Fatal("golibsql-perf: ", err)
-	}
+	harness.Main("golibsql-perf", base, func() error { return run(*base, *point, *rounds) })
 }
 
 func run(base string, point, rounds int) error {

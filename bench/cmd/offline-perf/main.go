@@ -19,8 +19,6 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"log"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -31,16 +29,10 @@ import (
 )
 
 func main() {
-	base := flag.String("url", "", "base URL of a running sqld (http://127.0.0.1:8089)")
+	base := harness.URLFlag("http://127.0.0.1:8089")
 	writes := flag.Int("writes", 5000, "local writes timed per setting (a tenth of it to the primary)")
 	big := flag.Int("rows", 1_000_000, "rows of the large database")
-	flag.Parse()
-	if *base == "" {
-		log.Fatal("offline-perf: give -url")
-	}
-	if err := run(*base, *writes, *big); err != nil {
-		log.Fatal("offline-perf: ", err)
-	}
+	harness.Main("offline-perf", base, func() error { return run(*base, *writes, *big) })
 }
 
 type replica struct {
@@ -65,16 +57,12 @@ func (r *replica) close() { r.db.Close(); r.c.Close() }
 
 func run(base string, writes, big int) error {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "offline-perf-")
+	w, err := harness.NewWorkspace(ctx, "offline-perf", base)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	prim, err := sql.Open("libsql", base)
-	if err != nil {
-		return err
-	}
-	defer prim.Close()
+	defer w.Close()
+	dir, prim := w.Dir, w.Primary
 	for _, q := range []string{
 		"DROP TABLE IF EXISTS offperf_w", "CREATE TABLE offperf_w (id INTEGER PRIMARY KEY, v TEXT, n INTEGER)",
 	} {

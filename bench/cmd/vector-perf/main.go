@@ -17,10 +17,8 @@ import (
 	"database/sql"
 	"flag"
 	"fmt"
-	"log"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -28,23 +26,18 @@ import (
 	"time"
 
 	_ "github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/bench/internal/harness"
 	"github.com/gohrana/libsql/embedded"
 )
 
 func main() {
-	base := flag.String("url", "", "base URL of a running sqld (http://127.0.0.1:8089)")
+	base := harness.URLFlag("http://127.0.0.1:8089")
 	rows := flag.Int("rows", 10000, "vectors in the table")
 	dims := flag.Int("dims", 256, "dimensions of each vector")
 	queries := flag.Int("queries", 200, "queries of each kind")
 	fill := flag.Bool("fill", true, "create and fill perf_vec (false: reuse the one a previous run left, same -rows, -dims)")
 	flag.IntVar(&neighbors, "max-neighbors", 32, "the index's max_neighbors (libSQL's default makes 10,000 inserts take many minutes)")
-	flag.Parse()
-	if *base == "" {
-		log.Fatal("vector-perf: give -url")
-	}
-	if err := run(*base, *rows, *dims, *queries, *fill); err != nil {
-		log.Fatal("vector-perf: ", err)
-	}
+	harness.Main("vector-perf", base, func() error { return run(*base, *rows, *dims, *queries, *fill) })
 }
 
 var neighbors int
@@ -90,17 +83,13 @@ func exact(vecs [][]float32, q []float32, k int) []int64 {
 
 func run(base string, rows, dims, nq int, fill bool) error {
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "vector-perf-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
 	ws := "ws" + strings.TrimPrefix(base, "http")
-	prim, err := sql.Open("libsql", ws)
+	w, err := harness.NewWorkspace(ctx, "vector-perf", ws)
 	if err != nil {
 		return err
 	}
-	defer prim.Close()
+	defer w.Close()
+	dir, prim := w.Dir, w.Primary
 	fmt.Printf("vector-perf against %s: %d vectors of F32_BLOB(%d), max_neighbors=%d, k = 10, %d queries each\n\n", base, rows, dims, neighbors, nq)
 
 	r := rand.New(rand.NewPCG(24, 10))

@@ -358,6 +358,41 @@ func (r *Replicator) assembler(f *localdb.File, next uint64) *assembler {
 	return newAssembler(next, r.prev, f == r.file && r.chain)
 }
 
+// Waits between the asks for a snapshot the primary is still writing
+// (replog.ErrSnapshotPending): sqld writes a compaction's snapshot in the
+// background, and answers UNAVAILABLE until it is there.
+const (
+	snapshotFirstWait = 100 * time.Millisecond
+	snapshotMaxWait   = time.Second
+)
+
+// fetchSnapshot is Client.Snapshot from next, asked again, with growing
+// waits, while the primary has not finished writing the snapshot (the
+// refusal comes before any frame), until ctx ends.
+func (r *Replicator) fetchSnapshot(ctx context.Context, next uint64, f func(data []byte) error) error {
+	wait := snapshotFirstWait
+	got := false
+	seen := func(data []byte) error {
+		got = true
+		return f(data)
+	}
+	for {
+		err := r.cfg.Client.Snapshot(ctx, next, seen)
+		if got || !errors.Is(err, replog.ErrSnapshotPending) {
+			return err
+		}
+		r.log.LogAttrs(ctx, slog.LevelInfo, "embedded: the primary's snapshot is not ready yet; asking again", slog.Duration("in", wait))
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		wait = min(2*wait, snapshotMaxWait)
+	}
+}
+
 // snapshot applies the snapshot that holds pos.Next to f, in one local
 // transaction, through a spool on disk.
 func (r *Replicator) snapshot(ctx context.Context, f *localdb.File, pos localdb.Position) (int, error) {
@@ -373,7 +408,7 @@ func (r *Replicator) snapshot(ctx context.Context, f *localdb.File, pos localdb.
 		sizeAfter uint32
 		ended     bool
 	)
-	err = r.cfg.Client.Snapshot(ctx, pos.Next, func(data []byte) error {
+	err = r.fetchSnapshot(ctx, pos.Next, func(data []byte) error {
 		fr, err := replog.DecodeFrame(data)
 		if err != nil {
 			return &ProtocolError{Msg: err.Error()}

@@ -24,6 +24,10 @@ const service = "/wal_log.ReplicationLog/"
 const (
 	msgNoHello      = "NO_HELLO"
 	msgNeedSnapshot = "NEED_SNAPSHOT"
+	// The Snapshot call's UNAVAILABLE while the primary is still writing
+	// the snapshot of a compaction (libsql-server/src/rpc/replication/
+	// replication_log.rs); sqld's own replicas wait and ask again.
+	msgSnapshotPending = "snapshot not found"
 )
 
 // ErrNoHello matches (errors.Is) a call refused because the session token
@@ -33,6 +37,10 @@ var ErrNoHello = errors.New("replog: the primary asks for a new hello (NO_HELLO)
 // ErrNeedSnapshot matches a BatchLogEntries refused because the frames
 // asked for were compacted into a snapshot: call Snapshot.
 var ErrNeedSnapshot = errors.New("replog: the log was compacted; a snapshot is needed (NEED_SNAPSHOT)")
+
+// ErrSnapshotPending matches a Snapshot refused because the primary has
+// not finished writing the snapshot yet: ask again a little later.
+var ErrSnapshotPending = errors.New("replog: the primary's snapshot is not ready yet (UNAVAILABLE: snapshot not found)")
 
 // Error is a failed call: the server's gRPC status, an HTTP status, or
 // the exchange itself. Its text never includes the auth token.
@@ -72,7 +80,7 @@ func (e *Error) Unwrap() error {
 	return e.Err
 }
 
-// Is matches ErrNoHello and ErrNeedSnapshot.
+// Is matches ErrNoHello, ErrNeedSnapshot and ErrSnapshotPending.
 func (e *Error) Is(target error) bool {
 	if e.Status == nil {
 		return false
@@ -82,6 +90,8 @@ func (e *Error) Is(target error) bool {
 		return strings.Contains(e.Status.Message, msgNoHello)
 	case ErrNeedSnapshot:
 		return strings.Contains(e.Status.Message, msgNeedSnapshot)
+	case ErrSnapshotPending:
+		return e.Status.Code == grpcweb.Unavailable && strings.Contains(e.Status.Message, msgSnapshotPending)
 	}
 	return false
 }

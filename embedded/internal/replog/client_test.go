@@ -112,9 +112,11 @@ func TestClientStatus(t *testing.T) {
 	tests := []struct {
 		file string
 		want error
+		code grpcweb.Code
 	}{
-		{"no_hello.headers", ErrNoHello},
-		{"need_snapshot.headers", ErrNeedSnapshot},
+		{"no_hello.headers", ErrNoHello, grpcweb.FailedPrecondition},
+		{"need_snapshot.headers", ErrNeedSnapshot, grpcweb.FailedPrecondition},
+		{"snapshot_pending.headers", ErrSnapshotPending, grpcweb.Unavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -124,7 +126,12 @@ func TestClientStatus(t *testing.T) {
 				t.Fatalf("error %v, want %v", err, tt.want)
 			}
 			var e *Error
-			if !errors.As(err, &e) || e.Unreachable() || e.Status.Code != grpcweb.FailedPrecondition {
+			for _, other := range []error{ErrNoHello, ErrNeedSnapshot, ErrSnapshotPending} {
+				if other != tt.want && errors.Is(err, other) {
+					t.Errorf("error %v also matches %v", err, other)
+				}
+			}
+			if !errors.As(err, &e) || e.Unreachable() || e.Status.Code != tt.code {
 				t.Errorf("error %#v", err)
 			}
 		})
