@@ -834,7 +834,7 @@ func (r *diffRun) statementOp(i int, a *diffActor, op difftest.Op) {
 		want, werr := difftest.Query(r.ctx, shadow, op.SQL, op.Args...)
 		switch {
 		case corrupt(err):
-			r.fail(i, "%s: %s: %v", a.spec.Name, op.SQL, err)
+			r.fail(i, "%s: %s: %v%s", a.spec.Name, op.SQL, err, r.diagnose(a))
 		case !check:
 		case (err == nil) != (werr == nil):
 			r.fail(i, "%s: %s: local error %v, shadow error %v", a.spec.Name, op.SQL, err, werr)
@@ -858,7 +858,7 @@ func (r *diffRun) statementOp(i int, a *diffActor, op difftest.Op) {
 	}
 	switch {
 	case corrupt(err):
-		r.fail(i, "%s: %s: %v", a.spec.Name, op.SQL, err)
+		r.fail(i, "%s: %s: %v%s", a.spec.Name, op.SQL, err, r.diagnose(a))
 		return
 	case errors.Is(err, embedded.ErrOfflineSQL):
 		r.fail(i, "%s: %s: the generator wrote SQL that offline writes refuse: %v", a.spec.Name, op.SQL, err)
@@ -969,7 +969,11 @@ func (r *diffRun) sync(i int, a *diffActor) {
 	case r.down.Load():
 		return // it may fail, and nothing is checked
 	case err != nil:
-		r.fail(i, "%s: sync: %v", a.spec.Name, err)
+		diag := ""
+		if corrupt(err) {
+			diag = r.diagnose(a)
+		}
+		r.fail(i, "%s: sync: %v%s", a.spec.Name, err, diag)
 		return
 	}
 	clear(a.tainted) // the file is the primary's again
@@ -1050,6 +1054,17 @@ func (r *diffRun) quickCheck(a *diffActor) ([]string, error) {
 	}
 	defer db.Close()
 	return difftest.Query(r.ctx, db, "PRAGMA quick_check")
+}
+
+// diagnose tells a corruption error of a's apart: the file itself damaged
+// (quick_check on a connection of the checks' own fails), or a connection
+// of the replica's with a stale view of a sound file.
+func (r *diffRun) diagnose(a *diffActor) string {
+	got, err := r.quickCheck(a)
+	if err != nil {
+		return fmt.Sprintf(" (quick_check of the local file on a new connection: %v)", err)
+	}
+	return fmt.Sprintf(" (quick_check of the local file on a new connection: %q)", got)
 }
 
 // soleWriter reports whether a is an exact actor and nothing else writes
