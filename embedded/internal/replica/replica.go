@@ -217,6 +217,28 @@ func (r *Replicator) sync(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// A pull refused with NO_HELLO applied nothing: the session token of the
+// last hello is stale, because sqld restarted or the namespace's config
+// changed (the token covers its version), which sqld may do more than once
+// while it starts. A sync says hello again, up to maxHellos times, waiting
+// helloBackoff more before each after the first (0.05 + 0.1 + ... s).
+const (
+	maxHellos    = 5
+	helloBackoff = 50 * time.Millisecond
+)
+
+// sleepCtx waits d, or until ctx ends, which it reports as false.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
 // syncLog applies the primary's log.
 func (r *Replicator) syncLog(ctx context.Context) (int, error) {
 	if r.hello == nil {
@@ -232,8 +254,11 @@ func (r *Replicator) syncLog(ctx context.Context) (int, error) {
 		n, err := r.pull(ctx, r.file)
 		total += n
 		switch {
-		case errors.Is(err, replog.ErrNoHello) && hellos < 2:
+		case errors.Is(err, replog.ErrNoHello) && hellos < maxHellos:
 			hellos++
+			if hellos > 1 && !sleepCtx(ctx, time.Duration(hellos-1)*helloBackoff) {
+				return total, err
+			}
 			if err := r.sayHello(ctx); err != nil {
 				return total, err
 			}
@@ -382,12 +407,8 @@ func (r *Replicator) fetchSnapshot(ctx context.Context, next uint64, f func(data
 			return err
 		}
 		r.log.LogAttrs(ctx, slog.LevelInfo, "embedded: the primary's snapshot is not ready yet; asking again", slog.Duration("in", wait))
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if !sleepCtx(ctx, wait) {
 			return err
-		case <-t.C:
 		}
 		wait = min(2*wait, snapshotMaxWait)
 	}

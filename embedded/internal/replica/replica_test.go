@@ -111,3 +111,78 @@ func TestSnapshotPendingUntilContext(t *testing.T) {
 		t.Errorf("%d Snapshot calls, want it asked again", got)
 	}
 }
+
+// noHelloPrimary answers Hello with the recorded hello, the first refused
+// BatchLogEntries calls with NO_HELLO (a stale session token; refused < 0:
+// always), then with the recorded batch and no more frames; it counts the
+// Hello calls.
+func noHelloPrimary(t *testing.T, refused int) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	hello, err := os.ReadFile("../replog/testdata/hello.body")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := recordedBatch(t)
+	var hellos, batches atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", grpcweb.ContentType)
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/Hello"):
+			hellos.Add(1)
+			w.Write(hello)
+		case strings.HasSuffix(r.URL.Path, "/BatchLogEntries"):
+			n := int(batches.Add(1))
+			switch {
+			case refused < 0 || n <= refused:
+				w.Header().Set("Grpc-Status", "9")
+				w.Header().Set("Grpc-Message", "NO_HELLO")
+			case n == refused+1:
+				w.Write(grpcweb.Frame(batch))
+			default:
+				w.Write(grpcweb.Frame(nil))
+			}
+		default:
+			w.Header().Set("Grpc-Status", "12")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hellos
+}
+
+// A primary that refuses several pulls in a row with NO_HELLO (its
+// session token moved more than once while it started) is greeted again
+// each time, and the sync goes through.
+func TestNoHelloGreetedAgain(t *testing.T) {
+	srv, hellos := noHelloPrimary(t, 3)
+	r := openAgainst(t, srv)
+	res, err := r.Sync(testContext(t))
+	if err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	if res.Frames == 0 {
+		t.Error("the sync applied no frames")
+	}
+	if got := hellos.Load(); got != 4 {
+		t.Errorf("%d hellos, want 4 (the first, and one per NO_HELLO)", got)
+	}
+}
+
+// One that never takes the token fails the sync with ErrNoHello after
+// maxHellos more hellos.
+func TestNoHelloBounded(t *testing.T) {
+	srv, hellos := noHelloPrimary(t, -1)
+	r := openAgainst(t, srv)
+	_, err := r.Sync(testContext(t))
+	if !errors.Is(err, replog.ErrNoHello) {
+		t.Fatalf("sync: %v, want ErrNoHello", err)
+	}
+	if got := hellos.Load(); got != 1+maxHellos {
+		t.Errorf("%d hellos, want %d", got, 1+maxHellos)
+	}
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
