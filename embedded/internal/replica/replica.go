@@ -385,16 +385,21 @@ func (r *Replicator) assembler(f *localdb.File, next uint64) *assembler {
 
 // Waits between the asks for a snapshot the primary is still writing
 // (replog.ErrSnapshotPending): sqld writes a compaction's snapshot in the
-// background, and answers UNAVAILABLE until it is there.
+// background, and answers UNAVAILABLE until it is there. A sync gives up
+// after snapshotPendingMax (the next one asks again), so that a primary
+// that never finishes does not hold the replica's lock for good.
 const (
-	snapshotFirstWait = 100 * time.Millisecond
-	snapshotMaxWait   = time.Second
+	snapshotFirstWait  = 100 * time.Millisecond
+	snapshotMaxWait    = time.Second
+	snapshotPendingMax = 30 * time.Second
 )
 
 // fetchSnapshot is Client.Snapshot from next, asked again, with growing
 // waits, while the primary has not finished writing the snapshot (the
-// refusal comes before any frame), until ctx ends.
+// refusal comes before any frame), for up to snapshotPendingMax and
+// while ctx lasts.
 func (r *Replicator) fetchSnapshot(ctx context.Context, next uint64, f func(data []byte) error) error {
+	giveUp := time.Now().Add(snapshotPendingMax)
 	wait := snapshotFirstWait
 	got := false
 	seen := func(data []byte) error {
@@ -403,7 +408,7 @@ func (r *Replicator) fetchSnapshot(ctx context.Context, next uint64, f func(data
 	}
 	for {
 		err := r.cfg.Client.Snapshot(ctx, next, seen)
-		if got || !errors.Is(err, replog.ErrSnapshotPending) {
+		if got || !errors.Is(err, replog.ErrSnapshotPending) || time.Now().Add(wait).After(giveUp) {
 			return err
 		}
 		r.log.LogAttrs(ctx, slog.LevelInfo, "embedded: the primary's snapshot is not ready yet; asking again", slog.Duration("in", wait))
