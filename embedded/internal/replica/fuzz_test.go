@@ -7,10 +7,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gohrana/libsql/embedded/internal/grpcweb"
@@ -27,27 +24,15 @@ func fakePrimary(t testing.TB, batch []byte) *httptest.Server {
 // fakePrimaryOf answers the BatchLogEntries calls with batches in turn,
 // then with no frames.
 func fakePrimaryOf(t testing.TB, batches [][]byte) *httptest.Server {
-	hello, err := os.ReadFile("../replog/testdata/hello.body")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var calls atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", grpcweb.ContentType)
-		switch {
-		case strings.HasSuffix(r.URL.Path, "/Hello"):
-			w.Write(hello)
-		case strings.HasSuffix(r.URL.Path, "/BatchLogEntries"):
-			if i := int(calls.Add(1)) - 1; i < len(batches) {
-				w.Write(grpcweb.Frame(batches[i]))
+	srv, _ := scriptedPrimary(t, map[string]answer{
+		"BatchLogEntries": func(w http.ResponseWriter, n int) {
+			if n <= len(batches) {
+				w.Write(grpcweb.Frame(batches[n-1]))
 				return
 			}
 			w.Write(grpcweb.Frame(nil))
-		default:
-			w.Header().Set("Grpc-Status", "12")
-		}
-	}))
-	t.Cleanup(srv.Close)
+		},
+	})
 	return srv
 }
 
@@ -77,11 +62,7 @@ func syncOnce(t testing.TB, batch []byte) (string, error) {
 }
 
 func recordedBatch(t testing.TB) []byte {
-	b, err := os.ReadFile("../replog/testdata/batch.body")
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg, err := grpcweb.NewReader(bytes.NewReader(b), 0).Next(nil)
+	msg, err := grpcweb.NewReader(bytes.NewReader(recorded(t, "batch.body")), 0).Next(nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,47 +18,85 @@ import (
 	"github.com/gohrana/libsql/embedded/internal/replog"
 )
 
+// An answer is what a scripted primary does with call n (from 1) of a
+// method.
+type answer func(w http.ResponseWriter, n int)
+
+// scriptedPrimary is a fake primary that serves each method of the
+// replication service its answer: Hello, unless given, with the recorded
+// hello of sqld 0.24.32, any other method with UNIMPLEMENTED. It counts
+// the calls of each method (keyed by its name).
+func scriptedPrimary(t testing.TB, answers map[string]answer) (*httptest.Server, *sync.Map) {
+	t.Helper()
+	if answers["Hello"] == nil {
+		hello := recorded(t, "hello.body")
+		answers["Hello"] = func(w http.ResponseWriter, _ int) { w.Write(hello) }
+	}
+	var calls sync.Map // method -> *atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", grpcweb.ContentType)
+		method := r.URL.Path[strings.LastIndexByte(r.URL.Path, '/')+1:]
+		c, _ := calls.LoadOrStore(method, new(atomic.Int32))
+		n := int(c.(*atomic.Int32).Add(1))
+		if a := answers[method]; a != nil {
+			a(w, n)
+			return
+		}
+		grpcStatus(w, grpcweb.Unimplemented, "")
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &calls
+}
+
+// callCount returns how many times method was called on a scriptedPrimary.
+func callCount(calls *sync.Map, method string) int {
+	if c, ok := calls.Load(method); ok {
+		return int(c.(*atomic.Int32).Load())
+	}
+	return 0
+}
+
+// grpcStatus answers with gRPC status code and message ("" for none).
+func grpcStatus(w http.ResponseWriter, code grpcweb.Code, message string) {
+	w.Header().Set("Grpc-Status", strconv.Itoa(int(code)))
+	if message != "" {
+		w.Header().Set("Grpc-Message", message)
+	}
+}
+
+// recorded reads a recording of sqld 0.24.32 from replog's testdata.
+func recorded(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "replog", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // snapshotPrimary answers the first BatchLogEntries with NEED_SNAPSHOT,
 // the first pending Snapshot calls with UNAVAILABLE "snapshot not found"
 // (sqld still writing a compaction's snapshot; pending < 0: always), then
-// with the snapshot recorded from sqld 0.24.32; it counts the Snapshot
-// calls.
-func snapshotPrimary(t *testing.T, pending int) (*httptest.Server, *atomic.Int32) {
+// with the snapshot recorded from sqld 0.24.32.
+func snapshotPrimary(t *testing.T, pending int) (*httptest.Server, *sync.Map) {
 	t.Helper()
-	hello, err := os.ReadFile("../replog/testdata/hello.body")
-	if err != nil {
-		t.Fatal(err)
-	}
-	snapshot, err := os.ReadFile("../replog/testdata/snapshot.body")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var batches, snapshots atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", grpcweb.ContentType)
-		switch {
-		case strings.HasSuffix(r.URL.Path, "/Hello"):
-			w.Write(hello)
-		case strings.HasSuffix(r.URL.Path, "/BatchLogEntries"):
-			if batches.Add(1) == 1 {
-				w.Header().Set("Grpc-Status", "9")
-				w.Header().Set("Grpc-Message", "NEED_SNAPSHOT")
+	snapshot := recorded(t, "snapshot.body")
+	return scriptedPrimary(t, map[string]answer{
+		"BatchLogEntries": func(w http.ResponseWriter, n int) {
+			if n == 1 {
+				grpcStatus(w, grpcweb.FailedPrecondition, "NEED_SNAPSHOT")
 				return
 			}
 			w.Write(grpcweb.Frame(nil))
-		case strings.HasSuffix(r.URL.Path, "/Snapshot"):
-			if n := int(snapshots.Add(1)); pending < 0 || n <= pending {
-				w.Header().Set("Grpc-Status", "14")
-				w.Header().Set("Grpc-Message", "snapshot not found")
+		},
+		"Snapshot": func(w http.ResponseWriter, n int) {
+			if pending < 0 || n <= pending {
+				grpcStatus(w, grpcweb.Unavailable, "snapshot not found")
 				return
 			}
 			w.Write(snapshot)
-		default:
-			w.Header().Set("Grpc-Status", "12")
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &snapshots
+		},
+	})
 }
 
 func openAgainst(t *testing.T, srv *httptest.Server) *Replicator {
@@ -76,7 +116,7 @@ func openAgainst(t *testing.T, srv *httptest.Server) *Replicator {
 // A snapshot the primary is still writing is asked for again until it is
 // there, as sqld's own replicas do; the sync then succeeds.
 func TestSnapshotPendingAskedAgain(t *testing.T) {
-	srv, snapshots := snapshotPrimary(t, 2)
+	srv, calls := snapshotPrimary(t, 2)
 	r := openAgainst(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -87,7 +127,7 @@ func TestSnapshotPendingAskedAgain(t *testing.T) {
 	if res.Frames == 0 {
 		t.Error("the sync applied no frames")
 	}
-	if got := snapshots.Load(); got != 3 {
+	if got := callCount(calls, "Snapshot"); got != 3 {
 		t.Errorf("%d Snapshot calls, want 3 (two refused, then served)", got)
 	}
 }
@@ -95,7 +135,7 @@ func TestSnapshotPendingAskedAgain(t *testing.T) {
 // A snapshot that never comes ends with the caller's context, with the
 // primary's refusal as the error.
 func TestSnapshotPendingUntilContext(t *testing.T) {
-	srv, snapshots := snapshotPrimary(t, -1)
+	srv, calls := snapshotPrimary(t, -1)
 	r := openAgainst(t, srv)
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
@@ -107,53 +147,36 @@ func TestSnapshotPendingUntilContext(t *testing.T) {
 	if took := time.Since(start); took > 3*time.Second {
 		t.Errorf("the sync returned %v after its context's end", took)
 	}
-	if got := snapshots.Load(); got < 2 {
+	if got := callCount(calls, "Snapshot"); got < 2 {
 		t.Errorf("%d Snapshot calls, want it asked again", got)
 	}
 }
 
-// noHelloPrimary answers Hello with the recorded hello, the first refused
-// BatchLogEntries calls with NO_HELLO (a stale session token; refused < 0:
-// always), then with the recorded batch and no more frames; it counts the
-// Hello calls.
-func noHelloPrimary(t *testing.T, refused int) (*httptest.Server, *atomic.Int32) {
+// noHelloPrimary answers the first refused BatchLogEntries calls with
+// NO_HELLO (a stale session token; refused < 0: always), then with the
+// recorded batch and no more frames.
+func noHelloPrimary(t *testing.T, refused int) (*httptest.Server, *sync.Map) {
 	t.Helper()
-	hello, err := os.ReadFile("../replog/testdata/hello.body")
-	if err != nil {
-		t.Fatal(err)
-	}
 	batch := recordedBatch(t)
-	var hellos, batches atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", grpcweb.ContentType)
-		switch {
-		case strings.HasSuffix(r.URL.Path, "/Hello"):
-			hellos.Add(1)
-			w.Write(hello)
-		case strings.HasSuffix(r.URL.Path, "/BatchLogEntries"):
-			n := int(batches.Add(1))
+	return scriptedPrimary(t, map[string]answer{
+		"BatchLogEntries": func(w http.ResponseWriter, n int) {
 			switch {
 			case refused < 0 || n <= refused:
-				w.Header().Set("Grpc-Status", "9")
-				w.Header().Set("Grpc-Message", "NO_HELLO")
+				grpcStatus(w, grpcweb.FailedPrecondition, "NO_HELLO")
 			case n == refused+1:
 				w.Write(grpcweb.Frame(batch))
 			default:
 				w.Write(grpcweb.Frame(nil))
 			}
-		default:
-			w.Header().Set("Grpc-Status", "12")
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &hellos
+		},
+	})
 }
 
 // A primary that refuses several pulls in a row with NO_HELLO (its
 // session token moved more than once while it started) is greeted again
 // each time, and the sync goes through.
 func TestNoHelloGreetedAgain(t *testing.T) {
-	srv, hellos := noHelloPrimary(t, 3)
+	srv, calls := noHelloPrimary(t, 3)
 	r := openAgainst(t, srv)
 	res, err := r.Sync(testContext(t))
 	if err != nil {
@@ -162,7 +185,7 @@ func TestNoHelloGreetedAgain(t *testing.T) {
 	if res.Frames == 0 {
 		t.Error("the sync applied no frames")
 	}
-	if got := hellos.Load(); got != 4 {
+	if got := callCount(calls, "Hello"); got != 4 {
 		t.Errorf("%d hellos, want 4 (the first, and one per NO_HELLO)", got)
 	}
 }
@@ -170,17 +193,18 @@ func TestNoHelloGreetedAgain(t *testing.T) {
 // One that never takes the token fails the sync with ErrNoHello after
 // maxHellos more hellos.
 func TestNoHelloBounded(t *testing.T) {
-	srv, hellos := noHelloPrimary(t, -1)
+	srv, calls := noHelloPrimary(t, -1)
 	r := openAgainst(t, srv)
 	_, err := r.Sync(testContext(t))
 	if !errors.Is(err, replog.ErrNoHello) {
 		t.Fatalf("sync: %v, want ErrNoHello", err)
 	}
-	if got := hellos.Load(); got != 1+maxHellos {
+	if got := callCount(calls, "Hello"); got != 1+maxHellos {
 		t.Errorf("%d hellos, want %d", got, 1+maxHellos)
 	}
 }
 
+// testContext is a context that ends with the test, or after 10 s.
 func testContext(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	t.Cleanup(cancel)
