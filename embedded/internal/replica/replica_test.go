@@ -3,6 +3,7 @@ package replica
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -113,45 +114,6 @@ func openAgainst(t *testing.T, srv *httptest.Server) *Replicator {
 	return r
 }
 
-// A snapshot the primary is still writing is asked for again until it is
-// there, as sqld's own replicas do; the sync then succeeds.
-func TestSnapshotPendingAskedAgain(t *testing.T) {
-	srv, calls := snapshotPrimary(t, 2)
-	r := openAgainst(t, srv)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	res, err := r.Sync(ctx)
-	if err != nil {
-		t.Fatalf("sync: %v", err)
-	}
-	if res.Frames == 0 {
-		t.Error("the sync applied no frames")
-	}
-	if got := callCount(calls, "Snapshot"); got != 3 {
-		t.Errorf("%d Snapshot calls, want 3 (two refused, then served)", got)
-	}
-}
-
-// A snapshot that never comes ends with the caller's context, with the
-// primary's refusal as the error.
-func TestSnapshotPendingUntilContext(t *testing.T) {
-	srv, calls := snapshotPrimary(t, -1)
-	r := openAgainst(t, srv)
-	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err := r.Sync(ctx)
-	if !errors.Is(err, replog.ErrSnapshotPending) {
-		t.Fatalf("sync: %v, want ErrSnapshotPending", err)
-	}
-	if took := time.Since(start); took > 3*time.Second {
-		t.Errorf("the sync returned %v after its context's end", took)
-	}
-	if got := callCount(calls, "Snapshot"); got < 2 {
-		t.Errorf("%d Snapshot calls, want it asked again", got)
-	}
-}
-
 // noHelloPrimary answers the first refused BatchLogEntries calls with
 // NO_HELLO (a stale session token; refused < 0: always), then with the
 // recorded batch and no more frames.
@@ -172,41 +134,51 @@ func noHelloPrimary(t *testing.T, refused int) (*httptest.Server, *sync.Map) {
 	})
 }
 
-// A primary that refuses several pulls in a row with NO_HELLO (its
-// session token moved more than once while it started) is greeted again
-// each time, and the sync goes through.
-func TestNoHelloGreetedAgain(t *testing.T) {
-	srv, calls := noHelloPrimary(t, 3)
-	r := openAgainst(t, srv)
-	res, err := r.Sync(testContext(t))
-	if err != nil {
-		t.Fatalf("sync: %v", err)
+// A sync goes through refusals that applied nothing and that sqld gives
+// for a while (a snapshot it is still writing; NO_HELLO while it starts),
+// asking again, and gives up with the refusal once the primary goes on
+// refusing for longer than it allows: the caller's context, or maxHellos.
+func TestSyncThroughRefusals(t *testing.T) {
+	tests := []struct {
+		name    string
+		primary func(t *testing.T) (*httptest.Server, *sync.Map)
+		timeout time.Duration
+		wantErr error  // nil: the sync goes through
+		method  string // the method whose calls are counted
+		calls   func(n int) bool
+		want    string
+	}{
+		{"snapshot pending, then served", func(t *testing.T) (*httptest.Server, *sync.Map) { return snapshotPrimary(t, 2) },
+			10 * time.Second, nil, "Snapshot", func(n int) bool { return n == 3 }, "3 (two refused, then served)"},
+		{"snapshot never ready", func(t *testing.T) (*httptest.Server, *sync.Map) { return snapshotPrimary(t, -1) },
+			500 * time.Millisecond, replog.ErrSnapshotPending, "Snapshot", func(n int) bool { return n >= 2 }, "at least 2 (asked again)"},
+		{"NO_HELLO three times", func(t *testing.T) (*httptest.Server, *sync.Map) { return noHelloPrimary(t, 3) },
+			10 * time.Second, nil, "Hello", func(n int) bool { return n == 4 }, "4 (the first, and one per NO_HELLO)"},
+		{"NO_HELLO always", func(t *testing.T) (*httptest.Server, *sync.Map) { return noHelloPrimary(t, -1) },
+			10 * time.Second, replog.ErrNoHello, "Hello", func(n int) bool { return n == 1+maxHellos }, fmt.Sprintf("%d (1+maxHellos)", 1+maxHellos)},
 	}
-	if res.Frames == 0 {
-		t.Error("the sync applied no frames")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, calls := tt.primary(t)
+			r := openAgainst(t, srv)
+			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)
+			defer cancel()
+			start := time.Now()
+			res, err := r.Sync(ctx)
+			switch {
+			case tt.wantErr == nil && err != nil:
+				t.Fatalf("sync: %v", err)
+			case tt.wantErr == nil && res.Frames == 0:
+				t.Error("the sync applied no frames")
+			case tt.wantErr != nil && !errors.Is(err, tt.wantErr):
+				t.Fatalf("sync: %v, want %v", err, tt.wantErr)
+			}
+			if took := time.Since(start); took > tt.timeout+3*time.Second {
+				t.Errorf("the sync returned %v after its context's end", took)
+			}
+			if n := callCount(calls, tt.method); !tt.calls(n) {
+				t.Errorf("%d %s calls, want %s", n, tt.method, tt.want)
+			}
+		})
 	}
-	if got := callCount(calls, "Hello"); got != 4 {
-		t.Errorf("%d hellos, want 4 (the first, and one per NO_HELLO)", got)
-	}
-}
-
-// One that never takes the token fails the sync with ErrNoHello after
-// maxHellos more hellos.
-func TestNoHelloBounded(t *testing.T) {
-	srv, calls := noHelloPrimary(t, -1)
-	r := openAgainst(t, srv)
-	_, err := r.Sync(testContext(t))
-	if !errors.Is(err, replog.ErrNoHello) {
-		t.Fatalf("sync: %v, want ErrNoHello", err)
-	}
-	if got := callCount(calls, "Hello"); got != 1+maxHellos {
-		t.Errorf("%d hellos, want %d", got, 1+maxHellos)
-	}
-}
-
-// testContext is a context that ends with the test, or after 10 s.
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	t.Cleanup(cancel)
-	return ctx
 }
