@@ -265,7 +265,7 @@ func (o *offline) clean(ctx context.Context) error {
 	// them back harmlessly.
 	var busy, logN, done int
 	if err := o.db.QueryRowContext(ctx, "PRAGMA wal_checkpoint(FULL)").Scan(&busy, &logN, &done); err != nil {
-		return err
+		return fmt.Errorf("embedded: checkpoint before the first local write: %w", err)
 	}
 	if busy != 0 || done != logN {
 		return errors.New("embedded: a local write waits for a checkpoint that a long read blocks")
@@ -352,7 +352,7 @@ func (o *offline) queue(ctx context.Context) ([]queued, error) {
 		if strings.Contains(err.Error(), "no such table") {
 			return nil, nil
 		}
-		return nil, err
+		return nil, fmt.Errorf("embedded: read the local queue: %w", err)
 	}
 	defer rows.Close()
 	var out []queued
@@ -360,7 +360,7 @@ func (o *offline) queue(ctx context.Context) ([]queued, error) {
 		var q queued
 		var b []byte
 		if err := rows.Scan(&q.id, &b); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("embedded: read the local queue: %w", err)
 		}
 		q.size = len(b)
 		if q.stmts, err = decodeTxn(b); err != nil {
@@ -368,7 +368,10 @@ func (o *offline) queue(ctx context.Context) ([]queued, error) {
 		}
 		out = append(out, q)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("embedded: read the local queue: %w", err)
+	}
+	return out, nil
 }
 
 // close saves the base if local writes wait (the last connection's close
@@ -426,8 +429,8 @@ func (c *Connector) offlineSync(ctx context.Context) (Replicated, error) {
 		c.repl.RestoreNext()
 	}
 	res, err := c.repl.Sync(ctx)
-	if rerr := o.recount(ctx); err == nil {
-		err = rerr
+	if rerr := o.recount(ctx); err == nil && rerr != nil {
+		err = fmt.Errorf("embedded: count the local queue after the pull: %w", rerr)
 	}
 	return Replicated{FrameNo: res.FrameNo, FramesSynced: res.Frames}, err
 }

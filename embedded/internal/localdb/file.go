@@ -251,6 +251,19 @@ func (f *File) ApplySpool(ctx context.Context, s *Spool, sizeAfter uint32, pos P
 // more connection to the file.
 
 func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos Position) error {
+	restoring := f.restoring
+	if err := f.applyTx(ctx, src, sizeAfter, pos); err != nil {
+		what := "apply the frames before frame %d"
+		if restoring {
+			what = "restore the base and apply the frames before frame %d"
+		}
+		return fmt.Errorf("localdb: "+what+": %w", pos.Next, err)
+	}
+	return nil
+}
+
+// applyTx is apply's transaction.
+func (f *File) applyTx(ctx context.Context, src pageSource, sizeAfter uint32, pos Position) error {
 	w, err := f.plan(src, sizeAfter, pos)
 	if err != nil {
 		return err
