@@ -538,17 +538,7 @@ func (r *diffRun) next(a *diffActor) (difftest.Op, bool) {
 			op.Kind = difftest.OpRollback
 			return op, true
 		}
-		st, err := r.statement(a, a.txNS)
-		if err != nil {
-			r.fail(len(r.script.Ops), "%s: the shadow's schema: %v", a.spec.Name, err)
-			return op, false
-		}
-		op.SQL, op.Args = st.SQL, st.Args
-		op.Kind = difftest.OpExec
-		if st.Read {
-			op.Kind = difftest.OpQuery
-		}
-		return op, true
+		return r.randomStatement(a, op, a.txNS)
 	}
 	switch n := r.gen.Intn(1000); {
 	case n < 60:
@@ -558,14 +548,19 @@ func (r *diffRun) next(a *diffActor) (difftest.Op, bool) {
 	case n < 100 && !r.primaryTxOpen(a):
 		op.Kind = difftest.OpSync
 		return op, true
-	case n < 115 && a.spec.Kind == "offline" && !r.primaryTxOpen(a):
-		op.Kind = difftest.OpPush
-		return op, true
 	case n < 105:
 		op.Kind = difftest.OpReopen
 		return op, true
+	case n < 115 && a.spec.Kind == "offline" && !r.primaryTxOpen(a):
+		op.Kind = difftest.OpPush
+		return op, true
 	}
-	st, err := r.statement(a, r.pickNS(a))
+	return r.randomStatement(a, op, r.pickNS(a))
+}
+
+// randomStatement makes op a random statement of a in ns.
+func (r *diffRun) randomStatement(a *diffActor, op difftest.Op, ns string) (difftest.Op, bool) {
+	st, err := r.statement(a, ns)
 	if err != nil {
 		r.fail(len(r.script.Ops), "%s: the shadow's schema: %v", a.spec.Name, err)
 		return op, false
