@@ -12,20 +12,24 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/gohrana/libsql"
 )
 
-// A Type is a libSQL vector type, with libSQL's codes (the type byte of a
-// blob).
-type Type uint8
+// A Type is a libSQL vector type: the driver's libsql.VectorType, whose
+// codes are libSQL's (the type byte of a blob) and whose String is
+// libSQL's name of the type, as its messages spell it. The codes are
+// written once, in the driver, which reads the same blobs in its Scan.
+type Type = libsql.VectorType
 
 // The vector types.
 const (
-	Float32   Type = 1 // F32_BLOB, FLOAT32: vector32(), vector()
-	Float64   Type = 2 // F64_BLOB, FLOAT64: vector64()
-	Float1Bit Type = 3 // F1BIT_BLOB, FLOAT1BIT: vector1bit()
-	Float8    Type = 4 // F8_BLOB, FLOAT8: vector8()
-	Float16   Type = 5 // F16_BLOB, FLOAT16: vector16()
-	FloatB16  Type = 6 // FB16_BLOB, FLOATB16: vectorb16()
+	Float32   = libsql.VectorFloat32   // F32_BLOB, FLOAT32: vector32(), vector()
+	Float64   = libsql.VectorFloat64   // F64_BLOB, FLOAT64: vector64()
+	Float1Bit = libsql.VectorFloat1Bit // F1BIT_BLOB, FLOAT1BIT: vector1bit()
+	Float8    = libsql.VectorFloat8    // F8_BLOB, FLOAT8: vector8()
+	Float16   = libsql.VectorFloat16   // F16_BLOB, FLOAT16: vector16()
+	FloatB16  = libsql.VectorFloatB16  // FB16_BLOB, FLOATB16: vectorb16()
 )
 
 // MaxDims is libSQL's MAX_VECTOR_SZ: no vector has more elements.
@@ -160,14 +164,9 @@ func blobMeta(b []byte) (t Type, dims, size int, err error) { // size: libSQL's 
 			return 0, 0, 0, errorf("vector: float8 vector blob length must be divisible by 2 and has at least 2 bytes (excluding 'type'-byte): length=%d", n)
 		}
 		return t, n - 2 - 8 - int(b[n-1]), n - 2, nil
-	case Float16:
-		if n%2 != 0 {
-			return 0, 0, 0, errorf("vector: float16 vector blob length must be divisible by 2 (excluding 'type'-byte): length=%d", n)
-		}
-		return t, n / 2, n, nil
-	case FloatB16:
-		if n%2 != 0 {
-			return 0, 0, 0, errorf("vector: floatb16 vector blob length must be divisible by 2 (excluding 'type'-byte): length=%d", n)
+	case Float16, FloatB16:
+		if n%2 != 0 { // t prints as libSQL names it: float16, floatb16
+			return 0, 0, 0, errorf("vector: %s vector blob length must be divisible by 2 (excluding 'type'-byte): length=%d", t, n)
 		}
 		return t, n / 2, n, nil
 	}
