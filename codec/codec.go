@@ -85,13 +85,7 @@ type DecodeError struct {
 
 // Error returns "codec NAME: cannot decode response: " and the message,
 // followed by the cause if there is one.
-func (e *DecodeError) Error() string {
-	s := "codec " + e.Codec + ": cannot decode response: " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
+func (e *DecodeError) Error() string { return errorText(e.Codec, "decode response", e.Msg, e.Err) }
 
 // Unwrap returns the cause.
 func (e *DecodeError) Unwrap() error { return e.Err }
@@ -105,16 +99,20 @@ type EncodeError struct {
 
 // Error returns "codec NAME: cannot encode request: " and the message,
 // followed by the cause if there is one.
-func (e *EncodeError) Error() string {
-	s := "codec " + e.Codec + ": cannot encode request: " + e.Msg
-	if e.Err != nil {
-		s += ": " + e.Err.Error()
-	}
-	return s
-}
+func (e *EncodeError) Error() string { return errorText(e.Codec, "encode request", e.Msg, e.Err) }
 
 // Unwrap returns the cause.
 func (e *EncodeError) Unwrap() error { return e.Err }
+
+// errorText is the message of a DecodeError or EncodeError: "codec NAME:
+// cannot ACTION: MSG", then the cause if there is one.
+func errorText(codecName, action, msg string, cause error) string {
+	s := "codec " + codecName + ": cannot " + action + ": " + msg
+	if cause != nil {
+		s += ": " + cause.Error()
+	}
+	return s
+}
 
 var (
 	registryMu sync.RWMutex

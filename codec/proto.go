@@ -39,22 +39,33 @@ var requestTypeNames = [...]string{
 }
 
 // String returns the wire name of the request type.
-func (t RequestType) String() string {
-	if int(t) < len(requestTypeNames) {
-		return requestTypeNames[t]
-	}
-	return ""
-}
+func (t RequestType) String() string { return wireName(requestTypeNames[:], t) }
 
 // ParseRequestType maps a wire name to its RequestType; unknown names give
 // RequestUnknown.
 func ParseRequestType(name []byte) RequestType {
-	for i, n := range requestTypeNames {
-		if i > 0 && n == string(name) {
-			return RequestType(i)
+	return parseWireName[RequestType](requestTypeNames[:], name)
+}
+
+// wireName is the String method of the enums whose values index a table of
+// wire names: names[t], or "" for a value past the table.
+func wireName[T ~uint8](names []string, t T) string {
+	if int(t) < len(names) {
+		return names[t]
+	}
+	return ""
+}
+
+// parseWireName is the inverse of wireName: the value whose name is name,
+// or 0 (each enum's unknown value, whose empty name never matches) if none
+// is.
+func parseWireName[T ~uint8, S ~string | ~[]byte](names []string, name S) T {
+	for i := 1; i < len(names); i++ {
+		if names[i] == string(name) {
+			return T(i)
 		}
 	}
-	return RequestUnknown
+	return 0
 }
 
 // socketTypes[t] is the WebSocket request type that does what t does.

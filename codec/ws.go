@@ -47,22 +47,12 @@ var socketRequestTypeNames = [...]string{
 }
 
 // String returns the wire name of the request type.
-func (t SocketRequestType) String() string {
-	if int(t) < len(socketRequestTypeNames) {
-		return socketRequestTypeNames[t]
-	}
-	return ""
-}
+func (t SocketRequestType) String() string { return wireName(socketRequestTypeNames[:], t) }
 
 // ParseSocketRequestType returns the type with the given wire name, or
 // SocketUnknown.
 func ParseSocketRequestType[S ~string | ~[]byte](name S) SocketRequestType {
-	for i, n := range socketRequestTypeNames {
-		if i > 0 && n == string(name) {
-			return SocketRequestType(i)
-		}
-	}
-	return SocketUnknown
+	return parseWireName[SocketRequestType](socketRequestTypeNames[:], name)
 }
 
 // HasResult reports whether a response of type t carries a result
@@ -125,22 +115,12 @@ var serverMsgTypeNames = [...]string{
 }
 
 // String returns the wire name of the message type.
-func (t ServerMsgType) String() string {
-	if int(t) < len(serverMsgTypeNames) {
-		return serverMsgTypeNames[t]
-	}
-	return ""
-}
+func (t ServerMsgType) String() string { return wireName(serverMsgTypeNames[:], t) }
 
 // ParseServerMsgType returns the type with the given wire name, or
 // ServerMsgUnknown.
 func ParseServerMsgType[S ~string | ~[]byte](name S) ServerMsgType {
-	for i, n := range serverMsgTypeNames {
-		if i > 0 && n == string(name) {
-			return ServerMsgType(i)
-		}
-	}
-	return ServerMsgUnknown
+	return parseWireName[ServerMsgType](serverMsgTypeNames[:], name)
 }
 
 // ServerMsg is a message from the server: the answer to the hello, or the
