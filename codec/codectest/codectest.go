@@ -232,37 +232,39 @@ func (d *differ) pipeline(a, b *codec.PipelineResponse) {
 func (d *differ) streamResult(a, b *codec.StreamResult) {
 	d.num("ok", a.OK, b.OK)
 	d.at("error", func() { d.error(&a.Error, &b.Error) })
-	ra, rb := &a.Response, &b.Response
 	d.at("response", func() {
-		d.num("type", ra.Type, rb.Type)
-		d.results(&ra.Result, &rb.Result, &ra.Batch, &rb.Batch, &ra.Describe, &rb.Describe)
-		d.num("is_autocommit", ra.IsAutocommit, rb.IsAutocommit)
+		d.response(a.Response.Type, b.Response.Type, asSocketResponse(&a.Response), asSocketResponse(&b.Response))
 	})
 }
 
-// results compares the three results a response may carry.
-func (d *differ) results(ra, rb *codec.StmtResult, ba, bb *codec.BatchResult, da, db *codec.DescribeResult) {
-	d.at("result", func() { d.stmtResult(ra, rb) })
-	d.at("batch", func() { d.batch(ba, bb) })
-	d.at("describe", func() { d.describe(da, db) })
+// asSocketResponse returns the members of r in a SocketResponse, whose
+// members include every member of a StreamResponse, so that one comparison
+// serves both; Type is left out, its types differ.
+func asSocketResponse(r *codec.StreamResponse) *codec.SocketResponse {
+	return &codec.SocketResponse{Result: r.Result, Batch: r.Batch, Describe: r.Describe, IsAutocommit: r.IsAutocommit}
+}
+
+// response compares two responses of types ta and tb (RequestType or
+// SocketRequestType).
+func (d *differ) response(ta, tb any, ra, rb *codec.SocketResponse) {
+	d.num("type", ta, tb)
+	d.at("result", func() { d.stmtResult(&ra.Result, &rb.Result) })
+	d.at("batch", func() { d.batch(&ra.Batch, &rb.Batch) })
+	d.at("describe", func() { d.describe(&ra.Describe, &rb.Describe) })
+	d.num("is_autocommit", ra.IsAutocommit, rb.IsAutocommit)
+	if d.length("entries", len(ra.Entries), len(rb.Entries)) {
+		for i := range ra.Entries {
+			d.at("entries/"+strconv.Itoa(i), func() { d.entry(&ra.Entries[i], &rb.Entries[i]) })
+		}
+	}
+	d.num("done", ra.Done, rb.Done)
 }
 
 func (d *differ) serverMsg(a, b *codec.ServerMsg) {
 	d.num("type", a.Type, b.Type)
 	d.num("request_id", a.RequestID, b.RequestID)
 	d.at("error", func() { d.error(&a.Error, &b.Error) })
-	ra, rb := &a.Response, &b.Response
-	d.at("response", func() {
-		d.num("type", ra.Type, rb.Type)
-		d.results(&ra.Result, &rb.Result, &ra.Batch, &rb.Batch, &ra.Describe, &rb.Describe)
-		d.num("is_autocommit", ra.IsAutocommit, rb.IsAutocommit)
-		if d.length("entries", len(ra.Entries), len(rb.Entries)) {
-			for i := range ra.Entries {
-				d.at("entries/"+strconv.Itoa(i), func() { d.entry(&ra.Entries[i], &rb.Entries[i]) })
-			}
-		}
-		d.num("done", ra.Done, rb.Done)
-	})
+	d.at("response", func() { d.response(a.Response.Type, b.Response.Type, &a.Response, &b.Response) })
 }
 
 func (d *differ) cols(a, b []codec.Col) {
@@ -334,6 +336,11 @@ func (d *differ) error(a, b *codec.Error) {
 	d.str("code", a.Code, b.Code)
 }
 
+func (d *differ) header(a, b *codec.CursorHeader) {
+	d.str("baton", a.Baton, b.Baton)
+	d.str("base_url", a.BaseURL, b.BaseURL)
+}
+
 func (d *differ) entry(a, b *codec.CursorEntry) {
 	d.num("type", a.Type, b.Type)
 	d.num("step", a.Step, b.Step)
@@ -347,60 +354,39 @@ func (d *differ) entry(a, b *codec.CursorEntry) {
 	d.num("has_replication_index", a.HasReplicationIndex, b.HasReplicationIndex)
 }
 
+// diff compares a and b with one of differ's methods and returns the
+// first difference it finds, "" if none: the body of the Diff functions.
+func diff[T any](a, b *T, compare func(d *differ, a, b *T)) string {
+	var d differ
+	compare(&d, a, b)
+	return d.msg
+}
+
 // DiffPipelineResponse compares two pipeline responses field by field: nil
 // and empty slices are equal, values compare with codec.Value.Equal and
 // floats by bit pattern. It returns "" when they are equal and the path and
 // values of the first difference otherwise.
-func DiffPipelineResponse(a, b *codec.PipelineResponse) string {
-	var d differ
-	d.pipeline(a, b)
-	return d.msg
-}
+func DiffPipelineResponse(a, b *codec.PipelineResponse) string { return diff(a, b, (*differ).pipeline) }
 
 // DiffStreamResult compares two stream results like DiffPipelineResponse.
-func DiffStreamResult(a, b *codec.StreamResult) string {
-	var d differ
-	d.streamResult(a, b)
-	return d.msg
-}
+func DiffStreamResult(a, b *codec.StreamResult) string { return diff(a, b, (*differ).streamResult) }
 
 // DiffStmtResult compares two statement results like DiffPipelineResponse.
-func DiffStmtResult(a, b *codec.StmtResult) string {
-	var d differ
-	d.stmtResult(a, b)
-	return d.msg
-}
+func DiffStmtResult(a, b *codec.StmtResult) string { return diff(a, b, (*differ).stmtResult) }
 
 // DiffCursorHeader compares two cursor headers.
-func DiffCursorHeader(a, b *codec.CursorHeader) string {
-	var d differ
-	d.str("baton", a.Baton, b.Baton)
-	d.str("base_url", a.BaseURL, b.BaseURL)
-	return d.msg
-}
+func DiffCursorHeader(a, b *codec.CursorHeader) string { return diff(a, b, (*differ).header) }
 
 // DiffCursorEntry compares two cursor entries field by field, like
 // DiffPipelineResponse.
-func DiffCursorEntry(a, b *codec.CursorEntry) string {
-	var d differ
-	d.entry(a, b)
-	return d.msg
-}
+func DiffCursorEntry(a, b *codec.CursorEntry) string { return diff(a, b, (*differ).entry) }
 
 // DiffServerMsg compares two server messages field by field, like
 // DiffPipelineResponse.
-func DiffServerMsg(a, b *codec.ServerMsg) string {
-	var d differ
-	d.serverMsg(a, b)
-	return d.msg
-}
+func DiffServerMsg(a, b *codec.ServerMsg) string { return diff(a, b, (*differ).serverMsg) }
 
 // DiffError compares two Error objects.
-func DiffError(a, b *codec.Error) string {
-	var d differ
-	d.error(a, b)
-	return d.msg
-}
+func DiffError(a, b *codec.Error) string { return diff(a, b, (*differ).error) }
 
 // DiffValues compares two lists of values with codec.Value.Equal.
 func DiffValues(a, b []codec.Value) string {
