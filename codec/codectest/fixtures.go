@@ -80,36 +80,32 @@ func (b *builder) add(f Fixture) {
 	b.list = append(b.list, f)
 }
 
-func (b *builder) pipe(name, rule, input string, want codec.PipelineResponse) {
-	b.add(Fixture{Name: "pipeline/" + name, Kind: KindPipeline, Input: []byte(input), Want: Result{Pipeline: want}, Rule: rule})
+// ok adds a fixture of kind that must decode to want.
+func (b *builder) ok(kind Kind, name, rule, input string, want Result) {
+	b.add(Fixture{Name: kind.String() + "/" + name, Kind: kind, Input: []byte(input), Want: want, Rule: rule})
 }
 
-func (b *builder) pipeFail(name, rule, input string) {
-	b.add(Fixture{Name: "pipeline/" + name, Kind: KindPipeline, Input: []byte(input), Fail: true, Rule: rule})
+// fail adds a fixture of kind that must fail to decode.
+func (b *builder) fail(kind Kind, name, rule, input string) {
+	b.add(Fixture{Name: kind.String() + "/" + name, Kind: kind, Input: []byte(input), Fail: true, Rule: rule})
+}
+
+// The typed forms of ok, one per kind, say which member of Result want is.
+
+func (b *builder) pipe(name, rule, input string, want codec.PipelineResponse) {
+	b.ok(KindPipeline, name, rule, input, Result{Pipeline: want})
 }
 
 func (b *builder) header(name, rule, input string, want codec.CursorHeader) {
-	b.add(Fixture{Name: "header/" + name, Kind: KindCursorHeader, Input: []byte(input), Want: Result{Header: want}, Rule: rule})
-}
-
-func (b *builder) headerFail(name, rule, input string) {
-	b.add(Fixture{Name: "header/" + name, Kind: KindCursorHeader, Input: []byte(input), Fail: true, Rule: rule})
+	b.ok(KindCursorHeader, name, rule, input, Result{Header: want})
 }
 
 func (b *builder) entry(name, rule, input string, want codec.CursorEntry) {
-	b.add(Fixture{Name: "entry/" + name, Kind: KindCursorEntry, Input: []byte(input), Want: Result{Entry: want}, Rule: rule})
-}
-
-func (b *builder) entryFail(name, rule, input string) {
-	b.add(Fixture{Name: "entry/" + name, Kind: KindCursorEntry, Input: []byte(input), Fail: true, Rule: rule})
+	b.ok(KindCursorEntry, name, rule, input, Result{Entry: want})
 }
 
 func (b *builder) httpErr(name, rule, input string, want codec.Error) {
-	b.add(Fixture{Name: "error/" + name, Kind: KindError, Input: []byte(input), Want: Result{Error: want}, Rule: rule})
-}
-
-func (b *builder) httpErrFail(name, rule, input string) {
-	b.add(Fixture{Name: "error/" + name, Kind: KindError, Input: []byte(input), Fail: true, Rule: rule})
+	b.ok(KindError, name, rule, input, Result{Error: want})
 }
 
 // failUTF8 adds a fixture that must fail wrapping codec.ErrInvalidUTF8.
@@ -409,8 +405,8 @@ func Fixtures() []Fixture {
 func addValues(b *builder) {
 	for _, vc := range valueCases() {
 		if vc.fail {
-			b.pipeFail("value/"+vc.name, vc.rule, valueDoc(vc.json))
-			b.entryFail("row/"+vc.name, vc.rule, `{"type":"row","row":[`+vc.json+`]}`)
+			b.fail(KindPipeline, "value/"+vc.name, vc.rule, valueDoc(vc.json))
+			b.fail(KindCursorEntry, "row/"+vc.name, vc.rule, `{"type":"row","row":[`+vc.json+`]}`)
 			continue
 		}
 		b.pipe("value/"+vc.name, vc.rule, valueDoc(vc.json), valueWant(vc.want))
@@ -488,11 +484,11 @@ func addSQLD(b *builder) {
 	// The same document pretty-printed and with its keys reordered is
 	// covered by the objects rules; truncations of it must fail.
 	for _, n := range []int{0, 1, len(mixedInput) / 3, len(mixedInput) / 2, len(mixedInput) - 2, len(mixedInput) - 1} {
-		b.pipeFail("sqld/mixed-truncated-"+strconv.Itoa(n), ruleSyntax, mixedInput[:n])
+		b.fail(KindPipeline, "sqld/mixed-truncated-"+strconv.Itoa(n), ruleSyntax, mixedInput[:n])
 	}
 	valuesInput := SQLDFile("pipeline_values.json")
 	for _, n := range []int{10, 100, 500, 1000, len(valuesInput) - 3} {
-		b.pipeFail("sqld/values-truncated-"+strconv.Itoa(n), ruleSyntax, string(valuesInput[:n]))
+		b.fail(KindPipeline, "sqld/values-truncated-"+strconv.Itoa(n), ruleSyntax, string(valuesInput[:n]))
 	}
 	// Invalid UTF-8 spliced into the real document, inside and outside
 	// strings.
@@ -570,11 +566,11 @@ func addSQLD(b *builder) {
 			case KindCursorHeader:
 				b.header(name, ruleSQLD, split[i], l.hdr)
 				b.header(name+"-newline", ruleWS, split[i]+"\n", l.hdr)
-				b.headerFail(name+"-truncated", ruleSyntax, split[i][:len(split[i])-1])
+				b.fail(KindCursorHeader, name+"-truncated", ruleSyntax, split[i][:len(split[i])-1])
 			default:
 				b.entry(name, ruleSQLD, split[i], l.entry)
 				b.entry(name+"-newline", ruleWS, split[i]+"\r\n", l.entry)
-				b.entryFail(name+"-truncated", ruleSyntax, split[i][:len(split[i])-1])
+				b.fail(KindCursorEntry, name+"-truncated", ruleSyntax, split[i][:len(split[i])-1])
 			}
 		}
 	}
@@ -601,23 +597,23 @@ func addPipeline(b *builder) {
 		codec.PipelineResponse{Baton: "b", Results: []codec.StreamResult{okType(codec.RequestClose)}})
 	b.pipe("top-repeated-results", ruleLastWins, `{"results":[`+okResp(`{"type":"sequence"}`)+`,`+okResp(`{"type":"close"}`)+`],"results":[`+okResp(`{"type":"close"}`)+`]}`,
 		resp(okType(codec.RequestClose)))
-	b.pipeFail("top-repeated-results-bad-type", ruleType+" (in every occurrence of a repeated key)", `{"results":[1],"results":[]}`)
+	b.fail(KindPipeline, "top-repeated-results-bad-type", ruleType+" (in every occurrence of a repeated key)", `{"results":[1],"results":[]}`)
 	b.pipe("top-repeated-baton-null", ruleNull, `{"baton":"a","baton":null,"results":[]}`, empty)
 	b.pipe("top-repeated-results-null", ruleNull, `{"results":[`+okResp(`{"type":"close"}`)+`],"results":null}`, empty)
 	b.pipe("top-whitespace", ruleWS, " \t\r\n{ \"results\" : [ ] } \t\r\n", empty)
-	b.pipeFail("top-null", ruleTop, `null`)
-	b.pipeFail("top-array", ruleTop, `[]`)
-	b.pipeFail("top-string", ruleTop, `"results"`)
-	b.pipeFail("top-number", ruleTop, `1`)
-	b.pipeFail("top-true", ruleTop, `true`)
-	b.pipeFail("top-empty-input", ruleSyntax, ``)
-	b.pipeFail("top-whitespace-only", ruleSyntax, " \n\t\r")
-	b.pipeFail("top-baton-number", ruleType, `{"baton":5,"results":[]}`)
-	b.pipeFail("top-baton-object", ruleType, `{"baton":{},"results":[]}`)
-	b.pipeFail("top-base-url-bool", ruleType, `{"base_url":true,"results":[]}`)
-	b.pipeFail("top-results-object", ruleType, `{"results":{}}`)
-	b.pipeFail("top-results-string", ruleType, `{"results":"[]"}`)
-	b.pipeFail("top-results-number", ruleType, `{"results":0}`)
+	b.fail(KindPipeline, "top-null", ruleTop, `null`)
+	b.fail(KindPipeline, "top-array", ruleTop, `[]`)
+	b.fail(KindPipeline, "top-string", ruleTop, `"results"`)
+	b.fail(KindPipeline, "top-number", ruleTop, `1`)
+	b.fail(KindPipeline, "top-true", ruleTop, `true`)
+	b.fail(KindPipeline, "top-empty-input", ruleSyntax, ``)
+	b.fail(KindPipeline, "top-whitespace-only", ruleSyntax, " \n\t\r")
+	b.fail(KindPipeline, "top-baton-number", ruleType, `{"baton":5,"results":[]}`)
+	b.fail(KindPipeline, "top-baton-object", ruleType, `{"baton":{},"results":[]}`)
+	b.fail(KindPipeline, "top-base-url-bool", ruleType, `{"base_url":true,"results":[]}`)
+	b.fail(KindPipeline, "top-results-object", ruleType, `{"results":{}}`)
+	b.fail(KindPipeline, "top-results-string", ruleType, `{"results":"[]"}`)
+	b.fail(KindPipeline, "top-results-number", ruleType, `{"results":0}`)
 
 	// Stream results.
 	b.pipe("result-close", ruleResult, doc(okResp(`{"type":"close"}`)), resp(okType(codec.RequestClose)))
@@ -629,8 +625,8 @@ func addPipeline(b *builder) {
 	b.pipe("result-autocommit-null", ruleNull, doc(okResp(`{"type":"get_autocommit","is_autocommit":null}`)), resp(okAutocommit(false)))
 	b.pipe("result-autocommit-absent", ruleNull, doc(okResp(`{"type":"get_autocommit"}`)), resp(okAutocommit(false)))
 	b.pipe("result-autocommit-repeated", ruleLastWins, doc(okResp(`{"is_autocommit":false,"type":"get_autocommit","is_autocommit":true}`)), resp(okAutocommit(true)))
-	b.pipeFail("result-autocommit-string", ruleType, doc(okResp(`{"type":"get_autocommit","is_autocommit":"true"}`)))
-	b.pipeFail("result-autocommit-number", ruleType, doc(okResp(`{"type":"get_autocommit","is_autocommit":1}`)))
+	b.fail(KindPipeline, "result-autocommit-string", ruleType, doc(okResp(`{"type":"get_autocommit","is_autocommit":"true"}`)))
+	b.fail(KindPipeline, "result-autocommit-number", ruleType, doc(okResp(`{"type":"get_autocommit","is_autocommit":1}`)))
 	b.pipe("result-close-ignores-result", ruleIrrel, doc(okResp(`{"type":"close","result":5,"is_autocommit":"x"}`)), resp(okType(codec.RequestClose)))
 	b.pipe("result-execute-ignores-autocommit", ruleIrrel, doc(okResp(`{"type":"execute","is_autocommit":"x","result":{}}`)), resp(okExec(codec.StmtResult{})))
 	b.pipe("result-response-first", ruleObjects, doc(`{"response":{"result":{},"type":"execute"},"type":"ok"}`), resp(okExec(codec.StmtResult{})))
@@ -648,33 +644,33 @@ func addPipeline(b *builder) {
 	b.pipe("result-execute-null-result", ruleOptional, doc(okResp(`{"type":"execute","result":null}`)), resp(okExec(codec.StmtResult{})))
 	b.pipe("result-batch-no-result", ruleOptional, doc(okResp(`{"type":"batch"}`)), resp(okBatch(codec.BatchResult{})))
 	b.pipe("result-describe-no-result", ruleOptional, doc(okResp(`{"type":"describe"}`)), resp(okDescribe(codec.DescribeResult{})))
-	b.pipeFail("result-null", ruleResult, doc(`null`))
-	b.pipeFail("result-number", ruleType, doc(`1`))
-	b.pipeFail("result-array", ruleType, doc(`[]`))
-	b.pipeFail("result-no-type", ruleResult, doc(`{"response":{"type":"close"}}`))
-	b.pipeFail("result-type-null", ruleResult, doc(`{"type":null,"response":{"type":"close"}}`))
-	b.pipeFail("result-type-unknown", ruleResult, doc(`{"type":"OK","response":{"type":"close"}}`))
-	b.pipeFail("result-type-number", ruleType, doc(`{"type":1,"response":{"type":"close"}}`))
-	b.pipeFail("result-ok-no-response", ruleResult, doc(`{"type":"ok"}`))
-	b.pipeFail("result-ok-null-response", ruleResult, doc(`{"type":"ok","response":null}`))
-	b.pipeFail("result-ok-response-repeated-null", ruleNull, doc(`{"type":"ok","response":{"type":"close"},"response":null}`))
-	b.pipeFail("result-ok-response-string", ruleType, doc(`{"type":"ok","response":"close"}`))
-	b.pipeFail("result-ok-response-array", ruleType, doc(`{"type":"ok","response":[{"type":"close"}]}`))
-	b.pipeFail("result-response-no-type", ruleResult, doc(okResp(`{}`)))
-	b.pipeFail("result-response-type-null", ruleResult, doc(okResp(`{"type":null}`)))
-	b.pipeFail("result-response-type-unknown", ruleResult, doc(okResp(`{"type":"open_stream"}`)))
-	b.pipeFail("result-response-type-empty", ruleResult, doc(okResp(`{"type":""}`)))
-	b.pipeFail("result-response-type-case", ruleResult, doc(okResp(`{"type":"Close"}`)))
-	b.pipeFail("result-response-type-number", ruleType, doc(okResp(`{"type":2}`)))
-	b.pipeFail("result-error-no-error", ruleResult, doc(`{"type":"error"}`))
-	b.pipeFail("result-error-null-error", ruleResult, doc(`{"type":"error","error":null}`))
-	b.pipeFail("result-error-string", ruleType, doc(`{"type":"error","error":"boom"}`))
-	b.pipeFail("result-error-message-number", ruleType, doc(`{"type":"error","error":{"message":1}}`))
-	b.pipeFail("result-error-code-array", ruleType, doc(`{"type":"error","error":{"code":[]}}`))
-	b.pipeFail("result-execute-result-array", ruleType, doc(okResp(`{"type":"execute","result":[]}`)))
-	b.pipeFail("result-execute-result-string", ruleType, doc(okResp(`{"type":"execute","result":"x"}`)))
-	b.pipeFail("result-batch-result-number", ruleType, doc(okResp(`{"type":"batch","result":1}`)))
-	b.pipeFail("result-describe-result-bool", ruleType, doc(okResp(`{"type":"describe","result":true}`)))
+	b.fail(KindPipeline, "result-null", ruleResult, doc(`null`))
+	b.fail(KindPipeline, "result-number", ruleType, doc(`1`))
+	b.fail(KindPipeline, "result-array", ruleType, doc(`[]`))
+	b.fail(KindPipeline, "result-no-type", ruleResult, doc(`{"response":{"type":"close"}}`))
+	b.fail(KindPipeline, "result-type-null", ruleResult, doc(`{"type":null,"response":{"type":"close"}}`))
+	b.fail(KindPipeline, "result-type-unknown", ruleResult, doc(`{"type":"OK","response":{"type":"close"}}`))
+	b.fail(KindPipeline, "result-type-number", ruleType, doc(`{"type":1,"response":{"type":"close"}}`))
+	b.fail(KindPipeline, "result-ok-no-response", ruleResult, doc(`{"type":"ok"}`))
+	b.fail(KindPipeline, "result-ok-null-response", ruleResult, doc(`{"type":"ok","response":null}`))
+	b.fail(KindPipeline, "result-ok-response-repeated-null", ruleNull, doc(`{"type":"ok","response":{"type":"close"},"response":null}`))
+	b.fail(KindPipeline, "result-ok-response-string", ruleType, doc(`{"type":"ok","response":"close"}`))
+	b.fail(KindPipeline, "result-ok-response-array", ruleType, doc(`{"type":"ok","response":[{"type":"close"}]}`))
+	b.fail(KindPipeline, "result-response-no-type", ruleResult, doc(okResp(`{}`)))
+	b.fail(KindPipeline, "result-response-type-null", ruleResult, doc(okResp(`{"type":null}`)))
+	b.fail(KindPipeline, "result-response-type-unknown", ruleResult, doc(okResp(`{"type":"open_stream"}`)))
+	b.fail(KindPipeline, "result-response-type-empty", ruleResult, doc(okResp(`{"type":""}`)))
+	b.fail(KindPipeline, "result-response-type-case", ruleResult, doc(okResp(`{"type":"Close"}`)))
+	b.fail(KindPipeline, "result-response-type-number", ruleType, doc(okResp(`{"type":2}`)))
+	b.fail(KindPipeline, "result-error-no-error", ruleResult, doc(`{"type":"error"}`))
+	b.fail(KindPipeline, "result-error-null-error", ruleResult, doc(`{"type":"error","error":null}`))
+	b.fail(KindPipeline, "result-error-string", ruleType, doc(`{"type":"error","error":"boom"}`))
+	b.fail(KindPipeline, "result-error-message-number", ruleType, doc(`{"type":"error","error":{"message":1}}`))
+	b.fail(KindPipeline, "result-error-code-array", ruleType, doc(`{"type":"error","error":{"code":[]}}`))
+	b.fail(KindPipeline, "result-execute-result-array", ruleType, doc(okResp(`{"type":"execute","result":[]}`)))
+	b.fail(KindPipeline, "result-execute-result-string", ruleType, doc(okResp(`{"type":"execute","result":"x"}`)))
+	b.fail(KindPipeline, "result-batch-result-number", ruleType, doc(okResp(`{"type":"batch","result":1}`)))
+	b.fail(KindPipeline, "result-describe-result-bool", ruleType, doc(okResp(`{"type":"describe","result":true}`)))
 
 	// Statement results.
 	b.pipe("stmt-minimal", ruleNull, resultDoc(``), resp(okExec(codec.StmtResult{})))
@@ -724,22 +720,22 @@ func addPipeline(b *builder) {
 	b.pipe("stmt-many-rows", ruleRowLen, resultDoc(`"cols":[{"name":"a"},{"name":"b"}],"rows":[`+strings.Repeat(`[`+v1+`,{"type":"null"}],`, 99)+`[`+v1+`,{"type":"null"}]]`),
 		resp(okExec(manyRows(100))))
 
-	b.pipeFail("stmt-row-too-short", ruleRowLen, resultDoc(`"cols":[{"name":"a"},{"name":"b"}],"rows":[[`+v1+`]]`))
-	b.pipeFail("stmt-row-too-long", ruleRowLen, resultDoc(c1+`,"rows":[[`+v1+`,`+v1+`]]`))
-	b.pipeFail("stmt-second-row-short", ruleRowLen, resultDoc(c1+`,"rows":[[`+v1+`],[]]`))
-	b.pipeFail("stmt-rows-without-cols", ruleRowLen, resultDoc(`"rows":[[`+v1+`]]`))
-	b.pipeFail("stmt-rows-cols-repeated-null", ruleRowLen, resultDoc(c1+`,"rows":[[`+v1+`]],"cols":null`))
-	b.pipeFail("stmt-row-null", ruleType, resultDoc(c1+`,"rows":[null]`))
-	b.pipeFail("stmt-row-null-no-cols", ruleType, resultDoc(`"rows":[null]`))
-	b.pipeFail("stmt-row-object", ruleType, resultDoc(c1+`,"rows":[{"0":`+v1+`}]`))
-	b.pipeFail("stmt-rows-object", ruleType, resultDoc(`"rows":{}`))
-	b.pipeFail("stmt-rows-flat", ruleType, resultDoc(c1+`,"rows":[`+v1+`]`))
-	b.pipeFail("stmt-value-null", ruleValue, resultDoc(c1+`,"rows":[[null]]`))
-	b.pipeFail("stmt-cols-object", ruleType, resultDoc(`"cols":{}`))
-	b.pipeFail("stmt-col-null", ruleType, resultDoc(`"cols":[null]`))
-	b.pipeFail("stmt-col-string", ruleType, resultDoc(`"cols":["a"]`))
-	b.pipeFail("stmt-col-name-number", ruleType, resultDoc(`"cols":[{"name":1}]`))
-	b.pipeFail("stmt-col-decltype-array", ruleType, resultDoc(`"cols":[{"name":"a","decltype":[]}]`))
+	b.fail(KindPipeline, "stmt-row-too-short", ruleRowLen, resultDoc(`"cols":[{"name":"a"},{"name":"b"}],"rows":[[`+v1+`]]`))
+	b.fail(KindPipeline, "stmt-row-too-long", ruleRowLen, resultDoc(c1+`,"rows":[[`+v1+`,`+v1+`]]`))
+	b.fail(KindPipeline, "stmt-second-row-short", ruleRowLen, resultDoc(c1+`,"rows":[[`+v1+`],[]]`))
+	b.fail(KindPipeline, "stmt-rows-without-cols", ruleRowLen, resultDoc(`"rows":[[`+v1+`]]`))
+	b.fail(KindPipeline, "stmt-rows-cols-repeated-null", ruleRowLen, resultDoc(c1+`,"rows":[[`+v1+`]],"cols":null`))
+	b.fail(KindPipeline, "stmt-row-null", ruleType, resultDoc(c1+`,"rows":[null]`))
+	b.fail(KindPipeline, "stmt-row-null-no-cols", ruleType, resultDoc(`"rows":[null]`))
+	b.fail(KindPipeline, "stmt-row-object", ruleType, resultDoc(c1+`,"rows":[{"0":`+v1+`}]`))
+	b.fail(KindPipeline, "stmt-rows-object", ruleType, resultDoc(`"rows":{}`))
+	b.fail(KindPipeline, "stmt-rows-flat", ruleType, resultDoc(c1+`,"rows":[`+v1+`]`))
+	b.fail(KindPipeline, "stmt-value-null", ruleValue, resultDoc(c1+`,"rows":[[null]]`))
+	b.fail(KindPipeline, "stmt-cols-object", ruleType, resultDoc(`"cols":{}`))
+	b.fail(KindPipeline, "stmt-col-null", ruleType, resultDoc(`"cols":[null]`))
+	b.fail(KindPipeline, "stmt-col-string", ruleType, resultDoc(`"cols":["a"]`))
+	b.fail(KindPipeline, "stmt-col-name-number", ruleType, resultDoc(`"cols":[{"name":1}]`))
+	b.fail(KindPipeline, "stmt-col-decltype-array", ruleType, resultDoc(`"cols":[{"name":"a","decltype":[]}]`))
 	badFields := map[string][]string{
 		"affected_row_count": {`-1`, `"-1"`, `1.0`, `1e2`, `"1e2"`, `"+1"`, `"1.0"`, `""`, `" 1"`, `-0`, `"-0"`, `18446744073709551616`, `"18446744073709551616"`, `true`, `[]`, `{}`, `"0x1"`},
 		"rows_read":          {`-1`, `1.5`, `"abc"`, `false`},
@@ -758,7 +754,7 @@ func addPipeline(b *builder) {
 			case "query_duration_ms":
 				rule = ruleDuration
 			}
-			b.pipeFail("stmt-"+strings.ReplaceAll(field, "_", "-")+"-bad-"+strconv.Itoa(i), rule, resultDoc(`"`+field+`":`+v))
+			b.fail(KindPipeline, "stmt-"+strings.ReplaceAll(field, "_", "-")+"-bad-"+strconv.Itoa(i), rule, resultDoc(`"`+field+`":`+v))
 		}
 	}
 
@@ -784,15 +780,15 @@ func addPipeline(b *builder) {
 		resp(okBatch(codec.BatchResult{Steps: []codec.StepOutcome{stepOK(srWant), stepErr("boom", "SQLITE_CONSTRAINT")}})))
 	b.pipe("batch-empty-error", ruleBatch, batchDoc(`{"step_results":[null],"step_errors":[{}]}`),
 		resp(okBatch(codec.BatchResult{Steps: []codec.StepOutcome{stepErr("", "")}})))
-	b.pipeFail("batch-both", ruleBatch, batchDoc(`{"step_results":[`+sr+`],"step_errors":[`+e+`]}`))
-	b.pipeFail("batch-both-empty", ruleBatch, batchDoc(`{"step_results":[{}],"step_errors":[{}]}`))
-	b.pipeFail("batch-both-late", ruleBatch, batchDoc(`{"step_results":[null,null,`+sr+`],"step_errors":[null,null,`+e+`,null]}`))
-	b.pipeFail("batch-step-results-object", ruleType, batchDoc(`{"step_results":{}}`))
-	b.pipeFail("batch-step-result-number", ruleType, batchDoc(`{"step_results":[1]}`))
-	b.pipeFail("batch-step-error-string", ruleType, batchDoc(`{"step_errors":["boom"]}`))
-	b.pipeFail("batch-step-row-mismatch", ruleRowLen, batchDoc(`{"step_results":[{"rows":[[`+v1+`]]}]}`))
-	b.pipeFail("batch-step-bad-value", ruleValue, batchDoc(`{"step_results":[{`+c1+`,"rows":[[{"type":"integer"}]]}]}`))
-	b.pipeFail("batch-replication-index-bad", ruleUint, batchDoc(`{"replication_index":"x"}`))
+	b.fail(KindPipeline, "batch-both", ruleBatch, batchDoc(`{"step_results":[`+sr+`],"step_errors":[`+e+`]}`))
+	b.fail(KindPipeline, "batch-both-empty", ruleBatch, batchDoc(`{"step_results":[{}],"step_errors":[{}]}`))
+	b.fail(KindPipeline, "batch-both-late", ruleBatch, batchDoc(`{"step_results":[null,null,`+sr+`],"step_errors":[null,null,`+e+`,null]}`))
+	b.fail(KindPipeline, "batch-step-results-object", ruleType, batchDoc(`{"step_results":{}}`))
+	b.fail(KindPipeline, "batch-step-result-number", ruleType, batchDoc(`{"step_results":[1]}`))
+	b.fail(KindPipeline, "batch-step-error-string", ruleType, batchDoc(`{"step_errors":["boom"]}`))
+	b.fail(KindPipeline, "batch-step-row-mismatch", ruleRowLen, batchDoc(`{"step_results":[{"rows":[[`+v1+`]]}]}`))
+	b.fail(KindPipeline, "batch-step-bad-value", ruleValue, batchDoc(`{"step_results":[{`+c1+`,"rows":[[{"type":"integer"}]]}]}`))
+	b.fail(KindPipeline, "batch-replication-index-bad", ruleUint, batchDoc(`{"replication_index":"x"}`))
 
 	// Describe.
 	descDoc := func(result string) string { return doc(okResp(`{"type":"describe","result":` + result + `}`)) }
@@ -800,25 +796,25 @@ func addPipeline(b *builder) {
 		resp(okDescribe(codec.DescribeResult{Params: []codec.DescribeParam{{Name: ":a"}, {}, {}}, Cols: cols("x", "INTEGER"), IsExplain: true})))
 	b.pipe("describe-nulls", ruleNull, descDoc(`{"params":null,"cols":null,"is_explain":null,"is_readonly":null}`), resp(okDescribe(codec.DescribeResult{})))
 	b.pipe("describe-repeated", ruleLastWins, descDoc(`{"is_readonly":true,"params":[{"name":"a"}],"params":[],"is_readonly":false}`), resp(okDescribe(codec.DescribeResult{})))
-	b.pipeFail("describe-param-null", ruleType, descDoc(`{"params":[null]}`))
-	b.pipeFail("describe-param-string", ruleType, descDoc(`{"params":["a"]}`))
-	b.pipeFail("describe-param-name-number", ruleType, descDoc(`{"params":[{"name":1}]}`))
-	b.pipeFail("describe-is-explain-string", ruleType, descDoc(`{"is_explain":"true"}`))
-	b.pipeFail("describe-is-readonly-number", ruleType, descDoc(`{"is_readonly":0}`))
-	b.pipeFail("describe-cols-object", ruleType, descDoc(`{"cols":{}}`))
+	b.fail(KindPipeline, "describe-param-null", ruleType, descDoc(`{"params":[null]}`))
+	b.fail(KindPipeline, "describe-param-string", ruleType, descDoc(`{"params":["a"]}`))
+	b.fail(KindPipeline, "describe-param-name-number", ruleType, descDoc(`{"params":[{"name":1}]}`))
+	b.fail(KindPipeline, "describe-is-explain-string", ruleType, descDoc(`{"is_explain":"true"}`))
+	b.fail(KindPipeline, "describe-is-readonly-number", ruleType, descDoc(`{"is_readonly":0}`))
+	b.fail(KindPipeline, "describe-cols-object", ruleType, descDoc(`{"cols":{}}`))
 
 	// Depth.
 	b.pipe("depth-64", ruleDepth, `{"x":`+deep(codec.MaxDepth-1)+`,"results":[]}`, empty)
-	b.pipeFail("depth-65", ruleDepth, `{"x":`+deep(codec.MaxDepth)+`,"results":[]}`)
+	b.fail(KindPipeline, "depth-65", ruleDepth, `{"x":`+deep(codec.MaxDepth)+`,"results":[]}`)
 	b.pipe("depth-64-objects", ruleDepth, `{"x":`+deepObj(codec.MaxDepth-1)+`}`, empty)
-	b.pipeFail("depth-65-objects", ruleDepth, `{"x":`+deepObj(codec.MaxDepth)+`}`)
+	b.fail(KindPipeline, "depth-65-objects", ruleDepth, `{"x":`+deepObj(codec.MaxDepth)+`}`)
 	// The value object of a row is at depth 8: document, results, result,
 	// response, result, rows, row, value.
 	b.pipe("depth-64-in-value", ruleDepth, valueDoc(`{"type":"null","x":`+deep(codec.MaxDepth-8)+`}`), valueWant(vN()))
-	b.pipeFail("depth-65-in-value", ruleDepth, valueDoc(`{"type":"null","x":`+deep(codec.MaxDepth-7)+`}`))
+	b.fail(KindPipeline, "depth-65-in-value", ruleDepth, valueDoc(`{"type":"null","x":`+deep(codec.MaxDepth-7)+`}`))
 	b.pipe("depth-brackets-in-strings", ruleDepth, `{"x":"`+strings.Repeat("[{", 100)+`","y":["\"[[[["],"results":[]}`, empty)
-	b.pipeFail("depth-100000", ruleDepth, `{"x":`+deep(100000)+`}`)
-	b.pipeFail("depth-100000-unclosed", ruleDepth, `{"x":`+strings.Repeat("[", 100000))
+	b.fail(KindPipeline, "depth-100000", ruleDepth, `{"x":`+deep(100000)+`}`)
+	b.fail(KindPipeline, "depth-100000-unclosed", ruleDepth, `{"x":`+strings.Repeat("[", 100000))
 }
 
 func manyRows(n int) codec.StmtResult {
@@ -914,9 +910,9 @@ func addSyntax(b *builder) {
 	b.failUTF8(KindPipeline, "utf8-in-key", []byte("{\"res\xffults\":[]}"))
 	b.failUTF8(KindPipeline, "utf8-outside-string", []byte("{\"results\":[]}\xff"))
 	b.failUTF8(KindPipeline, "utf8-in-whitespace", []byte("{\xa0\"results\":[]}"))
-	b.pipeFail("bom", ruleSyntax, "\ufeff{}")
-	b.pipeFail("repeated-colon", ruleSyntax, `{"results"::[]}`)
-	b.pipeFail("object-as-key", ruleSyntax, `{{}:1}`)
+	b.fail(KindPipeline, "bom", ruleSyntax, "\ufeff{}")
+	b.fail(KindPipeline, "repeated-colon", ruleSyntax, `{"results"::[]}`)
+	b.fail(KindPipeline, "object-as-key", ruleSyntax, `{{}:1}`)
 }
 
 func addCursor(b *builder) {
@@ -926,18 +922,18 @@ func addCursor(b *builder) {
 	b.header("values", ruleObjects, `{"base_url":"https://h/p","baton":"b"}`, codec.CursorHeader{Baton: "b", BaseURL: "https://h/p"})
 	b.header("unknown-fields", ruleUnknown, `{"baton":"b","Baton":"c","steps":[{}],"base_url":null}`, codec.CursorHeader{Baton: "b"})
 	b.header("repeated", ruleLastWins, `{"baton":"a","baton":"b","base_url":"u","base_url":null}`, codec.CursorHeader{Baton: "b"})
-	b.headerFail("baton-number", ruleType, `{"baton":1}`)
-	b.headerFail("base-url-array", ruleType, `{"base_url":["u"]}`)
-	b.headerFail("array", ruleTop, `[]`)
-	b.headerFail("null", ruleTop, `null`)
-	b.headerFail("empty-input", ruleSyntax, ``)
-	b.headerFail("two-lines", ruleTrailing, "{\"baton\":null}\n{\"type\":\"replication_index\"}")
-	b.headerFail("depth-65", ruleDepth, `{"x":`+deep(codec.MaxDepth)+`}`)
+	b.fail(KindCursorHeader, "baton-number", ruleType, `{"baton":1}`)
+	b.fail(KindCursorHeader, "base-url-array", ruleType, `{"base_url":["u"]}`)
+	b.fail(KindCursorHeader, "array", ruleTop, `[]`)
+	b.fail(KindCursorHeader, "null", ruleTop, `null`)
+	b.fail(KindCursorHeader, "empty-input", ruleSyntax, ``)
+	b.fail(KindCursorHeader, "two-lines", ruleTrailing, "{\"baton\":null}\n{\"type\":\"replication_index\"}")
+	b.fail(KindCursorHeader, "depth-65", ruleDepth, `{"x":`+deep(codec.MaxDepth)+`}`)
 	b.header("depth-64", ruleDepth, `{"x":`+deep(codec.MaxDepth-1)+`}`, codec.CursorHeader{})
 
 	// Entries.
 	e := func(name, rule, input string, want codec.CursorEntry) { b.entry(name, rule, input, want) }
-	ef := func(name, rule, input string) { b.entryFail(name, rule, input) }
+	ef := func(name, rule, input string) { b.fail(KindCursorEntry, name, rule, input) }
 	e("step-begin", ruleObjects, `{"type":"step_begin","step":3,"cols":[{"name":"a","decltype":"TEXT"},{"name":"b","decltype":null}]}`,
 		codec.CursorEntry{Type: codec.EntryStepBegin, Step: 3, Cols: cols("a", "TEXT", "b", "")})
 	e("step-begin-reordered", ruleObjects, `{"cols":[],"step":1,"type":"step_begin"}`, codec.CursorEntry{Type: codec.EntryStepBegin, Step: 1})
@@ -1060,16 +1056,16 @@ func addHTTPErrors(b *builder) {
 	b.httpErr("unknown-fields", ruleUnknown, `{"Message":"x","ERROR":"y","status":500,"message":"m","details":{"a":[1]}}`, codec.Error{Message: "m"})
 	b.httpErr("escapes", ruleStrings, `{"message":"a\nb\u00e9\ud800"}`, codec.Error{Message: "a\nbé\ufffd"})
 	b.httpErr("whitespace", ruleWS, "\n { \"message\" : \"m\" } \n", codec.Error{Message: "m"})
-	b.httpErrFail("text-plain", ruleTop, "Received an invalid baton")
-	b.httpErrFail("empty-input", ruleSyntax, "")
-	b.httpErrFail("message-number", ruleType, `{"message":1}`)
-	b.httpErrFail("code-number", ruleType, `{"message":"m","code":1}`)
-	b.httpErrFail("error-object", ruleType, `{"error":{"message":"m"}}`)
-	b.httpErrFail("error-object-with-message", ruleType, `{"message":"m","error":{"message":"m"}}`)
-	b.httpErrFail("array", ruleTop, `[{"message":"m"}]`)
-	b.httpErrFail("string", ruleTop, `"m"`)
-	b.httpErrFail("null", ruleTop, `null`)
-	b.httpErrFail("depth-65", ruleDepth, `{"message":"m","x":`+deep(codec.MaxDepth)+`}`)
+	b.fail(KindError, "text-plain", ruleTop, "Received an invalid baton")
+	b.fail(KindError, "empty-input", ruleSyntax, "")
+	b.fail(KindError, "message-number", ruleType, `{"message":1}`)
+	b.fail(KindError, "code-number", ruleType, `{"message":"m","code":1}`)
+	b.fail(KindError, "error-object", ruleType, `{"error":{"message":"m"}}`)
+	b.fail(KindError, "error-object-with-message", ruleType, `{"message":"m","error":{"message":"m"}}`)
+	b.fail(KindError, "array", ruleTop, `[{"message":"m"}]`)
+	b.fail(KindError, "string", ruleTop, `"m"`)
+	b.fail(KindError, "null", ruleTop, `null`)
+	b.fail(KindError, "depth-65", ruleDepth, `{"message":"m","x":`+deep(codec.MaxDepth)+`}`)
 	b.httpErr("depth-64", ruleDepth, `{"message":"m","x":`+deep(codec.MaxDepth-1)+`}`, codec.Error{Message: "m"})
 }
 
@@ -1086,27 +1082,27 @@ func sortedKeys[V any](m map[string]V) []string {
 func addRepeated(b *builder) {
 	res := func(fields string) string { return resultDoc(fields) }
 	resp1 := func(response string) string { return doc(okResp(response)) }
-	b.pipeFail("repeat-results-null-first", ruleRepeat, `{"results":[null],"results":[]}`)
-	b.pipeFail("repeat-results-unknown-type-first", ruleRepeat, `{"results":[{"type":"nope"}],"results":[]}`)
-	b.pipeFail("repeat-baton-number-first", ruleRepeat, `{"baton":1,"baton":"b"}`)
-	b.pipeFail("repeat-cols-null-first", ruleRepeat, res(`"cols":[null],"cols":[]`))
-	b.pipeFail("repeat-rows-null-first", ruleRepeat, res(`"rows":[null],"rows":[]`))
-	b.pipeFail("repeat-rows-unknown-value-first", ruleRepeat, res(`"rows":[[{"type":"x"}]],"rows":[]`))
-	b.pipeFail("repeat-rows-bad-integer-first", ruleRepeat, res(`"rows":[[{"type":"integer","value":"x"}]],"rows":[]`))
-	b.pipeFail("repeat-rowid-bad-first", ruleRepeat, res(`"last_insert_rowid":"x","last_insert_rowid":1`))
-	b.pipeFail("repeat-params-null-first", ruleRepeat, doc(okResp(`{"type":"describe","result":{"params":[null],"params":[]}}`)))
+	b.fail(KindPipeline, "repeat-results-null-first", ruleRepeat, `{"results":[null],"results":[]}`)
+	b.fail(KindPipeline, "repeat-results-unknown-type-first", ruleRepeat, `{"results":[{"type":"nope"}],"results":[]}`)
+	b.fail(KindPipeline, "repeat-baton-number-first", ruleRepeat, `{"baton":1,"baton":"b"}`)
+	b.fail(KindPipeline, "repeat-cols-null-first", ruleRepeat, res(`"cols":[null],"cols":[]`))
+	b.fail(KindPipeline, "repeat-rows-null-first", ruleRepeat, res(`"rows":[null],"rows":[]`))
+	b.fail(KindPipeline, "repeat-rows-unknown-value-first", ruleRepeat, res(`"rows":[[{"type":"x"}]],"rows":[]`))
+	b.fail(KindPipeline, "repeat-rows-bad-integer-first", ruleRepeat, res(`"rows":[[{"type":"integer","value":"x"}]],"rows":[]`))
+	b.fail(KindPipeline, "repeat-rowid-bad-first", ruleRepeat, res(`"last_insert_rowid":"x","last_insert_rowid":1`))
+	b.fail(KindPipeline, "repeat-params-null-first", ruleRepeat, doc(okResp(`{"type":"describe","result":{"params":[null],"params":[]}}`)))
 	b.pipe("repeat-value-bad-payload-first", ruleRepeat, valueDoc(`{"type":"integer","value":"x","value":"1"}`), valueWant(vI(1)))
 	b.pipe("repeat-value-payload-before-type", ruleRepeat, valueDoc(`{"value":[],"base64":5,"value":"2","type":"integer"}`), valueWant(vI(2)))
 
-	b.pipeFail("repeat-response-after-type-bad-first", ruleRepeat, doc(`{"type":"ok","response":{"type":"nope"},"response":{"type":"close"}}`))
+	b.fail(KindPipeline, "repeat-response-after-type-bad-first", ruleRepeat, doc(`{"type":"ok","response":{"type":"nope"},"response":{"type":"close"}}`))
 	b.pipe("repeat-response-before-type-bad-first", ruleRepeat, doc(`{"response":{"type":"nope"},"type":"ok","response":{"type":"close"}}`), resp(okType(codec.RequestClose)))
 	b.pipe("repeat-response-not-object-first", ruleRepeat, doc(`{"type":"ok","response":5,"response":{"type":"close"}}`), resp(okType(codec.RequestClose)))
 	b.pipe("repeat-response-under-error-type", ruleRepeat, doc(`{"type":"error","response":{"type":"nope"},"type":"ok","response":{"type":"close"}}`), resp(okType(codec.RequestClose)))
-	b.pipeFail("repeat-error-checked-then-ok", ruleRepeat, doc(`{"type":"error","error":{"message":5},"type":"ok","response":{"type":"close"}}`))
+	b.fail(KindPipeline, "repeat-error-checked-then-ok", ruleRepeat, doc(`{"type":"error","error":{"message":5},"type":"ok","response":{"type":"close"}}`))
 	b.pipe("repeat-error-not-object-first", ruleRepeat, doc(`{"type":"error","error":5,"error":{}}`), resp(errRes("", "")))
-	b.pipeFail("repeat-result-checked-as-execute", ruleRepeat, resp1(`{"type":"execute","result":{"rows":[[{"type":"null"}]]},"type":"close"}`))
+	b.fail(KindPipeline, "repeat-result-checked-as-execute", ruleRepeat, resp1(`{"type":"execute","result":{"rows":[[{"type":"null"}]]},"type":"close"}`))
 	b.pipe("repeat-result-before-type-unused", ruleRepeat, resp1(`{"result":{"rows":[[{"type":"null"}]]},"type":"close"}`), resp(okType(codec.RequestClose)))
-	b.pipeFail("repeat-result-batch-both-first", ruleRepeat, resp1(`{"type":"batch","result":{"step_results":[{}],"step_errors":[{}]},"result":{}}`))
+	b.fail(KindPipeline, "repeat-result-batch-both-first", ruleRepeat, resp1(`{"type":"batch","result":{"step_results":[{}],"step_errors":[{}]},"result":{}}`))
 	b.pipe("repeat-result-not-object-first", ruleRepeat, resp1(`{"type":"execute","result":5,"result":{}}`), resp(okExec(codec.StmtResult{})))
 	b.pipe("repeat-result-retyped", ruleRepeat, resp1(`{"type":"execute","result":{"cols":[{"name":"a"}]},"type":"describe"}`),
 		resp(okDescribe(codec.DescribeResult{Cols: cols("a", "")})))
@@ -1117,14 +1113,14 @@ func addRepeated(b *builder) {
 	b.pipe("repeat-batch-both-fixed-later", ruleRepeat, resp1(`{"type":"batch","result":{"step_results":[{}],"step_errors":[{}],"step_errors":[]}}`),
 		resp(okBatch(codec.BatchResult{Steps: []codec.StepOutcome{stepOK(codec.StmtResult{})}})))
 
-	b.entryFail("repeat-step-after-type-bad-first", ruleRepeat, `{"type":"step_begin","step":-1,"step":1}`)
+	b.fail(KindCursorEntry, "repeat-step-after-type-bad-first", ruleRepeat, `{"type":"step_begin","step":-1,"step":1}`)
 	b.entry("repeat-step-before-type-bad-first", ruleRepeat, `{"step":-1,"type":"step_begin","step":1}`, codec.CursorEntry{Type: codec.EntryStepBegin, Step: 1})
 	b.entry("repeat-step-before-type", ruleRepeat, `{"step":-1,"step":2,"type":"step_begin"}`, codec.CursorEntry{Type: codec.EntryStepBegin, Step: 2})
-	b.entryFail("repeat-row-null-value-first", ruleRepeat, `{"type":"row","row":[null],"row":[]}`)
-	b.entryFail("repeat-row-not-array-first", ruleRepeat, `{"type":"row","row":5,"row":[]}`)
-	b.entryFail("repeat-cols-null-first", ruleRepeat, `{"type":"step_begin","cols":[null],"cols":[]}`)
-	b.entryFail("repeat-error-not-object-first", ruleRepeat, `{"type":"step_error","error":5,"error":{}}`)
-	b.entryFail("repeat-row-checked-then-retyped", ruleRepeat, `{"type":"row","row":5,"type":"step_begin","cols":[]}`)
+	b.fail(KindCursorEntry, "repeat-row-null-value-first", ruleRepeat, `{"type":"row","row":[null],"row":[]}`)
+	b.fail(KindCursorEntry, "repeat-row-not-array-first", ruleRepeat, `{"type":"row","row":5,"row":[]}`)
+	b.fail(KindCursorEntry, "repeat-cols-null-first", ruleRepeat, `{"type":"step_begin","cols":[null],"cols":[]}`)
+	b.fail(KindCursorEntry, "repeat-error-not-object-first", ruleRepeat, `{"type":"step_error","error":5,"error":{}}`)
+	b.fail(KindCursorEntry, "repeat-row-checked-then-retyped", ruleRepeat, `{"type":"row","row":5,"type":"step_begin","cols":[]}`)
 	b.entry("repeat-row-dropped-when-retyped", ruleRepeat, `{"type":"row","row":[{"type":"null"}],"type":"step_begin","cols":[]}`, codec.CursorEntry{Type: codec.EntryStepBegin})
 	b.entry("repeat-unused-member-unchecked", ruleRepeat, `{"row":5,"type":"step_begin"}`, codec.CursorEntry{Type: codec.EntryStepBegin})
 }

@@ -21,11 +21,7 @@ const (
 )
 
 func (b *builder) server(name, rule, input string, want codec.ServerMsg) {
-	b.add(Fixture{Name: "server/" + name, Kind: KindServerMsg, Input: []byte(input), Want: Result{Server: want}, Rule: rule})
-}
-
-func (b *builder) serverFail(name, rule, input string) {
-	b.add(Fixture{Name: "server/" + name, Kind: KindServerMsg, Input: []byte(input), Fail: true, Rule: rule})
+	b.ok(KindServerMsg, name, rule, input, Result{Server: want})
 }
 
 // --- expected values ---
@@ -114,30 +110,30 @@ func addSocket(b *builder) {
 	b.server("hello-error-before-type", ruleServer, `{"error":{"code":"C","message":"m"},"type":"hello_error"}`, helloErr("m", "C"))
 	b.server("hello-error-no-code", ruleObjects, `{"type":"hello_error","error":{"message":"m","code":null}}`, helloErr("m", ""))
 	b.server("hello-error-empty", ruleObjects, `{"type":"hello_error","error":{},"request_id":true}`, helloErr("", ""))
-	b.serverFail("hello-error-without-error", ruleServer, `{"type":"hello_error"}`)
-	b.serverFail("hello-error-null", ruleServer, `{"type":"hello_error","error":null}`)
-	b.serverFail("hello-error-string", ruleType, `{"type":"hello_error","error":"m"}`)
-	b.serverFail("hello-error-message-number", ruleType, `{"type":"hello_error","error":{"message":5}}`)
+	b.fail(KindServerMsg, "hello-error-without-error", ruleServer, `{"type":"hello_error"}`)
+	b.fail(KindServerMsg, "hello-error-null", ruleServer, `{"type":"hello_error","error":null}`)
+	b.fail(KindServerMsg, "hello-error-string", ruleType, `{"type":"hello_error","error":"m"}`)
+	b.fail(KindServerMsg, "hello-error-message-number", ruleType, `{"type":"hello_error","error":{"message":5}}`)
 
 	// The message type.
-	b.serverFail("no-type", ruleServer, `{}`)
-	b.serverFail("type-null", ruleServer, `{"type":null}`)
-	b.serverFail("type-unknown", ruleServer, `{"type":"hello"}`)
-	b.serverFail("type-case", ruleUnknown, `{"type":"HELLO_OK"}`)
-	b.serverFail("type-number", ruleType, `{"type":1}`)
-	b.serverFail("type-null-last", ruleNull, `{"type":"hello_ok","type":null}`)
+	b.fail(KindServerMsg, "no-type", ruleServer, `{}`)
+	b.fail(KindServerMsg, "type-null", ruleServer, `{"type":null}`)
+	b.fail(KindServerMsg, "type-unknown", ruleServer, `{"type":"hello"}`)
+	b.fail(KindServerMsg, "type-case", ruleUnknown, `{"type":"HELLO_OK"}`)
+	b.fail(KindServerMsg, "type-number", ruleType, `{"type":1}`)
+	b.fail(KindServerMsg, "type-null-last", ruleNull, `{"type":"hello_ok","type":null}`)
 	b.server("type-last-wins", ruleLastWins, `{"type":"hello_error","type":"hello_ok"}`, helloOK())
-	b.serverFail("empty", ruleTop, ``)
-	b.serverFail("array", ruleTop, `[{"type":"hello_ok"}]`)
-	b.serverFail("string", ruleTop, `"hello_ok"`)
-	b.serverFail("null", ruleTop, `null`)
-	b.serverFail("trailing", ruleTrailing, `{"type":"hello_ok"} x`)
-	b.serverFail("two-messages", ruleTrailing, `{"type":"hello_ok"}{"type":"hello_ok"}`)
-	b.serverFail("truncated", ruleSyntax, `{"type":"hello_ok"`)
-	b.serverFail("trailing-comma", ruleSyntax, `{"type":"hello_ok",}`)
+	b.fail(KindServerMsg, "empty", ruleTop, ``)
+	b.fail(KindServerMsg, "array", ruleTop, `[{"type":"hello_ok"}]`)
+	b.fail(KindServerMsg, "string", ruleTop, `"hello_ok"`)
+	b.fail(KindServerMsg, "null", ruleTop, `null`)
+	b.fail(KindServerMsg, "trailing", ruleTrailing, `{"type":"hello_ok"} x`)
+	b.fail(KindServerMsg, "two-messages", ruleTrailing, `{"type":"hello_ok"}{"type":"hello_ok"}`)
+	b.fail(KindServerMsg, "truncated", ruleSyntax, `{"type":"hello_ok"`)
+	b.fail(KindServerMsg, "trailing-comma", ruleSyntax, `{"type":"hello_ok",}`)
 	b.server("depth-64", ruleDepth, `{"type":"hello_ok","x":`+deep(63)+`}`, helloOK())
-	b.serverFail("depth-65", ruleDepth, `{"type":"hello_ok","x":`+deep(64)+`}`)
-	b.serverFail("depth-65-in-entries", ruleDepth, okMsg("1", `{"type":"fetch_cursor","entries":[{"type":"row","row":[{"type":"null","x":`+deep(59)+`}]}]}`))
+	b.fail(KindServerMsg, "depth-65", ruleDepth, `{"type":"hello_ok","x":`+deep(64)+`}`)
+	b.fail(KindServerMsg, "depth-65-in-entries", ruleDepth, okMsg("1", `{"type":"fetch_cursor","entries":[{"type":"row","row":[{"type":"null","x":`+deep(59)+`}]}]}`))
 	b.failUTF8(KindServerMsg, "utf8-in-message", []byte("{\"type\":\"hello_error\",\"error\":{\"message\":\"\xff\"}}"))
 	b.failUTF8(KindServerMsg, "utf8-in-unknown-field", []byte("{\"type\":\"hello_ok\",\"x\":\"\xc0\xaf\"}"))
 	b.failUTF8(KindServerMsg, "utf8-in-row", []byte(okMsg("1", "{\"type\":\"fetch_cursor\",\"entries\":[{\"type\":\"row\",\"row\":[{\"type\":\"text\",\"value\":\"\xed\xa0\x80\"}]}]}")))
@@ -159,27 +155,27 @@ func addSocket(b *builder) {
 		respOK(3, sockExec(ins)))
 	b.server("response-execute-without-result", ruleOptional, okMsg("4", `{"type":"execute"}`), respOK(4, sockExec(codec.StmtResult{})))
 	b.server("response-execute-result-null", ruleNull, okMsg("4", `{"type":"execute","result":null}`), respOK(4, sockExec(codec.StmtResult{})))
-	b.serverFail("response-execute-result-string", ruleType, okMsg("4", `{"type":"execute","result":"r"}`))
-	b.serverFail("response-execute-row-length", ruleRowLen, okMsg("4", `{"type":"execute","result":{"cols":[{"name":"a"}],"rows":[[]]}}`))
+	b.fail(KindServerMsg, "response-execute-result-string", ruleType, okMsg("4", `{"type":"execute","result":"r"}`))
+	b.fail(KindServerMsg, "response-execute-row-length", ruleRowLen, okMsg("4", `{"type":"execute","result":{"cols":[{"name":"a"}],"rows":[[]]}}`))
 	b.server("response-batch", ruleBatch, okMsg("5", `{"type":"batch","result":{"step_results":[{"cols":[{"name":"n","decltype":null}],"rows":[[{"type":"integer","value":"7"}]]},null,null],`+
 		`"step_errors":[null,{"message":"m","code":"C"}],"replication_index":"8"}}`),
 		respOK(5, sockBatch(codec.BatchResult{Steps: []codec.StepOutcome{stepOK(rows(cols("n", ""), row(vI(7)))), stepErr("m", "C"), stepSkip},
 			ReplicationIndex: 8, HasReplicationIndex: true})))
-	b.serverFail("response-batch-both", ruleBatch, okMsg("5", `{"type":"batch","result":{"step_results":[{}],"step_errors":[{}]}}`))
+	b.fail(KindServerMsg, "response-batch-both", ruleBatch, okMsg("5", `{"type":"batch","result":{"step_results":[{}],"step_errors":[{}]}}`))
 	b.server("response-describe", ruleSocketRes, okMsg("6", `{"type":"describe","result":{"params":[{"name":":a"},{"name":null}],"cols":[{"name":"x","decltype":"TEXT"},{"name":"?","decltype":null}],"is_explain":false,"is_readonly":true}}`),
 		respOK(6, sockDescribe(codec.DescribeResult{Params: []codec.DescribeParam{{Name: ":a"}, {}}, Cols: cols("x", "TEXT", "?", ""), IsReadonly: true})))
 	b.server("response-get-autocommit", ruleSocketRes, okMsg("7", `{"type":"get_autocommit","is_autocommit":true}`), respOK(7, sockAutocommit(true)))
 	b.server("response-get-autocommit-false", ruleSocketRes, okMsg("7", `{"type":"get_autocommit","is_autocommit":false}`), respOK(7, sockAutocommit(false)))
 	b.server("response-get-autocommit-null", ruleNull, okMsg("7", `{"type":"get_autocommit","is_autocommit":null}`), respOK(7, sockAutocommit(false)))
-	b.serverFail("response-get-autocommit-string", ruleType, okMsg("7", `{"type":"get_autocommit","is_autocommit":"true"}`))
-	b.serverFail("response-http-type", ruleSocketRes, okMsg("1", `{"type":"close"}`))
-	b.serverFail("response-unknown-type", ruleServer, okMsg("1", `{"type":"nope"}`))
-	b.serverFail("response-without-type", ruleServer, okMsg("1", `{}`))
-	b.serverFail("response-type-number", ruleType, okMsg("1", `{"type":4}`))
-	b.serverFail("response-ok-without-response", ruleServer, `{"type":"response_ok","request_id":1}`)
-	b.serverFail("response-ok-response-null", ruleServer, `{"type":"response_ok","request_id":1,"response":null}`)
-	b.serverFail("response-ok-response-string", ruleType, `{"type":"response_ok","request_id":1,"response":"open_stream"}`)
-	b.serverFail("response-ok-response-array", ruleType, `{"type":"response_ok","request_id":1,"response":[]}`)
+	b.fail(KindServerMsg, "response-get-autocommit-string", ruleType, okMsg("7", `{"type":"get_autocommit","is_autocommit":"true"}`))
+	b.fail(KindServerMsg, "response-http-type", ruleSocketRes, okMsg("1", `{"type":"close"}`))
+	b.fail(KindServerMsg, "response-unknown-type", ruleServer, okMsg("1", `{"type":"nope"}`))
+	b.fail(KindServerMsg, "response-without-type", ruleServer, okMsg("1", `{}`))
+	b.fail(KindServerMsg, "response-type-number", ruleType, okMsg("1", `{"type":4}`))
+	b.fail(KindServerMsg, "response-ok-without-response", ruleServer, `{"type":"response_ok","request_id":1}`)
+	b.fail(KindServerMsg, "response-ok-response-null", ruleServer, `{"type":"response_ok","request_id":1,"response":null}`)
+	b.fail(KindServerMsg, "response-ok-response-string", ruleType, `{"type":"response_ok","request_id":1,"response":"open_stream"}`)
+	b.fail(KindServerMsg, "response-ok-response-array", ruleType, `{"type":"response_ok","request_id":1,"response":[]}`)
 	b.server("response-before-type", ruleServer, `{"response":{"type":"open_stream"},"request_id":3,"type":"response_ok"}`,
 		respOK(3, sockType(codec.SocketOpenStream)))
 	b.server("response-ignored-for-error", ruleIrrel, `{"type":"response_error","request_id":1,"response":{"type":"nope"},"error":{"message":"m","code":"C"}}`,
@@ -205,16 +201,16 @@ func addSocket(b *builder) {
 	b.server("fetch-cursor-members-of-other-types", ruleIrrel, okMsg("8", `{"type":"fetch_cursor","result":5,"is_autocommit":"x","entries":[]}`),
 		respOK(8, sockFetch(false)))
 	b.server("fetch-cursor-members-ignored", ruleIrrel, okMsg("8", `{"type":"execute","entries":5,"done":"x"}`), respOK(8, sockExec(codec.StmtResult{})))
-	b.serverFail("fetch-cursor-entries-object", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":{}}`))
-	b.serverFail("fetch-cursor-entries-string", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":"[]"}`))
-	b.serverFail("fetch-cursor-entry-null", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[null]}`))
-	b.serverFail("fetch-cursor-entry-array", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[[]]}`))
-	b.serverFail("fetch-cursor-entry-number", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[1]}`))
-	b.serverFail("fetch-cursor-entry-bad-step", ruleUint, okMsg("8", `{"type":"fetch_cursor","entries":[{"type":"step_begin","step":-1}]}`))
-	b.serverFail("fetch-cursor-entry-type-number", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":[{"type":7}]}`))
-	b.serverFail("fetch-cursor-entry-bad-value", ruleValue, okMsg("8", `{"type":"fetch_cursor","entries":[{"type":"row","row":[{"type":"integer","value":1.5}]}]}`))
-	b.serverFail("fetch-cursor-done-string", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":[],"done":"true"}`))
-	b.serverFail("fetch-cursor-done-number", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":[],"done":1}`))
+	b.fail(KindServerMsg, "fetch-cursor-entries-object", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":{}}`))
+	b.fail(KindServerMsg, "fetch-cursor-entries-string", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":"[]"}`))
+	b.fail(KindServerMsg, "fetch-cursor-entry-null", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[null]}`))
+	b.fail(KindServerMsg, "fetch-cursor-entry-array", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[[]]}`))
+	b.fail(KindServerMsg, "fetch-cursor-entry-number", ruleFetch, okMsg("8", `{"type":"fetch_cursor","entries":[1]}`))
+	b.fail(KindServerMsg, "fetch-cursor-entry-bad-step", ruleUint, okMsg("8", `{"type":"fetch_cursor","entries":[{"type":"step_begin","step":-1}]}`))
+	b.fail(KindServerMsg, "fetch-cursor-entry-type-number", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":[{"type":7}]}`))
+	b.fail(KindServerMsg, "fetch-cursor-entry-bad-value", ruleValue, okMsg("8", `{"type":"fetch_cursor","entries":[{"type":"row","row":[{"type":"integer","value":1.5}]}]}`))
+	b.fail(KindServerMsg, "fetch-cursor-done-string", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":[],"done":"true"}`))
+	b.fail(KindServerMsg, "fetch-cursor-done-number", ruleType, okMsg("8", `{"type":"fetch_cursor","entries":[],"done":1}`))
 
 	// request_id.
 	for _, c := range []struct {
@@ -232,31 +228,31 @@ func addSocket(b *builder) {
 		{"id-above-int64", `9223372036854775808`}, {"id-fraction", `1.5`}, {"id-exponent", `1e3`}, {"id-bool", `true`},
 		{"id-object", `{}`}, {"id-array", `[1]`}, {"id-string-bad", `"x"`}, {"id-string-empty", `""`}, {"id-string-space", `" 1"`},
 	} {
-		b.serverFail(c.name, ruleRequestID, okMsg(c.json, `{"type":"open_stream"}`))
-		b.serverFail(c.name+"-error", ruleRequestID, errMsg(c.json, `{}`))
+		b.fail(KindServerMsg, c.name, ruleRequestID, okMsg(c.json, `{"type":"open_stream"}`))
+		b.fail(KindServerMsg, c.name+"-error", ruleRequestID, errMsg(c.json, `{}`))
 	}
 	b.server("id-absent", ruleRequestID, `{"type":"response_ok","response":{"type":"open_stream"}}`, respOK(0, sockType(codec.SocketOpenStream)))
 	b.server("id-before-type", ruleRequestID, `{"request_id":5,"type":"response_error","error":{}}`, respErr(5, "", ""))
 	b.server("id-last-wins", ruleRequestID, `{"type":"response_ok","request_id":"x","request_id":3,"response":{"type":"open_stream"}}`,
 		respOK(3, sockType(codec.SocketOpenStream)))
-	b.serverFail("id-bad-last", ruleRequestID, `{"type":"response_ok","request_id":3,"request_id":"x","response":{"type":"open_stream"}}`)
+	b.fail(KindServerMsg, "id-bad-last", ruleRequestID, `{"type":"response_ok","request_id":3,"request_id":"x","response":{"type":"open_stream"}}`)
 
 	// response_error.
 	b.server("response-error", ruleServer, errMsg("3", `{"message":"SQL string could not be parsed: near X","code":"SQL_PARSE_ERROR"}`),
 		respErr(3, "SQL string could not be parsed: near X", "SQL_PARSE_ERROR"))
 	b.server("response-error-unknown-fields", ruleUnknown, errMsg("3", `{"message":"m","code":"C","details":{"a":[]}}`), respErr(3, "m", "C"))
-	b.serverFail("response-error-without-error", ruleServer, `{"type":"response_error","request_id":3}`)
-	b.serverFail("response-error-null", ruleServer, errMsg("3", `null`))
-	b.serverFail("response-error-array", ruleType, errMsg("3", `[]`))
-	b.serverFail("response-error-code-number", ruleType, errMsg("3", `{"message":"m","code":1}`))
+	b.fail(KindServerMsg, "response-error-without-error", ruleServer, `{"type":"response_error","request_id":3}`)
+	b.fail(KindServerMsg, "response-error-null", ruleServer, errMsg("3", `null`))
+	b.fail(KindServerMsg, "response-error-array", ruleType, errMsg("3", `[]`))
+	b.fail(KindServerMsg, "response-error-code-number", ruleType, errMsg("3", `{"message":"m","code":1}`))
 
 	// Repeated keys.
-	b.serverFail("repeat-response-checked-in-place", ruleRepeat, `{"type":"response_ok","response":{"type":"nope"},"response":{"type":"open_stream"}}`)
+	b.fail(KindServerMsg, "repeat-response-checked-in-place", ruleRepeat, `{"type":"response_ok","response":{"type":"nope"},"response":{"type":"open_stream"}}`)
 	b.server("repeat-response-before-type-unchecked", ruleRepeat, `{"response":{"type":"nope"},"type":"response_ok","response":{"type":"open_stream"}}`,
 		respOK(0, sockType(codec.SocketOpenStream)))
 	b.server("repeat-response-not-object-first", ruleRepeat, `{"type":"response_ok","response":5,"response":{"type":"close_sql"}}`,
 		respOK(0, sockType(codec.SocketCloseSQL)))
-	b.serverFail("repeat-error-checked-in-place", ruleRepeat, `{"type":"response_error","error":{"code":5},"error":{}}`)
+	b.fail(KindServerMsg, "repeat-error-checked-in-place", ruleRepeat, `{"type":"response_error","error":{"code":5},"error":{}}`)
 	b.server("repeat-error-dropped-when-retyped", ruleRepeat, `{"type":"response_error","error":{"message":"m"},"type":"response_ok","request_id":1,"response":{"type":"close_sql"}}`,
 		respOK(1, sockType(codec.SocketCloseSQL)))
 	b.server("repeat-response-dropped-when-retyped", ruleRepeat, `{"type":"response_ok","request_id":2,"response":{"type":"execute","result":{"cols":[{"name":"a"}]}},"type":"response_error","error":{"message":"m","code":"C"}}`,
@@ -266,7 +262,7 @@ func addSocket(b *builder) {
 	b.server("repeat-id-dropped-when-retyped", ruleRepeat, `{"type":"response_error","request_id":4,"error":{},"type":"hello_error"}`, helloErr("", ""))
 	b.server("repeat-entries-dropped-when-retyped", ruleRepeat, okMsg("1", `{"type":"fetch_cursor","entries":[{"type":"row","row":[]}],"done":true,"type":"execute"}`),
 		respOK(1, sockExec(codec.StmtResult{})))
-	b.serverFail("repeat-entries-checked-in-place", ruleRepeat, okMsg("1", `{"type":"fetch_cursor","entries":[null],"entries":[]}`))
+	b.fail(KindServerMsg, "repeat-entries-checked-in-place", ruleRepeat, okMsg("1", `{"type":"fetch_cursor","entries":[null],"entries":[]}`))
 	b.server("repeat-entries-null-last", ruleNull, okMsg("1", `{"type":"fetch_cursor","entries":[{"type":"row","row":[]}],"entries":null}`),
 		respOK(1, sockFetch(false)))
 	b.server("repeat-done-last-wins", ruleRepeat, okMsg("1", `{"type":"fetch_cursor","done":"x","done":true}`), respOK(1, sockFetch(true)))
@@ -374,7 +370,7 @@ func addSQLDSocket(b *builder) {
 	for i, l := range lines {
 		name := "sqld/ws_session-" + strconv.Itoa(i)
 		b.server(name, ruleSQLD, l, want[i])
-		b.serverFail(name+"-truncated", ruleSyntax, l[:len(l)-1])
+		b.fail(KindServerMsg, name+"-truncated", ruleSyntax, l[:len(l)-1])
 	}
 	b.server("sqld/ws_hello_error", ruleSQLD, string(SQLDFile("ws_hello_error.json")), wsHelloError)
 }
