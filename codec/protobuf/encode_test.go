@@ -72,17 +72,7 @@ func TestEncode(t *testing.T) {
 			f().sub(7, f().uint(1, 2)), f().sub(8))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			prefix := []byte("prefix")
-			got, err := protobuf.Codec.AppendPipelineRequest(bytes.Clone(prefix), &tc.req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.HasPrefix(got, prefix) {
-				t.Fatal("dst's bytes were not kept")
-			}
-			if !bytes.Equal(got[len(prefix):], tc.want) {
-				t.Fatalf("got  %x\nwant %x", trimHex(got[len(prefix):]), trimHex(tc.want))
-			}
+			checkAppends(t, tc.want, func(dst []byte) ([]byte, error) { return protobuf.Codec.AppendPipelineRequest(dst, &tc.req) })
 		})
 	}
 }
@@ -142,16 +132,7 @@ func TestEncodeErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dst := []byte("keep")
 			out, err := protobuf.Codec.AppendPipelineRequest(dst, tc.req)
-			var ee *codec.EncodeError
-			if !errors.As(err, &ee) || ee.Codec != protobuf.Name {
-				t.Fatalf("error %#v, want a *codec.EncodeError", err)
-			}
-			if tc.errIs != nil && !errors.Is(err, tc.errIs) {
-				t.Fatalf("%v does not wrap %v", err, tc.errIs)
-			}
-			if string(out) != "keep" {
-				t.Fatalf("dst became %q", out)
-			}
+			checkEncodeFailed(t, out, err, tc.errIs)
 		})
 	}
 	if _, err := protobuf.Codec.AppendCursorRequest(nil, nil); err == nil {

@@ -1,8 +1,13 @@
 package protobuf_test
 
 import (
+	"bytes"
+	"errors"
 	"math"
+	"testing"
 
+	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/codec/protobuf"
 	"github.com/gohrana/libsql/internal/fixture"
 )
 
@@ -109,4 +114,38 @@ func benchResponse(n int) []byte {
 	}
 	res = res.uint(5, uint64(n)+2).uint(6, uint64(n)).double(8, 12.345)
 	return pipeline(execResult(res), okMember(1, nil))
+}
+
+// checkEncodeFailed fails t unless err is an EncodeError of this codec,
+// wrapping errIs if that is not nil, and out, what the encoder returned
+// for the destination "keep", is that destination unchanged.
+func checkEncodeFailed(t *testing.T, out []byte, err, errIs error) {
+	t.Helper()
+	var ee *codec.EncodeError
+	if !errors.As(err, &ee) || ee.Codec != protobuf.Name {
+		t.Fatalf("error %#v, want a *codec.EncodeError", err)
+	}
+	if errIs != nil && !errors.Is(err, errIs) {
+		t.Fatalf("%v does not wrap %v", err, errIs)
+	}
+	if string(out) != "keep" {
+		t.Fatalf("dst became %q", out)
+	}
+}
+
+// checkAppends calls appendTo with a destination holding "prefix" and fails
+// t unless it returns no error and the prefix followed by want.
+func checkAppends(t *testing.T, want msg, appendTo func(dst []byte) ([]byte, error)) {
+	t.Helper()
+	prefix := []byte("prefix")
+	got, err := appendTo(bytes.Clone(prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(got, prefix) {
+		t.Fatal("dst's bytes were not kept")
+	}
+	if !bytes.Equal(got[len(prefix):], want) {
+		t.Fatalf("got  %x\nwant %x", trimHex(got[len(prefix):]), trimHex(want))
+	}
 }

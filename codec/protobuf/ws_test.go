@@ -77,17 +77,7 @@ func TestEncodeSocket(t *testing.T) {
 		{"get_autocommit", codec.SocketRequest{RequestID: 13, Type: codec.SocketGetAutocommit, StreamID: 3}, clientReq(13, 13, f().uint(1, 3))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			prefix := []byte("prefix")
-			got, err := socketCodec.AppendSocketRequest(bytes.Clone(prefix), &tc.req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.HasPrefix(got, prefix) {
-				t.Fatal("dst's bytes were not kept")
-			}
-			if !bytes.Equal(got[len(prefix):], tc.want) {
-				t.Fatalf("got  %x\nwant %x", trimHex(got[len(prefix):]), trimHex(tc.want))
-			}
+			checkAppends(t, tc.want, func(dst []byte) ([]byte, error) { return socketCodec.AppendSocketRequest(dst, &tc.req) })
 		})
 	}
 	for _, tc := range []struct {
@@ -127,16 +117,7 @@ func TestEncodeSocketErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := socketCodec.AppendSocketRequest([]byte("keep"), tc.req)
-			var ee *codec.EncodeError
-			if !errors.As(err, &ee) || ee.Codec != protobuf.Name {
-				t.Fatalf("error %#v, want a *codec.EncodeError", err)
-			}
-			if tc.errIs != nil && !errors.Is(err, tc.errIs) {
-				t.Fatalf("%v does not wrap %v", err, tc.errIs)
-			}
-			if string(out) != "keep" {
-				t.Fatalf("dst is %q", out)
-			}
+			checkEncodeFailed(t, out, err, tc.errIs)
 		})
 	}
 	out, err := socketCodec.AppendHello([]byte("keep"), "a\xffb")
