@@ -2,6 +2,7 @@ package direct
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -53,6 +54,18 @@ func checkDecodeError(t *testing.T, in string, err error) {
 	}
 	if de.Msg == "" {
 		t.Errorf("%s: empty Msg", in)
+	}
+}
+
+// checkDecodeFails checks that decode, which returns what it decoded (for
+// the failure message) and its error, refuses in with an error of the
+// documented form.
+func checkDecodeFails(t *testing.T, in string, decode func(in []byte) (string, error)) {
+	t.Helper()
+	if got, err := decode([]byte(in)); err == nil {
+		t.Errorf("%s: decoded to %s, want an error", in, got)
+	} else {
+		checkDecodeError(t, in, err)
 	}
 }
 
@@ -490,12 +503,11 @@ func TestDecodeCursor(t *testing.T) {
 		`{"type":"replication_index","replication_index":1.5}`, `{"type":"row"} {}`, `{"type":"future","x":01}`,
 		`{"type":"row","row":[]`,
 	} {
-		var e codec.CursorEntry
-		if err := Codec.DecodeCursorEntry([]byte(in), &e); err == nil {
-			t.Errorf("%s: decoded to %s, want an error", in, dumpEntry(&e))
-		} else {
-			checkDecodeError(t, in, err)
-		}
+		checkDecodeFails(t, in, func(in []byte) (string, error) {
+			var e codec.CursorEntry
+			err := Codec.DecodeCursorEntry(in, &e)
+			return dumpEntry(&e), err
+		})
 	}
 }
 
@@ -518,12 +530,11 @@ func TestDecodeCursorHeader(t *testing.T) {
 		}
 	}
 	for _, in := range []string{``, `[]`, `{"baton":5}`, `{"base_url":{}}`, `{"baton":"b"`, `{"baton":"b"}x`} {
-		var h codec.CursorHeader
-		if err := Codec.DecodeCursorHeader([]byte(in), &h); err == nil {
-			t.Errorf("%s: no error", in)
-		} else {
-			checkDecodeError(t, in, err)
-		}
+		checkDecodeFails(t, in, func(in []byte) (string, error) {
+			var h codec.CursorHeader
+			err := Codec.DecodeCursorHeader(in, &h)
+			return fmt.Sprintf("%+v", h), err
+		})
 	}
 }
 
@@ -554,12 +565,11 @@ func TestDecodeErrorBody(t *testing.T) {
 		}
 	}
 	for _, in := range []string{``, `null`, `"x"`, `Unauthorized`, `{"error":5}`, `{"message":{}}`, `{"code":1}`, `{"error":"x"`} {
-		var e codec.Error
-		if err := Codec.DecodeError([]byte(in), &e); err == nil {
-			t.Errorf("%s: no error", in)
-		} else {
-			checkDecodeError(t, in, err)
-		}
+		checkDecodeFails(t, in, func(in []byte) (string, error) {
+			var e codec.Error
+			err := Codec.DecodeError(in, &e)
+			return fmt.Sprintf("%+v", e), err
+		})
 	}
 }
 
