@@ -229,52 +229,56 @@ func (m *missing) set(err error) {
 	}
 }
 
+// needed returns *p, or the zero value when p is nil, which m notes as the
+// first missing member (named what) unless it has an error already.
+func needed[T any](m *missing, p *T, what string) T {
+	m.need(p != nil, what)
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// convertNeeded is needed for a member that converts to its codec type,
+// which m also notes the error of.
+func convertNeeded[J, T any](m *missing, p *J, what string, convert func(*J) (T, error)) T {
+	m.need(p != nil, what)
+	if p == nil {
+		var zero T
+		return zero
+	}
+	v, err := convert(p)
+	m.set(err)
+	return v
+}
+
 func (q *requestJSON) convert() (codec.SocketRequest, error) {
 	r := codec.SocketRequest{Type: codec.ParseSocketRequestType(q.Type)}
 	if r.Type == codec.SocketUnknown {
 		return r, fmt.Errorf("request of type %q", q.Type)
 	}
 	var m missing
-	i32 := func(p *int32, what string) int32 {
-		m.need(p != nil, what)
-		if p == nil {
-			return 0
-		}
-		return *p
-	}
 	switch r.Type {
 	case codec.SocketOpenStream, codec.SocketCloseStream, codec.SocketGetAutocommit:
-		r.StreamID = i32(q.StreamID, "stream_id")
+		r.StreamID = needed(&m, q.StreamID, "stream_id")
 	case codec.SocketExecute:
-		r.StreamID = i32(q.StreamID, "stream_id")
-		m.need(q.Stmt != nil, "stmt")
-		if q.Stmt != nil {
-			var err error
-			r.Stmt, err = q.Stmt.convert()
-			m.set(err)
-		}
+		r.StreamID = needed(&m, q.StreamID, "stream_id")
+		r.Stmt = convertNeeded(&m, q.Stmt, "stmt", (*stmtJSON).convert)
 		r.ReplicationIndex = index(q.ReplicationIndex, &m)
 	case codec.SocketBatch, codec.SocketOpenCursor:
-		r.StreamID = i32(q.StreamID, "stream_id")
+		r.StreamID = needed(&m, q.StreamID, "stream_id")
 		if r.Type == codec.SocketOpenCursor {
-			r.CursorID = i32(q.CursorID, "cursor_id")
+			r.CursorID = needed(&m, q.CursorID, "cursor_id")
 		}
-		m.need(q.Batch != nil, "batch")
-		if q.Batch != nil {
-			var err error
-			r.Batch, err = q.Batch.convert()
-			m.set(err)
-		}
+		r.Batch = convertNeeded(&m, q.Batch, "batch", (*batchJSON).convert)
 	case codec.SocketCloseCursor:
-		r.CursorID = i32(q.CursorID, "cursor_id")
+		r.CursorID = needed(&m, q.CursorID, "cursor_id")
 	case codec.SocketFetchCursor:
-		r.CursorID = i32(q.CursorID, "cursor_id")
-		m.need(q.MaxCount != nil, "max_count")
-		if q.MaxCount != nil {
-			r.MaxCount = *q.MaxCount
-		}
+		r.CursorID = needed(&m, q.CursorID, "cursor_id")
+		r.MaxCount = needed(&m, q.MaxCount, "max_count")
 	case codec.SocketSequence, codec.SocketDescribe:
-		r.StreamID = i32(q.StreamID, "stream_id")
+		r.StreamID = needed(&m, q.StreamID, "stream_id")
 		m.need((q.SQL != nil) != (q.SQLID != nil), "exactly one of sql and sql_id")
 		if q.SQLID != nil {
 			r.SQLID, r.HasSQLID = *q.SQLID, true
@@ -283,13 +287,10 @@ func (q *requestJSON) convert() (codec.SocketRequest, error) {
 		}
 		r.ReplicationIndex = index(q.ReplicationIndex, &m)
 	case codec.SocketStoreSQL:
-		r.SQLID = i32(q.SQLID, "sql_id")
-		m.need(q.SQL != nil, "sql")
-		if q.SQL != nil {
-			r.SQL = *q.SQL
-		}
+		r.SQLID = needed(&m, q.SQLID, "sql_id")
+		r.SQL = needed(&m, q.SQL, "sql")
 	case codec.SocketCloseSQL:
-		r.SQLID = i32(q.SQLID, "sql_id")
+		r.SQLID = needed(&m, q.SQLID, "sql_id")
 	}
 	return r, m.err
 }
@@ -403,12 +404,7 @@ func (b *batchJSON) convert() (codec.Batch, error) {
 				m.set(err)
 				step.Condition = &c
 			}
-			m.need(st.Stmt != nil, "stmt of a batch step")
-			if st.Stmt != nil {
-				s, err := st.Stmt.convert()
-				m.set(err)
-				step.Stmt = s
-			}
+			step.Stmt = convertNeeded(&m, st.Stmt, "stmt of a batch step", (*stmtJSON).convert)
 			bt.Steps = append(bt.Steps, step)
 		}
 	}
@@ -423,32 +419,26 @@ type condJSON struct {
 	Conds *[]condJSON `json:"conds"`
 }
 
+// condTypes are the condition types by their wire names.
+var condTypes = map[string]codec.CondType{
+	"ok": codec.CondOK, "error": codec.CondError, "not": codec.CondNot,
+	"and": codec.CondAnd, "or": codec.CondOr, "is_autocommit": codec.CondIsAutocommit,
+}
+
 func (c *condJSON) convert() (codec.BatchCond, error) {
 	var m missing
-	var out codec.BatchCond
-	switch c.Type {
-	case "ok", "error":
-		out.Type = codec.CondOK
-		if c.Type == "error" {
-			out.Type = codec.CondError
-		}
-		m.need(c.Step != nil, "step of a condition")
-		if c.Step != nil {
-			out.Step = *c.Step
-		}
-	case "not":
-		out.Type = codec.CondNot
+	out := codec.BatchCond{Type: condTypes[c.Type]}
+	switch out.Type {
+	case codec.CondOK, codec.CondError:
+		out.Step = needed(&m, c.Step, "step of a condition")
+	case codec.CondNot:
 		m.need(c.Cond != nil, "cond of a not condition")
 		if c.Cond != nil {
 			sub, err := c.Cond.convert()
 			m.set(err)
 			out.Cond = &sub
 		}
-	case "and", "or":
-		out.Type = codec.CondAnd
-		if c.Type == "or" {
-			out.Type = codec.CondOr
-		}
+	case codec.CondAnd, codec.CondOr:
 		m.need(c.Conds != nil, "conds")
 		if c.Conds != nil {
 			for i := range *c.Conds {
@@ -457,8 +447,7 @@ func (c *condJSON) convert() (codec.BatchCond, error) {
 				out.Conds = append(out.Conds, sub)
 			}
 		}
-	case "is_autocommit":
-		out.Type = codec.CondIsAutocommit
+	case codec.CondIsAutocommit:
 	default:
 		m.set(fmt.Errorf("condition of type %q", c.Type))
 	}
