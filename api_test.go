@@ -1,5 +1,8 @@
 package libsql
 
+// The public API against its golden file (testdata/api.txt): the exported
+// names of every public package, which no one source file owns.
+
 import (
 	"bytes"
 	"flag"

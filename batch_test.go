@@ -14,21 +14,6 @@ import (
 	fs "github.com/gohrana/libsql/internal/fakesqld"
 )
 
-// inBatchTx is the condition of a batch statement after step i: i
-// succeeded and the transaction is still open.
-func inBatchTx(i int) fs.Cond { return fs.And(fs.OK(i), fs.Not(fs.IsAutocommit())) }
-
-// batchSteps is what Batch sends outside a transaction for stmts.
-func batchSteps(begin string, stmts ...fs.Stmt) fs.Req {
-	steps := []fs.BatchStep{fs.Step(fs.SQL(begin))}
-	for i, st := range stmts {
-		steps = append(steps, fs.Step(st).If(inBatchTx(i)))
-	}
-	n := len(stmts)
-	steps = append(steps, fs.Step(fs.SQL("COMMIT")).If(inBatchTx(n)), fs.Step(fs.SQL("ROLLBACK")).If(fs.Not(fs.OK(n+1))))
-	return fs.Batch(steps...)
-}
-
 func TestFakeBatch(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {

@@ -1,6 +1,13 @@
 package libsql
 
+// The costs of the driver's whole path through database/sql, which no one
+// source file owns: the standard 20,000-row scan (BenchmarkScan, and
+// database/sql's own floor under it), and the point query and Exec, whose
+// allocations are held (TestPointQueryAllocs). Row delivery alone is in
+// rows_test.go; the scan over WebSocket in ws_bench_test.go.
+
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -8,108 +15,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 
-	"github.com/gohrana/libsql/codec"
 	_ "github.com/gohrana/libsql/codec/gojson" // the baseline, for comparison
 	"github.com/gohrana/libsql/internal/fixture"
-	"github.com/gohrana/libsql/internal/session"
 )
 
+// benchCodecs are the codecs the benchmarks compare (rows_test.go's too).
 var benchCodecs = []string{"direct", "gojson"}
-
-// decodeFixture decodes the standard n-row response with the named codec.
-func decodeFixture(tb testing.TB, codecName string, n int) *session.Result {
-	cd, _, err := lookupCodec(codecName)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	b := session.NewResult()
-	resp := b.Response()
-	resp.Body = fixture.Response(n)
-	if err := cd.DecodePipelineResponse(resp.Body, &resp.Pipeline); err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
-
-// rowsOver returns rows over a decoded result that they do not own.
-func rowsOver(res *codec.StmtResult) *pipelineRows {
-	r := &pipelineRows{res: res}
-	r.setCols(res.Cols)
-	return r
-}
-
-// BenchmarkRowsNext measures row delivery alone: Rows.Next over an already
-// decoded 20,000-row result into []driver.Value. One op is the whole result.
-func BenchmarkRowsNext(b *testing.B) {
-	const n = 20000
-	for _, name := range benchCodecs {
-		b.Run(name, func(b *testing.B) {
-			buf := decodeFixture(b, name, n)
-			res := buf.Stmt()
-			dest := make([]driver.Value, len(res.Cols))
-			b.ReportAllocs()
-			for b.Loop() {
-				r := rowsOver(res)
-				for r.Next(dest) == nil {
-				}
-			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/row")
-		})
-	}
-}
-
-func TestRowsNextAllocsPerRow(t *testing.T) {
-	const n = 20000
-	for _, name := range benchCodecs {
-		buf := decodeFixture(t, name, n)
-		res := buf.Stmt()
-		dest := make([]driver.Value, len(res.Cols))
-		allocs := testing.AllocsPerRun(3, func() {
-			r := rowsOver(res)
-			for r.Next(dest) == nil {
-			}
-		})
-		if perRow := allocs / n; perRow > 0.05 {
-			t.Errorf("%s: %.4f allocations per row, want <= 0.05", name, perRow)
-		}
-	}
-}
-
-// TestRowValuesStayValid checks the arena lifetime promise through the
-// driver: values handed out stay unchanged after later rows and Close.
-func TestRowValuesStayValid(t *testing.T) {
-	const n = 3000
-	for _, name := range benchCodecs {
-		buf := decodeFixture(t, name, n)
-		r := newRows(buf)
-		var kept [][]driver.Value
-		for {
-			dest := make([]driver.Value, 6)
-			if r.Next(dest) != nil {
-				break
-			}
-			kept = append(kept, dest)
-		}
-		r.Close()
-		// Reuse the pooled structures, as a later query would.
-		again := decodeFixture(t, name, 10)
-		again.Release()
-		if len(kept) != n {
-			t.Fatalf("%s: %d rows", name, len(kept))
-		}
-		for i, row := range kept {
-			want := fixture.MakeRow(i + 1)
-			if row[0] != want.A || row[1] != want.B || row[2] != want.C || string(row[3].([]byte)) != string(want.D) || row[5] != want.F {
-				t.Fatalf("%s: row %d changed: %v", name, i+1, row)
-			}
-			if (want.E == nil) != (row[4] == nil) || (want.E != nil && row[4] != *want.E) {
-				t.Fatalf("%s: row %d column e: %v", name, i+1, row[4])
-			}
-		}
-	}
-}
 
 // cannedServer answers every pipeline request with body.
 func cannedServer(tb testing.TB, body []byte) *httptest.Server {
@@ -276,3 +190,127 @@ func (r *floorRows) Next(dest []driver.Value) error {
 	r.next++
 	return nil
 }
+
+// Point queries against canned answers: the cost of the driver's own path
+// for the smallest statement, which tracing must leave unchanged when no
+// Tracer is set.
+
+// pointQueryAllocs and pointExecAllocs are the allocations of one point
+// query (QueryRowContext and Scan of one row, through database/sql) and of
+// one Exec, counted before tracing came: a Tracer left unset must not add
+// any (Go 1.26). Lower them when the path gets cheaper.
+const (
+	pointQueryAllocs = 46
+	pointExecAllocs  = 28
+)
+
+// cannedRoundTripper answers every POST with body and every GET (the
+// version probe) with an empty 200, in process: no server's allocations
+// are counted with the driver's.
+type cannedRoundTripper struct {
+	body   []byte
+	length string
+}
+
+func (rt *cannedRoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+		_ = req.Body.Close()
+	}
+	resp := &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: http.NoBody, Request: req}
+	if req.Method == http.MethodPost {
+		resp.Header["Content-Type"] = []string{"application/json"}
+		resp.Header["Content-Length"] = []string{rt.length}
+		resp.ContentLength = int64(len(rt.body))
+		resp.Body = io.NopCloser(bytes.NewReader(rt.body))
+	}
+	return resp, nil
+}
+
+// pointDB opens a database whose every request is answered with one row
+// of the fixture, with opts.
+func pointDB(tb testing.TB, opts ...ConnectorOption) *sql.DB {
+	tb.Helper()
+	body := fixture.Response(1)
+	rt := &cannedRoundTripper{body: body, length: strconv.Itoa(len(body))}
+	cfg := NewConfig()
+	cfg.URL = "http://canned.invalid"
+	cfg.Codec = "direct"
+	c, err := NewConnector(cfg, append([]ConnectorOption{WithRoundTripper(rt)}, opts...)...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db := sql.OpenDB(c)
+	db.SetMaxIdleConns(1)
+	tb.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// pointQuery runs one point query and scans its row.
+func pointQuery(tb testing.TB, ctx context.Context, db *sql.DB) {
+	var (
+		a, f int64
+		s    string
+		c    float64
+		d    []byte
+		e    sql.NullString
+	)
+	if err := db.QueryRowContext(ctx, fixture.Query+" LIMIT ?", 1).Scan(&a, &s, &c, &d, &e, &f); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// pointExec runs one Exec.
+func pointExec(tb testing.TB, ctx context.Context, db *sql.DB) {
+	if _, err := db.ExecContext(ctx, "UPDATE bench SET f = ? WHERE a = ?", 1, 2); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func TestPointQueryAllocs(t *testing.T) {
+	if raceEnabled || testing.CoverMode() != "" {
+		t.Skip("the race detector and coverage change allocation counts")
+	}
+	ctx := context.Background()
+	db := pointDB(t)
+	pointQuery(t, ctx, db) // the probe, the pools and the connection
+	if n := testing.AllocsPerRun(200, func() { pointQuery(t, ctx, db) }); n > pointQueryAllocs {
+		t.Errorf("a point query allocates %.1f times, more than the %d counted before tracing", n, pointQueryAllocs)
+	} else {
+		t.Logf("a point query allocates %.1f times", n)
+	}
+	if n := testing.AllocsPerRun(200, func() { pointExec(t, ctx, db) }); n > pointExecAllocs {
+		t.Errorf("a point Exec allocates %.1f times, more than the %d counted before tracing", n, pointExecAllocs)
+	} else {
+		t.Logf("a point Exec allocates %.1f times", n)
+	}
+}
+
+// BenchmarkPointQuery is one point query through database/sql, answered
+// in process: untraced, and with a Tracer that does nothing (the driver's
+// own cost of tracing: the events and the Tracer's calls).
+func BenchmarkPointQuery(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opts []ConnectorOption
+	}{
+		{"untraced", nil},
+		{"traced", []ConnectorOption{WithTracer(nopTracer{})}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			db := pointDB(b, bc.opts...)
+			pointQuery(b, ctx, db)
+			b.ReportAllocs()
+			for b.Loop() {
+				pointQuery(b, ctx, db)
+			}
+		})
+	}
+}
+
+// nopTracer is a Tracer that does nothing.
+type nopTracer struct{}
+
+func (nopTracer) Start(ctx context.Context, _ *TraceEvent) context.Context { return ctx }
+func (nopTracer) End(context.Context, *TraceEvent)                         {}

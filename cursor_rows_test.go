@@ -11,24 +11,6 @@ import (
 	fs "github.com/gohrana/libsql/internal/fakesqld"
 )
 
-const (
-	bigSQL   = "SELECT id, name, at FROM big"
-	tooLarge = "Response is too large"
-)
-
-var bigCols = []fs.Col{{Name: "id", Decltype: "INTEGER"}, {Name: "name", Decltype: "text"}, {Name: "at", Decltype: "DATETIME"}}
-
-// tooLargeAuto is an autocommit query whose pipeline answer is over sqld's
-// response limit.
-func tooLargeAuto(sql string) fs.Exchange {
-	return fs.Pipeline("", fs.Execute(fs.SQL(sql)), fs.Close()).
-		Respond("", fs.Fail("RESPONSE_TOO_LARGE", tooLarge), fs.CloseOK())
-}
-
-func bigRow(id int64, name string) fs.Line {
-	return fs.Row(fs.Int(id), fs.Text(name), fs.Text("2024-05-06 07:08:09"))
-}
-
 // A read-only query whose result is over sqld's response limit runs again
 // through /v3/cursor and its rows stream: 4 requests (the failed pipeline,
 // describe, the cursor, the stream's close); describe's answer is cached.
@@ -45,7 +27,7 @@ func TestFakeCursorLargeReadOnly(t *testing.T) {
 		fs.Cursor("", fs.Step(fs.SQL(bigSQL))).Stream(c2, body...),
 		closeStream(c2),
 	)
-	db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see fake_replication_test.go
+	db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see replication_test.go
 	db.SetMaxOpenConns(1)
 	for round := range 2 {
 		rows, err := db.Query(bigSQL)
@@ -243,7 +225,7 @@ func TestFakeCursorInTx(t *testing.T) {
 	cursor := fs.Cursor(b2, fs.Step(fs.SQL(bigSQL)))
 	startTx := func(t *testing.T, srv *fs.Server) (*sql.Tx, *sql.Rows) {
 		t.Helper()
-		db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see fake_replication_test.go
+		db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see replication_test.go
 		tx, err := db.Begin()
 		if err != nil {
 			t.Fatal(err)
@@ -328,7 +310,7 @@ func TestFakeCursorInTx(t *testing.T) {
 	t.Run("cursor refused", func(t *testing.T) {
 		t.Parallel()
 		srv := fs.New(t, first, large, describe(bigSQL, true), cursor.Reply(fs.StreamExpired()))
-		db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see fake_replication_test.go
+		db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see replication_test.go
 		tx, _ := db.Begin()
 		if _, err := tx.Exec("DELETE FROM u"); err != nil {
 			t.Fatal(err)
@@ -425,7 +407,7 @@ func TestFakeCursorFirstInTx(t *testing.T) {
 		begin(b2, fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
 		fs.Cursor(b2, fs.Step(fs.SQL(bigSQL))).Stream(c3, fs.StepBegin(0, bigCols...), bigRow(1, "a"), bigRow(2, "b"), fs.StepEnd(), fs.ReplicationIndex(1)),
 		finish(c3, "COMMIT"))
-	db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see fake_replication_test.go
+	db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see replication_test.go
 	tx, err := db.Begin()
 	if err != nil {
 		t.Fatal(err)

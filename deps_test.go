@@ -1,5 +1,8 @@
 package libsql
 
+// What the driver links and which packages import which: rules of the
+// module's dependency graph, which no one source file owns.
+
 import (
 	"os/exec"
 	"strings"

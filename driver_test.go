@@ -43,3 +43,18 @@ func TestFileDSN(t *testing.T) {
 		t.Fatalf("opened %q, %v", testFileDriver.opened, err)
 	}
 }
+
+// TestOptionalCodecNotLinked: a known codec whose package the program did
+// not import is a DSN error that names the import.
+func TestOptionalCodecNotLinked(t *testing.T) {
+	optionalCodecs["nolinked"] = "example.com/codec/nolinked"
+	defer delete(optionalCodecs, "nolinked")
+	cfg := NewConfig()
+	cfg.URL = "http://127.0.0.1:1"
+	cfg.Codec = "nolinked"
+	_, err := NewConnector(cfg)
+	var de *DSNError
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), `_ "example.com/codec/nolinked"`) {
+		t.Fatalf("got %v", err)
+	}
+}

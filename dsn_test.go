@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"os"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -107,27 +105,6 @@ func TestParseDSNMaxWriters(t *testing.T) {
 	cfg.TxLock = "Immediate"
 	if _, err := NewConnector(cfg); err == nil || !strings.Contains(err.Error(), "Config.TxLock") {
 		t.Errorf("TxLock %q: error %v", cfg.TxLock, err)
-	}
-}
-
-// MaxWritersAuto bounds writes to a loopback server only.
-func TestMaxWritersAuto(t *testing.T) {
-	for _, tt := range []struct {
-		url  string
-		n    int
-		want int
-	}{
-		{"http://127.0.0.1:8080", MaxWritersAuto, LoopbackMaxWriters},
-		{"http://localhost:8080", MaxWritersAuto, LoopbackMaxWriters},
-		{"http://[::1]:8080", MaxWritersAuto, LoopbackMaxWriters},
-		{"https://db.example.com", MaxWritersAuto, 0},
-		{"http://10.1.2.3", MaxWritersAuto, 0},
-		{"http://127.0.0.1", 0, 0},
-		{"https://db.example.com", 3, 3},
-	} {
-		if got := maxWriters(&Config{URL: tt.url, MaxWriters: tt.n}); got != tt.want {
-			t.Errorf("%s with %d: got %d, want %d", tt.url, tt.n, got, tt.want)
-		}
 	}
 }
 
@@ -300,40 +277,6 @@ func FuzzDSN(f *testing.F) {
 	})
 }
 
-func TestWantCompression(t *testing.T) {
-	for _, tt := range []struct {
-		url, mode string
-		want      bool
-	}{
-		{"http://127.0.0.1:8080", "", false},
-		{"http://localhost:8080", "", false},
-		{"http://[::1]:8080", "", false},
-		{"https://db.example.com", "", true},
-		{"http://10.1.2.3", "", true},
-		{"http://127.0.0.1", "gzip", true},
-		{"https://db.example.com", "none", false},
-	} {
-		if got := wantCompression(&Config{URL: tt.url, Compression: tt.mode}); got != tt.want {
-			t.Errorf("%s with %q: got %v, want %v", tt.url, tt.mode, got, tt.want)
-		}
-	}
-}
-
-// TestOptionalCodecNotLinked: a known codec whose package the program did
-// not import is a DSN error that names the import.
-func TestOptionalCodecNotLinked(t *testing.T) {
-	optionalCodecs["nolinked"] = "example.com/codec/nolinked"
-	defer delete(optionalCodecs, "nolinked")
-	cfg := NewConfig()
-	cfg.URL = "http://127.0.0.1:1"
-	cfg.Codec = "nolinked"
-	_, err := NewConnector(cfg)
-	var de *DSNError
-	if !errors.As(err, &de) || !strings.Contains(err.Error(), `_ "example.com/codec/nolinked"`) {
-		t.Fatalf("got %v", err)
-	}
-}
-
 // TestWebSocketConfig: a WebSocket Config formats as a ws:// or wss:// DSN,
 // a ws:// URL in Config.URL is refused with a pointer to Transport, and the
 // Connector refuses what WebSocket cannot take.
@@ -387,58 +330,33 @@ func TestConfigStringNamesEveryField(t *testing.T) {
 	}
 }
 
-// TestDSNParamsInREADME: the README's DSN reference lists every parameter
-// of dsnParamTable, with its aliases, and no other.
-func TestDSNParamsInREADME(t *testing.T) {
-	b, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	start := strings.Index(s, "## DSN reference")
-	end := strings.Index(s[start:], "### Defaults and why")
-	if start < 0 || end < 0 {
-		t.Fatal("README.md: no DSN reference section")
-	}
-	name := regexp.MustCompile("`([A-Za-z_]+)`")
-	documented := map[string]bool{}
-	for _, line := range strings.Split(s[start:start+end], "\n") {
-		cell, ok := strings.CutPrefix(line, "| `")
-		if !ok {
-			continue
-		}
-		cell, _, _ = strings.Cut("`"+cell, " |")
-		for _, m := range name.FindAllStringSubmatch(cell, -1) {
-			documented[m[1]] = true
-		}
-	}
-	known := map[string]bool{}
-	for _, n := range dsnParamNames() {
-		known[n] = true
-		if !documented[n] {
-			t.Errorf("README.md's DSN reference does not list %s", n)
-		}
-	}
-	for n := range documented {
-		if !known[n] {
-			t.Errorf("README.md's DSN reference lists %s, which ParseDSN does not know", n)
-		}
-	}
-}
-
-// TestDSNParamDefaultsOmitted: FormatDSN writes no parameter for a field
-// that holds its default (NewConfig's).
-func TestDSNParamDefaultsOmitted(t *testing.T) {
-	for _, p := range dsnParamTable {
-		if p.format == nil {
-			continue
-		}
-		t.Run(p.names[0], func(t *testing.T) {
-			cfg := NewConfig()
-			cfg.URL = "http://h"
-			if v := p.format(cfg); len(v) != 0 {
-				t.Fatalf("a new Config writes %s=%q", p.names[0], v)
+// DSN parameter proxy: none, or a proxy's URL (its password redacted in
+// String), anything else refused.
+func TestProxyDSN(t *testing.T) {
+	for _, tt := range []struct {
+		dsn, want, err string
+	}{
+		{"http://h?proxy=none", ProxyNone, ""},
+		{"http://h?proxy=" + "http%3A%2F%2Fu%3Asecret%40proxy%3A3128", "http://u:secret@proxy:3128", ""},
+		{"http://h?proxy=socks5%3A%2F%2Fproxy%3A1080", "", "proxy: want none"},
+		{"http://h?proxy=http%3A%2F%2Fproxy%3A3128%2Fpath", "", "proxy: want none"},
+	} {
+		cfg, err := ParseDSN(tt.dsn)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: %v, want %q", tt.dsn, err, tt.err)
 			}
-		})
+			continue
+		}
+		if err != nil || cfg.Proxy != tt.want {
+			t.Errorf("%s: %+v, %v", tt.dsn, cfg, err)
+			continue
+		}
+		if again, err := ParseDSN(cfg.FormatDSN()); err != nil || again.Proxy != tt.want {
+			t.Errorf("%s: round trip %q, %v", tt.dsn, again.Proxy, err)
+		}
+		if s := cfg.String(); strings.Contains(s, "secret") {
+			t.Errorf("String shows the proxy's password: %s", s)
+		}
 	}
 }

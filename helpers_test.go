@@ -1,14 +1,19 @@
 package libsql_test
 
-// Helpers for the fake_*_test.go files: black-box tests of the driver's
-// wire behaviour against internal/fakesqld, a scripted fake sqld.
+// Helpers shared by the black-box tests (package libsql_test) of the
+// root's files, most of them against internal/fakesqld, a scripted fake
+// sqld: the transports it serves, databases opened on it, the exchanges
+// the driver's calls make, and checks of the errors they return.
 
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gohrana/libsql"
 	fs "github.com/gohrana/libsql/internal/fakesqld"
@@ -75,6 +80,8 @@ func roundTrips(srv *fs.Server) int {
 	return len(seen)
 }
 
+// Databases and connections on a fake.
+
 // openDB opens a database on the fake server with DSN parameters (for
 // example "deferredExec=1"); it is closed when the test ends, before the
 // server checks its script.
@@ -93,7 +100,7 @@ func openURL(t *testing.T, url, params string) *sql.DB {
 	if !strings.Contains(params, "keepStreams=") {
 		// The scripts give every statement a stream of its own, closed
 		// with it; the kept streams of the default have tests of their
-		// own (fake_keep_test.go), and itest runs on them throughout.
+		// own (autocommit_test.go), and itest runs on them throughout.
 		params += "&keepStreams=0"
 	}
 	dsn := url + "?" + params
@@ -105,12 +112,90 @@ func openURL(t *testing.T, url, params string) *sql.DB {
 	return db
 }
 
+// fakeConfig is libsql.NewConfig for the fake, which speaks JSON: the
+// codec is direct; streams are not kept (see openURL).
+func fakeConfig() *libsql.Config {
+	cfg := libsql.NewConfig()
+	cfg.Codec = "direct"
+	cfg.DisableKeptStreams = true // as openURL's keepStreams=0
+	return cfg
+}
+
+// setURL points cfg at the fake at url, over WebSocket for a ws:// one
+// (Config.URL is http:// with Transport ws).
+func setURL(cfg *libsql.Config, url string) {
+	cfg.URL = url
+	if rest, ok := strings.CutPrefix(url, "ws"); ok {
+		cfg.URL, cfg.Transport = "http"+rest, libsql.TransportWS
+	}
+}
+
+// connectorDB opens a database through NewConnector.
+func connectorDB(t *testing.T, url string, cfg *libsql.Config, opts ...libsql.ConnectorOption) *sql.DB {
+	t.Helper()
+	if cfg == nil {
+		cfg = fakeConfig()
+	}
+	cfg.URL = url
+	cn, err := libsql.NewConnector(cfg, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := sql.OpenDB(cn)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// driverConn opens a driver.Conn straight from a Connector.
+func driverConn(t *testing.T, url string, cfg *libsql.Config) driver.Conn {
+	t.Helper()
+	if cfg == nil {
+		cfg = fakeConfig()
+	}
+	setURL(cfg, url)
+	cn, err := libsql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := cn.Connect(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(); _ = cn.Close() })
+	return c
+}
+
+// pinned takes one connection of db for the test (the caller closes it).
+func pinned(t *testing.T, db *sql.DB) *sql.Conn {
+	t.Helper()
+	c, err := db.Conn(bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// mustExec runs query on db, failing the test on an error.
+func mustExec(t *testing.T, db *sql.DB, query string) {
+	t.Helper()
+	if _, err := db.Exec(query); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}
+
+// bg is the context of calls that need no other.
+var bg = context.Background()
+
+// Exchanges: the requests a call sends and the fake's answers.
+
 // begin is the first statement of a transaction: BEGIN and the statement
 // in one batch, the statement guarded by BEGIN's success, on a new stream.
 func begin(baton string, st fs.Stmt, res fs.StmtResult) fs.Exchange {
 	return fs.Pipeline("", beginBatch(st)).Respond(baton, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepOK(res)))
 }
 
+// beginBatch is the batch that begins a transaction with st: BEGIN, then
+// st guarded by BEGIN's success.
 func beginBatch(st fs.Stmt) fs.Req {
 	return fs.Batch(fs.Step(fs.SQL("BEGIN")), fs.Step(st).If(fs.OK(0)))
 }
@@ -130,9 +215,22 @@ func auto(st fs.Stmt, res fs.StmtResult) fs.Exchange {
 	return fs.Pipeline("", fs.Execute(st), fs.Close()).Respond("", fs.ExecuteOK(res), fs.CloseOK())
 }
 
+// slowAuto is an autocommit statement answered after d.
+func slowAuto(st fs.Stmt, res fs.StmtResult, d time.Duration) fs.Exchange {
+	return fs.Pipeline("", fs.Execute(st), fs.Close()).
+		Reply(fs.Delay(d, fs.PipelineReply("", fs.ExecuteOK(res), fs.CloseOK())))
+}
+
 // closeStream is the close of a stream the driver gives up.
 func closeStream(baton string) fs.Exchange {
 	return fs.Pipeline(baton, fs.Close()).Respond("", fs.CloseOK())
+}
+
+// watched is a statement sent with get_autocommit after it, on the stream
+// of baton (a new one for ""), answered with next and the autocommit state.
+func watched(baton, next string, st fs.Stmt, res fs.StmtResult, autocommit bool) fs.Exchange {
+	return fs.Pipeline(baton, fs.Execute(st), fs.GetAutocommit()).
+		Respond(next, fs.ExecuteOK(res), fs.GetAutocommitOK(autocommit))
 }
 
 // prepared is the describe with which Prepare checks a statement that has
@@ -155,6 +253,111 @@ func preparedInTx(tp, baton, sql string, readOnly bool, names ...string) fs.Exch
 func describe(sql string, readOnly bool) fs.Exchange {
 	return fs.Pipeline("", fs.Describe(sql), fs.Close()).Respond("", fs.DescribeOK(readOnly), fs.CloseOK())
 }
+
+// withIndex is a result that reports replication index n.
+func withIndex(r fs.StmtResult, n uint64) fs.StmtResult {
+	r.ReplicationIndex = n
+	return r
+}
+
+// Batches: what Batch sends (batchSteps) and what deferred execution
+// sends (guarded).
+
+// inBatchTx is the condition of a batch statement after step i: i
+// succeeded and the transaction is still open.
+func inBatchTx(i int) fs.Cond { return fs.And(fs.OK(i), fs.Not(fs.IsAutocommit())) }
+
+// batchSteps is what Batch sends outside a transaction for stmts.
+func batchSteps(begin string, stmts ...fs.Stmt) fs.Req {
+	steps := []fs.BatchStep{fs.Step(fs.SQL(begin))}
+	for i, st := range stmts {
+		steps = append(steps, fs.Step(st).If(inBatchTx(i)))
+	}
+	n := len(stmts)
+	steps = append(steps, fs.Step(fs.SQL("COMMIT")).If(inBatchTx(n)), fs.Step(fs.SQL("ROLLBACK")).If(fs.Not(fs.OK(n+1))))
+	return fs.Batch(steps...)
+}
+
+// ins is the i-th queued INSERT as the driver sends it: want_rows false,
+// since Exec discards rows.
+func ins(i int) fs.Stmt {
+	return fs.SQL("INSERT INTO t VALUES (?)", fs.Int(int64(i))).WantRows(false)
+}
+
+// inserts are ins(from) to ins(to).
+func inserts(from, to int) []fs.Stmt {
+	var l []fs.Stmt
+	for i := from; i <= to; i++ {
+		l = append(l, ins(i))
+	}
+	return l
+}
+
+// guarded is a deferred batch: optionally BEGIN, the statements, optionally
+// a final statement, each guarded by the success of the one before.
+func guarded(withBegin bool, stmts []fs.Stmt, final string) fs.Req {
+	begin := ""
+	if withBegin {
+		begin = "BEGIN"
+	}
+	return guardedWith(begin, stmts, final)
+}
+
+// guardedWith is guarded with the BEGIN statement begin ("": none).
+func guardedWith(begin string, stmts []fs.Stmt, final string) fs.Req {
+	var all []fs.Stmt
+	if begin != "" {
+		all = append(all, fs.SQL(begin))
+	}
+	all = append(all, stmts...)
+	if final != "" {
+		all = append(all, fs.SQL(final))
+	}
+	steps := make([]fs.BatchStep, len(all))
+	for i, st := range all {
+		steps[i] = fs.Step(st)
+		if i > 0 {
+			steps[i] = steps[i].If(fs.OK(i - 1))
+		}
+	}
+	return fs.Batch(steps...)
+}
+
+// allOK answers a batch of n steps, each a one-row INSERT (rowid 100+i).
+func allOK(n int) fs.Result {
+	s := make([]fs.StepResult, n)
+	for i := range s {
+		s[i] = fs.StepOK(fs.Inserted(1, int64(100+i)))
+	}
+	return fs.BatchOK(s...)
+}
+
+// Results over sqld's response limit, which stream through a cursor.
+
+// bigSQL is a query whose answer the scripts make too large for a
+// pipeline (tooLargeAuto), so that its rows stream through a cursor;
+// tooLarge is sqld's message for that.
+const (
+	bigSQL   = "SELECT id, name, at FROM big"
+	tooLarge = "Response is too large"
+)
+
+// bigCols are the columns of bigSQL's result.
+var bigCols = []fs.Col{{Name: "id", Decltype: "INTEGER"}, {Name: "name", Decltype: "text"}, {Name: "at", Decltype: "DATETIME"}}
+
+// bigRow is a cursor's row of bigSQL's result.
+func bigRow(id int64, name string) fs.Line {
+	return fs.Row(fs.Int(id), fs.Text(name), fs.Text("2024-05-06 07:08:09"))
+}
+
+// tooLargeAuto is an autocommit query whose pipeline answer is over sqld's
+// response limit.
+func tooLargeAuto(sql string) fs.Exchange {
+	return fs.Pipeline("", fs.Execute(fs.SQL(sql)), fs.Close()).
+		Respond("", fs.Fail("RESPONSE_TOO_LARGE", tooLarge), fs.CloseOK())
+}
+
+// Errors and concurrency.
 
 // asError returns err as a *libsql.Error, failing the test if it is not one.
 func asError(t *testing.T, err error) *libsql.Error {
@@ -194,24 +397,24 @@ func wantErr(t *testing.T, err error, is, isNot []error, has ...string) {
 	}
 }
 
+// errs lists error classes, for wantErr.
 func errs(e ...error) []error { return e }
 
-var bg = context.Background()
-
-// setURL points cfg at the fake at url, over WebSocket for a ws:// one
-// (Config.URL is http:// with Transport ws).
-func setURL(cfg *libsql.Config, url string) {
-	cfg.URL = url
-	if rest, ok := strings.CutPrefix(url, "ws"); ok {
-		cfg.URL, cfg.Transport = "http"+rest, libsql.TransportWS
+// runConcurrently runs fn in n goroutines, started together, and returns
+// the first error.
+func runConcurrently(n int, fn func() error) error {
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	wg.Add(n)
+	for i := range n {
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = fn()
+		}()
 	}
-}
-
-// fakeConfig is libsql.NewConfig for the fake, which speaks JSON: the
-// codec is direct; streams are not kept (see openURL).
-func fakeConfig() *libsql.Config {
-	cfg := libsql.NewConfig()
-	cfg.Codec = "direct"
-	cfg.DisableKeptStreams = true // as openURL's keepStreams=0
-	return cfg
+	close(start)
+	wg.Wait()
+	return errors.Join(errs...)
 }

@@ -1,7 +1,6 @@
 package libsql_test
 
 import (
-	"database/sql"
 	"testing"
 
 	"github.com/gohrana/libsql"
@@ -88,68 +87,5 @@ func TestFakeDSNPragmaSchema(t *testing.T) {
 	var n int
 	if err := db.QueryRow(sel).Scan(&n); err != nil || n != 1 {
 		t.Fatalf("%d, %v", n, err)
-	}
-}
-
-// An autocommit statement that failed with SQLITE_BUSY did not apply: it
-// is run again until it gets through, within busyTimeout. Never inside a
-// transaction, never a script, never with busyTimeout=0.
-func TestFakeBusyRetry(t *testing.T) {
-	t.Parallel()
-	const ins = "INSERT INTO t VALUES (1)"
-	busy := fs.Pipeline("", fs.Execute(fs.SQL(ins)), fs.Close()).
-		Respond("", fs.Fail("SQLITE_BUSY", "SQLite error: database is locked"), fs.CloseOK())
-	t.Run("retried", func(t *testing.T) {
-		t.Parallel()
-		srv := fs.New(t, busy, busy, auto(fs.SQL(ins), fs.Inserted(1, 1)))
-		db := openDB(t, srv, "")
-		res, err := db.Exec(ins)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if id, _ := res.LastInsertId(); id != 1 {
-			t.Fatalf("id %d", id)
-		}
-	})
-	t.Run("off", func(t *testing.T) {
-		t.Parallel()
-		srv := fs.New(t, busy)
-		db := openDB(t, srv, "busyTimeout=0")
-		_, err := db.Exec(ins)
-		wantErr(t, err, errs(libsql.ErrBusy), nil, "database is locked")
-	})
-	t.Run("in a transaction", func(t *testing.T) {
-		t.Parallel()
-		b1 := fs.Baton(1)
-		srv := fs.New(t, fs.Pipeline("", beginBatch(fs.SQL(ins))).Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("SQLITE_BUSY", "SQLite error: database is locked"))),
-			finish(b1, "ROLLBACK"))
-		db := openDB(t, srv, "")
-		tx, err := db.Begin()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = tx.Exec(ins)
-		wantErr(t, err, errs(libsql.ErrBusy), errs(libsql.ErrTxLost), "database is locked")
-		if err := tx.Rollback(); err != nil {
-			t.Fatal(err)
-		}
-	})
-	t.Run("script", func(t *testing.T) {
-		t.Parallel()
-		const script = "INSERT INTO t VALUES (1); INSERT INTO t VALUES (2)"
-		srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL(script)), fs.Close()).
-			Respond("", fs.Fail("SQL_MANY_STATEMENTS", "SQL string contains more than one statement"), fs.CloseOK()),
-			fs.Pipeline("", fs.Sequence(script), fs.Close()).
-				Respond("", fs.Fail("SQLITE_BUSY", "SQLite error: database is locked"), fs.CloseOK()))
-		db := openDB(t, srv, "")
-		_, err := db.Exec(script)
-		wantErr(t, err, errs(libsql.ErrBusy), nil, "database is locked")
-	})
-}
-
-func mustExec(t *testing.T, db *sql.DB, query string) {
-	t.Helper()
-	if _, err := db.Exec(query); err != nil {
-		t.Fatalf("%s: %v", query, err)
 	}
 }

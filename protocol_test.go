@@ -1,5 +1,9 @@
 package libsql_test
 
+// The driver's conformance to Turso's protocol document as a whole, which
+// no one source file owns (docs/dev/CONFORMANCE.md and internal/fakesqld's
+// MayServer name this file).
+
 import (
 	"context"
 	"database/sql"

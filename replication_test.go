@@ -9,12 +9,6 @@ import (
 	fs "github.com/gohrana/libsql/internal/fakesqld"
 )
 
-// withIndex is a result that reports replication index n.
-func withIndex(r fs.StmtResult, n uint64) fs.StmtResult {
-	r.ReplicationIndex = n
-	return r
-}
-
 // Every request after a result that reported an index carries the
 // highest index seen, on any connection of the pool: statements, scripts,
 // describes and cursors; a cursor's final entry leaves it alone

@@ -12,59 +12,6 @@ import (
 	fs "github.com/gohrana/libsql/internal/fakesqld"
 )
 
-// ins is the i-th queued INSERT as the driver sends it: want_rows false,
-// since Exec discards rows.
-func ins(i int) fs.Stmt {
-	return fs.SQL("INSERT INTO t VALUES (?)", fs.Int(int64(i))).WantRows(false)
-}
-
-// guarded is a deferred batch: optionally BEGIN, the statements, optionally
-// a final statement, each guarded by the success of the one before.
-func guarded(withBegin bool, stmts []fs.Stmt, final string) fs.Req {
-	begin := ""
-	if withBegin {
-		begin = "BEGIN"
-	}
-	return guardedWith(begin, stmts, final)
-}
-
-// guardedWith is guarded with the BEGIN statement begin ("": none).
-func guardedWith(begin string, stmts []fs.Stmt, final string) fs.Req {
-	var all []fs.Stmt
-	if begin != "" {
-		all = append(all, fs.SQL(begin))
-	}
-	all = append(all, stmts...)
-	if final != "" {
-		all = append(all, fs.SQL(final))
-	}
-	steps := make([]fs.BatchStep, len(all))
-	for i, st := range all {
-		steps[i] = fs.Step(st)
-		if i > 0 {
-			steps[i] = steps[i].If(fs.OK(i - 1))
-		}
-	}
-	return fs.Batch(steps...)
-}
-
-func inserts(from, to int) []fs.Stmt {
-	var l []fs.Stmt
-	for i := from; i <= to; i++ {
-		l = append(l, ins(i))
-	}
-	return l
-}
-
-// allOK answers a batch of n steps, each a one-row INSERT (rowid 100+i).
-func allOK(n int) fs.Result {
-	s := make([]fs.StepResult, n)
-	for i := range s {
-		s[i] = fs.StepOK(fs.Inserted(1, int64(100+i)))
-	}
-	return fs.BatchOK(s...)
-}
-
 // Deferred Execs send nothing; Commit sends BEGIN, the queue, COMMIT and
 // the close in one request. The mode comes from the DSN (either spelling)
 // or the transaction's context, which also turns it off.

@@ -13,22 +13,6 @@ import (
 	fs "github.com/gohrana/libsql/internal/fakesqld"
 )
 
-// watched is a statement sent with get_autocommit after it, on the stream
-// of baton (a new one for ""), answered with next and the autocommit state.
-func watched(baton, next string, st fs.Stmt, res fs.StmtResult, autocommit bool) fs.Exchange {
-	return fs.Pipeline(baton, fs.Execute(st), fs.GetAutocommit()).
-		Respond(next, fs.ExecuteOK(res), fs.GetAutocommitOK(autocommit))
-}
-
-func pinned(t *testing.T, db *sql.DB) *sql.Conn {
-	t.Helper()
-	c, err := db.Conn(bg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 // BEGIN IMMEDIATE keeps its stream, each statement inside runs on it with
 // get_autocommit, and once COMMIT says the transaction is over the next
 // statement closes the stream.

@@ -4,10 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"errors"
 	"net/http"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -51,31 +49,6 @@ func openCounted(t *testing.T, srv *fs.Server, maxWriters int) (*sql.DB, *inFlig
 	db := sql.OpenDB(c)
 	t.Cleanup(func() { _ = db.Close() })
 	return db, cnt
-}
-
-// slowAuto is an autocommit statement answered after d.
-func slowAuto(st fs.Stmt, res fs.StmtResult, d time.Duration) fs.Exchange {
-	return fs.Pipeline("", fs.Execute(st), fs.Close()).
-		Reply(fs.Delay(d, fs.PipelineReply("", fs.ExecuteOK(res), fs.CloseOK())))
-}
-
-// runConcurrently runs fn in n goroutines, started together, and returns
-// the first error.
-func runConcurrently(n int, fn func() error) error {
-	var wg sync.WaitGroup
-	errs := make([]error, n)
-	start := make(chan struct{})
-	wg.Add(n)
-	for i := range n {
-		go func() {
-			defer wg.Done()
-			<-start
-			errs[i] = fn()
-		}()
-	}
-	close(start)
-	wg.Wait()
-	return errors.Join(errs...)
 }
 
 // With maxWriters=N, no more than N autocommit writes are ever in flight

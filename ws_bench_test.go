@@ -1,5 +1,9 @@
 package libsql
 
+// BenchmarkScan over WebSocket, with the canned WebSocket server it needs
+// (the Hrana socket protocol in both subprotocols): a file of its own
+// beside bench_test.go because docs/dev/PERF.md names it.
+
 import (
 	"context"
 	"database/sql"

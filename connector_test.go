@@ -1,8 +1,11 @@
 package libsql_test
 
 import (
+	"context"
 	"database/sql"
+	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -13,6 +16,81 @@ import (
 	fs "github.com/gohrana/libsql/internal/fakesqld"
 	"github.com/gohrana/libsql/internal/proxytest"
 )
+
+// Connectors: options, redaction, and what they send (nothing until used).
+// HTTP only: compression and its headers are HTTP's.
+func TestFakeConnConnector(t *testing.T) {
+	t.Parallel()
+	if _, err := libsql.NewConnector(nil); err == nil {
+		t.Error("NewConnector(nil) succeeded")
+	}
+	bad := fakeConfig()
+	bad.URL = "ftp://x"
+	if _, err := libsql.NewConnector(bad); err == nil {
+		t.Error("an ftp URL was accepted")
+	}
+	srv := fs.New(t, auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))).WithHeader("Accept-Encoding", "gzip"),
+		auto(fs.SQL("SELECT 2"), fs.Query(fs.Cols("2"), fs.Vals(fs.Int(2)))).WithHeader("Accept-Encoding", "identity"))
+	cfg := fakeConfig()
+	cfg.URL = srv.URL
+	cfg.AuthToken = "s3cret-token-value"
+	cfg.Compression = "gzip"
+	cn, err := libsql.NewConnector(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{cn.String(), cn.GoString(), fmt.Sprintf("%v %+v %#v %s", cn, cn, cn, cn)} {
+		if strings.Contains(s, cfg.AuthToken) || !strings.Contains(s, "[REDACTED]") {
+			t.Errorf("connector shown as %s", s)
+		}
+	}
+	if _, ok := cn.Driver().(*libsql.Driver); !ok {
+		t.Error("Driver is not the libsql driver")
+	}
+	ctx, cancel := context.WithCancel(bg)
+	cancel()
+	if _, err := cn.Connect(ctx); err == nil {
+		t.Error("Connect with an ended context succeeded")
+	}
+	db := sql.OpenDB(cn)
+	var n int
+	if err := db.QueryRow("SELECT 1").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d, %v", n, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// compression=none, through the DSN; auto on loopback is none too.
+	db2 := openDB(t, srv, "compression=none")
+	if err := db2.QueryRow("SELECT 2").Scan(&n); err != nil || n != 2 {
+		t.Fatalf("%d, %v", n, err)
+	}
+
+}
+
+// codec=auto asks for Protobuf first; a server that answers
+// /v3-protobuf/pipeline 404 gets the same request in JSON, and every later
+// one in JSON at once.
+func TestFakeConnAutoCodecFallsBack(t *testing.T) {
+	t.Parallel()
+	srv := fs.New(t, fs.Expect(http.MethodPost, "/v3-protobuf/pipeline").Reply(fs.NotFound()),
+		auto(fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))),
+		auto(fs.SQL("SELECT 2"), fs.Query(fs.Cols("2"), fs.Vals(fs.Int(2)))))
+	db, err := sql.Open("libsql", srv.URL+"?codec=auto&keepStreams=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, q := range []string{"SELECT 1", "SELECT 2"} {
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if srv.Count() != 3 {
+		t.Fatalf("%d requests, want 3", srv.Count())
+	}
+}
 
 // The environment's proxy applies by default, as net/http reads it
 // (HTTP_PROXY for http and ws, NO_PROXY), over both transports, to a
@@ -92,35 +170,4 @@ func contains(env []string, prefix string) bool {
 		}
 	}
 	return false
-}
-
-// DSN parameter proxy: none, or a proxy's URL (its password redacted in
-// String), anything else refused.
-func TestProxyDSN(t *testing.T) {
-	for _, tt := range []struct {
-		dsn, want, err string
-	}{
-		{"http://h?proxy=none", libsql.ProxyNone, ""},
-		{"http://h?proxy=" + "http%3A%2F%2Fu%3Asecret%40proxy%3A3128", "http://u:secret@proxy:3128", ""},
-		{"http://h?proxy=socks5%3A%2F%2Fproxy%3A1080", "", "proxy: want none"},
-		{"http://h?proxy=http%3A%2F%2Fproxy%3A3128%2Fpath", "", "proxy: want none"},
-	} {
-		cfg, err := libsql.ParseDSN(tt.dsn)
-		if tt.err != "" {
-			if err == nil || !strings.Contains(err.Error(), tt.err) {
-				t.Errorf("%s: %v, want %q", tt.dsn, err, tt.err)
-			}
-			continue
-		}
-		if err != nil || cfg.Proxy != tt.want {
-			t.Errorf("%s: %+v, %v", tt.dsn, cfg, err)
-			continue
-		}
-		if again, err := libsql.ParseDSN(cfg.FormatDSN()); err != nil || again.Proxy != tt.want {
-			t.Errorf("%s: round trip %q, %v", tt.dsn, again.Proxy, err)
-		}
-		if s := cfg.String(); strings.Contains(s, "secret") {
-			t.Errorf("String shows the proxy's password: %s", s)
-		}
-	}
 }
