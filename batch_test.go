@@ -74,13 +74,7 @@ func TestFakeBatchInTx(t *testing.T) {
 	forTransports(t, func(t *testing.T, tp string) {
 		b1 := fs.Baton(1)
 		st := fs.SQL("UPDATE t SET v = 1")
-		srv := newFake(t, tp, fs.Pipeline("", fs.Batch(
-			fs.Step(fs.SQL("BEGIN")),
-			fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
-			fs.Step(st).If(inBatchTx(1)),
-			fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
-			fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
-			fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
+		srv := newFake(t, tp, fs.Pipeline("", savepointSteps("BEGIN", st)).Respond(b1, fs.BatchOK(
 			fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Updated(3)), fs.StepOK(fs.Empty()),
 			fs.StepSkipped(), fs.StepSkipped())),
 			finish(b1, "COMMIT"))

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,10 +27,7 @@ func TestFakeConnRetryAfter(t *testing.T) {
 		inTx(b1, b2, fs.SQL("INSERT INTO t VALUES (2)"), fs.Inserted(1, 2)),
 		finish(b2, "COMMIT"))
 	db := openDB(t, srv, "")
-	var n int
-	if err := db.QueryRow("SELECT 1").Scan(&n); err != nil || n != 1 {
-		t.Fatalf("%d, %v", n, err)
-	}
+	wantOne(t, db)
 	tx, err := db.Begin()
 	if err != nil {
 		t.Fatal(err)
@@ -224,11 +220,7 @@ func TestFakeConnBadResponses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			req := fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close())
-			srv := fs.New(t, req.Reply(tt.reply))
-			if strings.HasPrefix(tt.name, "404") {
-				srv.Add(req.At("/v2/pipeline").Reply(fs.NotFound()))
-			}
+			srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL("SELECT 1")), fs.Close()).Reply(tt.reply))
 			db := openDB(t, srv, "")
 			_, err := db.Query("SELECT 1")
 			wantErr(t, err, nil, nil, tt.has)

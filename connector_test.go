@@ -53,15 +53,13 @@ func TestFakeConnConnector(t *testing.T) {
 		t.Error("Connect with an ended context succeeded")
 	}
 	db := sql.OpenDB(cn)
-	var n int
-	if err := db.QueryRow("SELECT 1").Scan(&n); err != nil || n != 1 {
-		t.Fatalf("%d, %v", n, err)
-	}
+	wantOne(t, db)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
 	// compression=none, through the DSN; auto on loopback is none too.
 	db2 := openDB(t, srv, "compression=none")
+	var n int
 	if err := db2.QueryRow("SELECT 2").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("%d, %v", n, err)
 	}
@@ -157,10 +155,7 @@ func proxyChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var n int
-	if err := db.QueryRow("SELECT 1").Scan(&n); err != nil || n != 1 {
-		t.Fatalf("%d, %v", n, err)
-	}
+	wantOne(t, db)
 }
 
 func contains(env []string, prefix string) bool {

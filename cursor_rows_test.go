@@ -11,6 +11,24 @@ import (
 	fs "github.com/gohrana/libsql/internal/fakesqld"
 )
 
+// countRows reads the rest of rows and returns how many there were.
+func countRows(rows *sql.Rows) int {
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	return n
+}
+
+// wantRows reads the rest of rows, failing the test unless they were n
+// and ended without an error.
+func wantRows(t *testing.T, rows *sql.Rows, n int) {
+	t.Helper()
+	if got := countRows(rows); rows.Err() != nil || got != n {
+		t.Fatalf("%d rows, %v", got, rows.Err())
+	}
+}
+
 // A read-only query whose result is over sqld's response limit runs again
 // through /v3/cursor and its rows stream: 4 requests (the failed pipeline,
 // describe, the cursor, the stream's close); describe's answer is cached.
@@ -177,10 +195,7 @@ func TestFakeCursorErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer rows.Close()
-			n := 0
-			for rows.Next() {
-				n++
-			}
+			n := countRows(rows)
 			wantErr(t, rows.Err(), tt.is, nil, tt.has)
 			if n != tt.rows {
 				t.Errorf("%d rows before the failure, want %d", n, tt.rows)
@@ -245,13 +260,7 @@ func TestFakeCursorInTx(t *testing.T) {
 			cursor.Stream(c3, fs.StepBegin(0, bigCols...), bigRow(1, "a"), fs.StepEnd(), fs.ReplicationIndex(1)),
 			finish(c3, "COMMIT"))
 		tx, rows := startTx(t, srv)
-		n := 0
-		for rows.Next() {
-			n++
-		}
-		if rows.Err() != nil || n != 1 {
-			t.Fatalf("%d rows, %v", n, rows.Err())
-		}
+		wantRows(t, rows, 1)
 		if err := tx.Commit(); err != nil {
 			t.Fatal(err)
 		}
@@ -299,10 +308,7 @@ func TestFakeCursorInTx(t *testing.T) {
 			cursor.Stream(c3, fs.StepBegin(0, bigCols...), bigRow(1, "a"), fs.StepEnd()),
 			closeStream(c3))
 		tx, rows := startTx(t, srv)
-		n := 0
-		for rows.Next() {
-			n++
-		}
+		countRows(rows)
 		wantErr(t, rows.Err(), nil, nil, "ended before its last row")
 		wantErr(t, tx.Commit(), errs(libsql.ErrTxLost), nil)
 		srv.Verify()
@@ -363,13 +369,7 @@ func TestFakeCursorKeepAlive(t *testing.T) {
 	if d := srv.Requests()[4].Time.Sub(srv.Requests()[3].Time); d < 3*time.Second {
 		t.Errorf("the touch came %v after the cursor, want about 4 s", d)
 	}
-	n := 1
-	for rows.Next() {
-		n++
-	}
-	if rows.Err() != nil || n != 2 {
-		t.Fatalf("%d rows, %v", n, rows.Err())
-	}
+	wantRows(t, rows, 1) // the second row; the first was read above
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -416,13 +416,7 @@ func TestFakeCursorFirstInTx(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	for rows.Next() {
-		n++
-	}
-	if rows.Err() != nil || n != 2 {
-		t.Fatalf("%d rows, %v", n, rows.Err())
-	}
+	wantRows(t, rows, 2)
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}

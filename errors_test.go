@@ -16,29 +16,27 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/gohrana/libsql"
 	fs "github.com/gohrana/libsql/internal/fakesqld"
 )
 
-// dialScript is an http.Transport that dials the fake server, except for
-// the dials whose numbers (from 1) are refused; it keeps no idle
-// connections, so every request dials.
+// dialScript counts the dials of the http.Transport newDialScript returns.
 type dialScript struct {
-	mu      sync.Mutex
-	n       int
-	refused map[int]bool
+	mu sync.Mutex
+	n  int
 }
 
-func newDialScript(t *testing.T, refuse ...int) (*dialScript, http.RoundTripper) {
-	d := &dialScript{refused: map[int]bool{}}
-	for _, n := range refuse {
-		d.refused[n] = true
-	}
+// newDialScript returns an http.Transport that dials the fake server,
+// except for the dials (numbered from 1) that refuse says to refuse, which
+// go to a port that refuses connections; it keeps no idle connections, so
+// every request dials.
+func newDialScript(t *testing.T, refuse func(dial int) bool) (*dialScript, http.RoundTripper) {
+	d := &dialScript{}
 	refusedAddr := strings.TrimPrefix(fs.RefusedURL(t), "http://")
 	var dialer net.Dialer
 	return d, &http.Transport{
@@ -46,7 +44,7 @@ func newDialScript(t *testing.T, refuse ...int) (*dialScript, http.RoundTripper)
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			d.mu.Lock()
 			d.n++
-			if d.refused[d.n] {
+			if refuse(d.n) {
 				addr = refusedAddr
 			}
 			d.mu.Unlock()
@@ -55,6 +53,17 @@ func newDialScript(t *testing.T, refuse ...int) (*dialScript, http.RoundTripper)
 	}
 }
 
+// refusing is newDialScript's refuse for the dials numbered ns.
+func refusing(ns ...int) func(int) bool {
+	return func(dial int) bool { return slices.Contains(ns, dial) }
+}
+
+// refusingAfter is newDialScript's refuse for every dial after the first ok.
+func refusingAfter(ok int) func(int) bool {
+	return func(dial int) bool { return dial > ok }
+}
+
+// dials is the number of dials so far.
 func (d *dialScript) dials() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -115,7 +124,7 @@ func TestFakeBadConnRetried(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := fs.New(t, auto(fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)))
-			dials, rt := newDialScript(t, tt.refuse)
+			dials, rt := newDialScript(t, refusing(tt.refuse))
 			db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(rt))
 			if _, err := db.Exec("INSERT INTO t VALUES (1)"); err != nil {
 				t.Fatalf("a refused request was not retried: %v", err)
@@ -175,7 +184,7 @@ func TestFakeBadConnNotInTx(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			srv := fs.New(t, tt.script...)
-			_, rt := newDialScript(t, tt.refuse...)
+			_, rt := newDialScript(t, refusing(tt.refuse...))
 			cfg := fakeConfig()
 			if tt.cfg != nil {
 				tt.cfg(cfg)
@@ -278,24 +287,6 @@ func TestFakeConnRefused(t *testing.T) {
 	})
 }
 
-// refusingTransport dials the fake server for the first `ok` connections
-// and a port that refuses connections after that; it keeps no idle
-// connections, so every request dials.
-func refusingTransport(t *testing.T, srv *fs.Server, ok int32) http.RoundTripper {
-	refused := strings.TrimPrefix(fs.RefusedURL(t), "http://")
-	var n atomic.Int32
-	var d net.Dialer
-	return &http.Transport{
-		DisableKeepAlives: true,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if n.Add(1) > ok {
-				addr = refused
-			}
-			return d.DialContext(ctx, network, addr)
-		},
-	}
-}
-
 // A connection refused, through a caller's RoundTripper:
 // outside a transaction the error is safe; in a transaction that has begun,
 // the statement loses it.
@@ -304,7 +295,8 @@ func TestFakeConnRefusedLater(t *testing.T) {
 	t.Run("autocommit", func(t *testing.T) {
 		t.Parallel()
 		srv := fs.New(t)
-		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(refusingTransport(t, srv, 0)))
+		_, rt := newDialScript(t, refusingAfter(0))
+		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(rt))
 		_, err := db.Exec("DELETE FROM t")
 		wantErr(t, err, nil, errs(libsql.ErrTxLost), "refused")
 		if !asError(t, err).SafeToRetry() {
@@ -315,7 +307,8 @@ func TestFakeConnRefusedLater(t *testing.T) {
 		t.Parallel()
 		b1 := fs.Baton(1)
 		srv := fs.New(t, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)))
-		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(refusingTransport(t, srv, 1)))
+		_, rt := newDialScript(t, refusingAfter(1))
+		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(rt))
 		tx, _ := db.Begin()
 		if _, err := tx.Exec("DELETE FROM t"); err != nil {
 			t.Fatal(err)

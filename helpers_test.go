@@ -175,11 +175,28 @@ func pinned(t *testing.T, db *sql.DB) *sql.Conn {
 	return c
 }
 
-// mustExec runs query on db, failing the test on an error.
-func mustExec(t *testing.T, db *sql.DB, query string) {
+// execer is what mustExec runs statements on: a *sql.DB, *sql.Conn or
+// *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// mustExec runs each query on e in turn, failing the test on an error.
+func mustExec(t *testing.T, e execer, queries ...string) {
 	t.Helper()
-	if _, err := db.Exec(query); err != nil {
-		t.Fatalf("%s: %v", query, err)
+	for _, q := range queries {
+		if _, err := e.ExecContext(bg, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
+// wantOne runs SELECT 1 on db, failing the test unless it answers 1.
+func wantOne(t *testing.T, db *sql.DB) {
+	t.Helper()
+	var n int
+	if err := db.QueryRow("SELECT 1").Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d, %v", n, err)
 	}
 }
 
@@ -233,6 +250,21 @@ func watched(baton, next string, st fs.Stmt, res fs.StmtResult, autocommit bool)
 		Respond(next, fs.ExecuteOK(res), fs.GetAutocommitOK(autocommit))
 }
 
+// lingeringExpired is the script of lingeringExpiredSQL on a pinned
+// connection: BEGIN and COMMIT on a stream that lingers (kept to learn that
+// COMMIT ended the transaction) and has expired by the INSERT after them,
+// which the server refuses unrun and which goes again on a new stream.
+func lingeringExpired() []fs.Exchange {
+	b1, b2 := fs.Baton(1), fs.Baton(2)
+	return []fs.Exchange{watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
+		watched(b1, b2, fs.SQL("COMMIT"), fs.Empty(), true),
+		fs.Pipeline(b2, fs.Execute(fs.SQL("INSERT INTO t VALUES (3)")), fs.Close()).Reply(fs.StreamExpired()),
+		auto(fs.SQL("INSERT INTO t VALUES (3)"), fs.Inserted(1, 3))}
+}
+
+// lingeringExpiredSQL are the statements of lingeringExpired.
+var lingeringExpiredSQL = []string{"BEGIN", "COMMIT", "INSERT INTO t VALUES (3)"}
+
 // prepared is the describe with which Prepare checks a statement that has
 // parameters of the given names ("" for an anonymous ?).
 func prepared(sql string, readOnly bool, names ...string) fs.Exchange {
@@ -276,6 +308,19 @@ func batchSteps(begin string, stmts ...fs.Stmt) fs.Req {
 	n := len(stmts)
 	steps = append(steps, fs.Step(fs.SQL("COMMIT")).If(inBatchTx(n)), fs.Step(fs.SQL("ROLLBACK")).If(fs.Not(fs.OK(n+1))))
 	return fs.Batch(steps...)
+}
+
+// savepointSteps is what Batch sends for st inside a transaction whose
+// first request it is: begin, then st in a savepoint, released whether or
+// not st succeeded (rolled back to it first if not).
+func savepointSteps(begin string, st fs.Stmt) fs.Req {
+	return fs.Batch(
+		fs.Step(fs.SQL(begin)),
+		fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
+		fs.Step(st).If(inBatchTx(1)),
+		fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
+		fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
+		fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))
 }
 
 // ins is the i-th queued INSERT as the driver sends it: want_rows false,

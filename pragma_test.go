@@ -55,20 +55,14 @@ func TestFakePragmaPersists(t *testing.T) {
 // fails to apply is the statement's error, naming the setting.
 func TestFakeDSNPragma(t *testing.T) {
 	t.Parallel()
-	const sel = "SELECT 1"
-	one := fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))
-	srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA foreign_keys(0)")), fs.Execute(fs.SQL("PRAGMA busy_timeout(100)")), fs.Execute(fs.SQL(sel)), fs.Close()).
-		Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
-		fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA foreign_keys(0)")), fs.Execute(fs.SQL("PRAGMA busy_timeout(100)")), fs.Execute(fs.SQL(sel)), fs.Close()).
-			Respond("", fs.Fail("SQL_PARSE_ERROR", "bad pragma"), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
-	)
+	const fk, busy = "PRAGMA foreign_keys(0)", "PRAGMA busy_timeout(100)"
+	srv := fs.New(t, selectAfter(fk, busy, fs.ExecuteOK(fs.Empty())),
+		selectAfter(fk, busy, fs.Fail("SQL_PARSE_ERROR", "bad pragma")))
 	db := openDB(t, srv, "_pragma=foreign_keys(0)&_pragma=busy_timeout(100)")
 	db.SetMaxOpenConns(1)
+	wantOne(t, db)
 	var n int
-	if err := db.QueryRow(sel).Scan(&n); err != nil || n != 1 {
-		t.Fatalf("%d, %v", n, err)
-	}
-	err := db.QueryRow(sel).Scan(&n)
+	err := db.QueryRow("SELECT 1").Scan(&n)
 	wantErr(t, err, errs(libsql.ErrSyntax), nil, `connection setting "PRAGMA foreign_keys(0)" failed`, "bad pragma")
 }
 
@@ -78,14 +72,14 @@ func TestFakeDSNPragma(t *testing.T) {
 // second replaced the first).
 func TestFakeDSNPragmaSchema(t *testing.T) {
 	t.Parallel()
-	const sel = "SELECT 1"
-	one := fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))
-	srv := fs.New(t, fs.Pipeline("", fs.Execute(fs.SQL("PRAGMA main.journal_mode(WAL)")), fs.Execute(fs.SQL("PRAGMA main.user_version(3)")), fs.Execute(fs.SQL(sel)), fs.Close()).
-		Respond("", fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(one), fs.CloseOK()),
-	)
+	srv := fs.New(t, selectAfter("PRAGMA main.journal_mode(WAL)", "PRAGMA main.user_version(3)", fs.ExecuteOK(fs.Empty())))
 	db := openDB(t, srv, "_pragma=main.journal_mode(WAL)&_pragma=main.user_version(3)")
-	var n int
-	if err := db.QueryRow(sel).Scan(&n); err != nil || n != 1 {
-		t.Fatalf("%d, %v", n, err)
-	}
+	wantOne(t, db)
+}
+
+// selectAfter is SELECT 1 on a new stream after the DSN's two settings a
+// and b, a answered with aRes.
+func selectAfter(a, b string, aRes fs.Result) fs.Exchange {
+	return fs.Pipeline("", fs.Execute(fs.SQL(a)), fs.Execute(fs.SQL(b)), fs.Execute(fs.SQL("SELECT 1")), fs.Close()).
+		Respond("", aRes, fs.ExecuteOK(fs.Empty()), fs.ExecuteOK(fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))), fs.CloseOK())
 }

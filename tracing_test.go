@@ -133,18 +133,11 @@ func (r *recorder) find(k libsql.TraceKind) []libsql.TraceEvent {
 func openTraced(t *testing.T, srv *fs.Server, cfg func(*libsql.Config)) (*sql.DB, *recorder) {
 	t.Helper()
 	c := fakeConfig()
-	c.URL = srv.URL
 	if cfg != nil {
 		cfg(c)
 	}
 	rec := &recorder{t: t}
-	conn, err := libsql.NewConnector(c, libsql.WithTracer(rec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db := sql.OpenDB(conn)
-	t.Cleanup(func() { _ = db.Close() })
-	return db, rec
+	return connectorDB(t, srv.URL, c, libsql.WithTracer(rec)), rec
 }
 
 func wantTree(t *testing.T, rec *recorder, want string) {
@@ -358,19 +351,11 @@ func TestFakeTraceBusy(t *testing.T) {
 // one: a retry around the new request.
 func TestFakeTraceStreamExpired(t *testing.T) {
 	t.Parallel()
-	b1, b2 := fs.Baton(1), fs.Baton(2)
-	srv := fs.New(t, watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
-		watched(b1, b2, fs.SQL("COMMIT"), fs.Empty(), true),
-		fs.Pipeline(b2, fs.Execute(fs.SQL("INSERT INTO t VALUES (3)")), fs.Close()).Reply(fs.StreamExpired()),
-		auto(fs.SQL("INSERT INTO t VALUES (3)"), fs.Inserted(1, 3)))
+	srv := fs.New(t, lingeringExpired()...)
 	db, rec := openTraced(t, srv, nil)
 	c := pinned(t, db)
 	defer c.Close()
-	for _, q := range []string{"BEGIN", "COMMIT", "INSERT INTO t VALUES (3)"} {
-		if _, err := c.ExecContext(bg, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	mustExec(t, c, lingeringExpiredSQL...)
 	wantTree(t, rec, `statement exec BEGIN
   request execute n=2
 statement exec COMMIT tx

@@ -12,6 +12,21 @@ import (
 	fs "github.com/gohrana/libsql/internal/fakesqld"
 )
 
+// execInserts runs INSERT INTO t VALUES (?) on tx with 1 to n, failing the
+// test on an error, and returns their results.
+func execInserts(t *testing.T, tx *sql.Tx, n int) []sql.Result {
+	t.Helper()
+	res := make([]sql.Result, 0, n)
+	for i := 1; i <= n; i++ {
+		r, err := tx.Exec("INSERT INTO t VALUES (?)", i)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res = append(res, r)
+	}
+	return res
+}
+
 // Deferred Execs send nothing; Commit sends BEGIN, the queue, COMMIT and
 // the close in one request. The mode comes from the DSN (either spelling)
 // or the transaction's context, which also turns it off.
@@ -48,14 +63,7 @@ func TestFakeDeferredCommit(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var res []sql.Result
-				for i := 1; i <= 3; i++ {
-					r, err := tx.Exec("INSERT INTO t VALUES (?)", i)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res = append(res, r)
-				}
+				res := execInserts(t, tx, 3)
 				if sent := srv.Count() > 0; sent == tt.defer_ {
 					t.Errorf("deferred %v, but %d requests before Commit", tt.defer_, srv.Count())
 				}
@@ -85,11 +93,7 @@ func TestFakeDeferredFlush(t *testing.T) {
 				finish(b2, "COMMIT"))
 			db := openDB(t, srv, "deferredExec=1")
 			tx, _ := db.Begin()
-			for i := 1; i <= 2; i++ {
-				if _, err := tx.Exec("INSERT INTO t VALUES (?)", i); err != nil {
-					t.Fatal(err)
-				}
-			}
+			execInserts(t, tx, 2)
 			var n int
 			if err := tx.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
 				t.Fatalf("count %d, %v", n, err)
@@ -185,11 +189,7 @@ func TestFakeDeferredFlushFails(t *testing.T) {
 		srv := fs.New(t, fs.Pipeline("", guarded(true, inserts(1, 128), "")).Reply(fs.HTTPError(503, "Replicator exited")))
 		db := openDB(t, srv, "deferredExec=1")
 		tx, _ := db.Begin()
-		for i := 1; i < 128; i++ {
-			if _, err := tx.Exec("INSERT INTO t VALUES (?)", i); err != nil {
-				t.Fatal(err)
-			}
-		}
+		execInserts(t, tx, 127)
 		_, err := tx.Exec("INSERT INTO t VALUES (?)", 128)
 		wantErr(t, err, errs(libsql.ErrTxLost, libsql.ErrTooManyRequests), nil, "Replicator exited")
 		if err := tx.Rollback(); err != nil {
@@ -267,14 +267,7 @@ func TestFakeDeferredFailure(t *testing.T) {
 					fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()))
 				db := openDB(t, srv, "deferredExec=1")
 				tx, _ := db.Begin()
-				var res []sql.Result
-				for i := 1; i <= 3; i++ {
-					r, err := tx.Exec("INSERT INTO t VALUES (?)", i)
-					if err != nil {
-						t.Fatal(err)
-					}
-					res = append(res, r)
-				}
+				res := execInserts(t, tx, 3)
 				err := tx.Commit()
 				wantErr(t, err, errs(tt.class, libsql.ErrTxLost), nil, "deferred statement #2", "INSERT INTO t VALUES (?)", tt.msg)
 				if id, err := res[0].LastInsertId(); err != nil || id != 1 {
@@ -295,11 +288,7 @@ func TestFakeDeferredFailure(t *testing.T) {
 				closeStream(b1))
 			db := openDB(t, srv, "deferredExec=1")
 			tx, _ := db.Begin()
-			for i := 1; i <= 2; i++ {
-				if _, err := tx.Exec("INSERT INTO t VALUES (?)", i); err != nil {
-					t.Fatal(err)
-				}
-			}
+			execInserts(t, tx, 2)
 			_, err := tx.Query("SELECT * FROM t")
 			wantErr(t, err, errs(libsql.ErrConstraint, libsql.ErrTxLost), nil, "deferred statement #1", "NOT NULL")
 			// Over WebSocket the stream's close goes out without waiting
@@ -440,14 +429,7 @@ func TestFakeDeferredRollback(t *testing.T) {
 		srv := newFake(t, tp)
 		db := openDB(t, srv, "deferredExec=1")
 		tx, _ := db.Begin()
-		var res []sql.Result
-		for i := 1; i <= 3; i++ {
-			r, err := tx.Exec("INSERT INTO t VALUES (?)", i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res = append(res, r)
-		}
+		res := execInserts(t, tx, 3)
 		if err := tx.Rollback(); err != nil {
 			t.Fatal(err)
 		}

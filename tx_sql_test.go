@@ -28,11 +28,7 @@ func TestFakeSQLTxCommit(t *testing.T) {
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
 		defer c.Close()
-		for _, q := range []string{"BEGIN IMMEDIATE", "INSERT INTO t VALUES (1)", "COMMIT"} {
-			if _, err := c.ExecContext(bg, q); err != nil {
-				t.Fatalf("%s: %v", q, err)
-			}
-		}
+		mustExec(t, c, "BEGIN IMMEDIATE", "INSERT INTO t VALUES (1)", "COMMIT")
 		var n int
 		if err := c.QueryRowContext(bg, "SELECT 1").Scan(&n); err != nil || n != 1 {
 			t.Fatalf("after COMMIT: %d, %v", n, err)
@@ -133,20 +129,11 @@ func TestFakeSQLTxStreamExpired(t *testing.T) {
 // HTTP only: WebSocket streams do not expire.
 func TestFakeSQLTxLingeringExpired(t *testing.T) {
 	t.Parallel()
-	b1, b2 := fs.Baton(1), fs.Baton(2)
-	srv := fs.New(t, watched("", b1, fs.SQL("BEGIN"), fs.Empty(), false),
-		watched(b1, b2, fs.SQL("COMMIT"), fs.Empty(), true),
-		fs.Pipeline(b2, fs.Execute(fs.SQL("INSERT INTO t VALUES (3)")), fs.Close()).Reply(fs.StreamExpired()),
-		auto(fs.SQL("INSERT INTO t VALUES (3)"), fs.Inserted(1, 3)))
+	srv := fs.New(t, lingeringExpired()...)
 	db := openDB(t, srv, "")
 	c := pinned(t, db)
 	defer c.Close()
-	for _, q := range []string{"BEGIN", "COMMIT", "INSERT INTO t VALUES (3)"} {
-		if _, err := c.ExecContext(bg, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-
+	mustExec(t, c, lingeringExpiredSQL...)
 }
 
 // A script that begins a transaction it does not end keeps it open; one

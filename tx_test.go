@@ -211,13 +211,7 @@ func TestFakeTxBeginFailsAlike(t *testing.T) {
 				return err
 			}, false},
 			{"batch", []fs.Exchange{
-				fs.Pipeline("", fs.Batch(
-					fs.Step(fs.SQL("BEGIN")),
-					fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
-					fs.Step(st).If(inBatchTx(1)),
-					fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
-					fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
-					fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
+				fs.Pipeline("", savepointSteps("BEGIN", st)).Respond(b1, fs.BatchOK(
 					busy, fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped(), fs.StepSkipped())),
 				closeStream(b1),
 			}, "busyTimeout=0", func(c *sql.Conn, _ *sql.Tx) error {
@@ -744,13 +738,7 @@ func TestFakeTxLock(t *testing.T) {
 			{"exclusive", "_txlock=exclusive", false, first("BEGIN EXCLUSIVE"), exec},
 			{"read-only", "_txlock=immediate", true, append([]fs.Exchange{describe("UPDATE t SET v = 1", true)}, first("BEGIN")...), exec},
 			{"batch", "_txlock=immediate", false, []fs.Exchange{
-				fs.Pipeline("", fs.Batch(
-					fs.Step(fs.SQL("BEGIN IMMEDIATE")),
-					fs.Step(fs.SQL("SAVEPOINT libsql_batch")).If(fs.OK(0)),
-					fs.Step(st).If(inBatchTx(1)),
-					fs.Step(fs.SQL("RELEASE libsql_batch")).If(inBatchTx(2)),
-					fs.Step(fs.SQL("ROLLBACK TO libsql_batch")).If(fs.Not(fs.OK(3))),
-					fs.Step(fs.SQL("RELEASE libsql_batch")).If(fs.OK(4)))).Respond(b1, fs.BatchOK(
+				fs.Pipeline("", savepointSteps("BEGIN IMMEDIATE", st)).Respond(b1, fs.BatchOK(
 					fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepSkipped(), fs.StepSkipped())),
 				finish(b1, "COMMIT"),
 			}, func(c *sql.Conn, _ *sql.Tx) error {

@@ -37,18 +37,28 @@ func (c *inFlight) RoundTrip(r *http.Request) (*http.Response, error) {
 func openCounted(t *testing.T, srv *fs.Server, maxWriters int) (*sql.DB, *inFlight) {
 	t.Helper()
 	cfg := fakeConfig()
-	cfg.URL = srv.URL
 	cfg.MaxWriters = maxWriters
 	tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: 64}
 	t.Cleanup(tr.CloseIdleConnections)
 	cnt := &inFlight{rt: tr}
-	c, err := libsql.NewConnector(cfg, libsql.WithRoundTripper(cnt))
-	if err != nil {
-		t.Fatal(err)
+	return connectorDB(t, srv.URL, cfg, libsql.WithRoundTripper(cnt)), cnt
+}
+
+// holdSlot sends ins on db from a goroutine of its own, to hold the one
+// write slot while the server answers it slowly (the script's last
+// exchange), and returns once the server has it; the channel gets the
+// write's error.
+func holdSlot(t *testing.T, db *sql.DB, srv *fs.Server, ins string) <-chan error {
+	t.Helper()
+	held := make(chan error, 1)
+	go func() {
+		_, err := db.Exec(ins)
+		held <- err
+	}()
+	if !srv.Await(5 * time.Second) {
+		t.Fatal("the slot holder's write never arrived")
 	}
-	db := sql.OpenDB(c)
-	t.Cleanup(func() { _ = db.Close() })
-	return db, cnt
+	return held
 }
 
 // With maxWriters=N, no more than N autocommit writes are ever in flight
@@ -106,20 +116,11 @@ func TestFakeMaxWritersReadsUnbounded(t *testing.T) {
 	srv := fs.New(t, auto(fs.SQL(ins), fs.Inserted(1, 1)))
 	db, cnt := openCounted(t, srv, 1)
 	mustExec(t, db, ins)
-	held := make(chan error, 1)
+	var held <-chan error
 	hold := func(id int64) {
 		t.Helper()
-		n := srv.Count()
 		srv.Add(slowAuto(fs.SQL(ins), fs.Inserted(1, id), d))
-		go func() {
-			_, err := db.Exec(ins)
-			held <- err
-		}()
-		for deadline := time.Now().Add(5 * time.Second); srv.Count() == n; time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("the slot holder's write never arrived")
-			}
-		}
+		held = holdSlot(t, db, srv, ins)
 	}
 	for i, q := range []string{"SELECT 1", "  -- a comment\n with x AS (SELECT 1) SELECT * FROM x", "/* c */ select 1", "VALUES (1)", "EXPLAIN INSERT INTO t VALUES (1)"} {
 		hold(int64(i + 2))
@@ -170,14 +171,7 @@ func TestFakeMaxWritersWaitRespectsContext(t *testing.T) {
 		slowAuto(fs.SQL(ins), fs.Inserted(1, 2), time.Second))
 	db, _ := openCounted(t, srv, 1)
 	mustExec(t, db, ins)
-	held := make(chan error, 1)
-	go func() {
-		_, err := db.Exec(ins)
-		held <- err
-	}()
-	if !srv.Await(5 * time.Second) {
-		t.Fatal("the first write never arrived")
-	}
+	held := holdSlot(t, db, srv, ins)
 	for _, cause := range []string{"deadline", "cancel"} {
 		ctx, cancel := context.WithTimeout(bg, 100*time.Millisecond)
 		want := context.DeadlineExceeded
@@ -223,14 +217,7 @@ func TestFakeMaxWritersTransactionsUnbounded(t *testing.T) {
 		slowAuto(fs.SQL(ins), fs.Inserted(1, 2), 2*time.Second))
 	db, _ := openCounted(t, srv, 1)
 	mustExec(t, db, ins)
-	held := make(chan error, 1)
-	go func() {
-		_, err := db.Exec(ins)
-		held <- err
-	}()
-	if !srv.Await(5 * time.Second) {
-		t.Fatal("the first write never arrived")
-	}
+	held := holdSlot(t, db, srv, ins)
 	srv.Add(begin(b1, fs.SQL(ins), fs.Inserted(1, 3)), finish(b1, "COMMIT"))
 	ctx, cancel := context.WithTimeout(bg, time.Second)
 	defer cancel()
