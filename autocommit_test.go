@@ -70,9 +70,7 @@ func TestFakeKeptStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec("INSERT INTO t VALUES (1)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, tx, "INSERT INTO t VALUES (1)")
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -108,9 +106,7 @@ func TestFakeKeptStreamGone(t *testing.T) {
 			)
 			db := openKept(t, srv, "_pragma=foreign_keys(1)")
 			queryInt(t, db, "SELECT 1")
-			if _, err := db.Exec("INSERT INTO t VALUES (2)"); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, db, "INSERT INTO t VALUES (2)")
 			if err := db.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -140,9 +136,7 @@ func TestFakeKeptStreamInTransaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec("INSERT INTO t VALUES (1)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, tx, "INSERT INTO t VALUES (1)")
 	if err := tx.Commit(); err == nil {
 		t.Fatal("the failed COMMIT succeeded")
 	}

@@ -131,9 +131,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 				fs.Pipeline(b2, fs.Sequence(script)).Reply(fs.StreamExpired()))
 			db := openDB(t, srv, "")
 			tx, _ := db.Begin()
-			if _, err := tx.Exec("DELETE FROM t"); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, tx, "DELETE FROM t")
 			_, err := tx.Exec(script)
 			wantErr(t, err, errs(libsql.ErrTxLost), nil, "STREAM_EXPIRED")
 			if err := tx.Rollback(); err != nil {
@@ -149,9 +147,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 				closeStream(b3))
 			db := openDB(t, srv, "")
 			tx, _ := db.Begin()
-			if _, err := tx.Exec("DELETE FROM t"); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, tx, "DELETE FROM t")
 			_, err := tx.Exec(script)
 			wantErr(t, err, errs(libsql.ErrTxLost), nil, "TRANSACTION_TIMEOUT")
 			if err := tx.Rollback(); err != nil {
@@ -366,9 +362,7 @@ func TestFakeConnPrepare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec("UPDATE t SET a = 1"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, tx, "UPDATE t SET a = 1")
 	st, err := tx.Prepare("DELETE FROM t WHERE a = ?")
 	if err != nil {
 		t.Fatal(err)

@@ -245,9 +245,7 @@ func TestFakeCursorInTx(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tx.Exec("DELETE FROM u"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, tx, "DELETE FROM u")
 		rows, err := tx.Query(bigSQL)
 		if err != nil {
 			t.Fatal(err)
@@ -277,9 +275,7 @@ func TestFakeCursorInTx(t *testing.T) {
 		if !rows.Next() {
 			t.Fatal(rows.Err())
 		}
-		if _, err := tx.Exec("DELETE FROM v"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, tx, "DELETE FROM v")
 		if rows.Next() {
 			t.Error("rows went on after another statement ran on the stream")
 		}
@@ -318,9 +314,7 @@ func TestFakeCursorInTx(t *testing.T) {
 		srv := fs.New(t, first, large, describe(bigSQL, true), cursor.Reply(fs.StreamExpired()))
 		db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see replication_test.go
 		tx, _ := db.Begin()
-		if _, err := tx.Exec("DELETE FROM u"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, tx, "DELETE FROM u")
 		_, err := tx.Query(bigSQL)
 		wantErr(t, err, errs(libsql.ErrTxLost), nil, "STREAM_EXPIRED")
 		if err := tx.Rollback(); err != nil {
@@ -349,9 +343,7 @@ func TestFakeCursorKeepAlive(t *testing.T) {
 	)
 	db := openDB(t, srv, "")
 	tx, _ := db.Begin()
-	if _, err := tx.Exec("DELETE FROM u"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, tx, "DELETE FROM u")
 	rows, err := tx.Query(bigSQL)
 	if err != nil {
 		t.Fatal(err)

@@ -310,9 +310,7 @@ func TestFakeConnRefusedLater(t *testing.T) {
 		_, rt := newDialScript(t, refusingAfter(1))
 		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(rt))
 		tx, _ := db.Begin()
-		if _, err := tx.Exec("DELETE FROM t"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, tx, "DELETE FROM t")
 		_, err := tx.Exec("DELETE FROM u")
 		wantErr(t, err, errs(libsql.ErrTxLost), nil, "refused")
 		if err := tx.Rollback(); err != nil {

@@ -477,9 +477,7 @@ func TestFakeDeferredNotQueued(t *testing.T) {
 				begin(b1, fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))), finish(b1, "COMMIT"))
 			db := openDB(t, srv, "deferredExec=1")
 			tx, _ := db.BeginTx(bg, &sql.TxOptions{ReadOnly: true})
-			if _, err := tx.Exec("SELECT 1"); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, tx, "SELECT 1")
 			if err := tx.Commit(); err != nil {
 				t.Fatal(err)
 			}

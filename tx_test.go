@@ -357,9 +357,7 @@ func TestFakeTxLost(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if _, err := tx.Exec("UPDATE t SET a = 1"); err != nil {
-						t.Fatal(err)
-					}
+					mustExec(t, tx, "UPDATE t SET a = 1")
 					_, err = tx.Exec("UPDATE t SET a = 2")
 					wantErr(t, err, errs(libsql.ErrTxLost), nil, tt.has)
 					if e := asError(t, err); e.Code != tt.code {
@@ -428,9 +426,7 @@ func TestFakeTxFinishFails(t *testing.T) {
 					fs.Pipeline(b1, fs.Execute(fs.SQL(tt.end)), fs.Close()).Respond("", fs.Fail(tt.code, "SQLite error: it failed"), fs.CloseOK()))
 				db := openDB(t, srv, "")
 				tx, _ := db.Begin()
-				if _, err := tx.Exec("DELETE FROM t"); err != nil {
-					t.Fatal(err)
-				}
+				mustExec(t, tx, "DELETE FROM t")
 				var err error
 				if tt.end == "COMMIT" {
 					err = tx.Commit()
@@ -461,9 +457,7 @@ func TestFakeTxDone(t *testing.T) {
 			srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)), finish(b1, "COMMIT"))
 			db := openDB(t, srv, "")
 			tx, _ := db.Begin()
-			if _, err := tx.Exec("DELETE FROM t"); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, tx, "DELETE FROM t")
 			if err := tx.Commit(); err != nil {
 				t.Fatal(err)
 			}
@@ -622,9 +616,7 @@ func TestFakeTxContextEnds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := tx.Exec("DELETE FROM t"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, tx, "DELETE FROM t")
 		cancel()
 		if !srv.Await(5 * time.Second) {
 			t.Fatal("no ROLLBACK after the context ended")
@@ -665,9 +657,7 @@ func TestFakeTxStatementContextEnds(t *testing.T) {
 		}
 		db := openDB(t, srv, "")
 		tx, _ := db.Begin()
-		if _, err := tx.Exec("DELETE FROM t"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, tx, "DELETE FROM t")
 		ctx, cancel := context.WithTimeout(bg, 100*time.Millisecond)
 		defer cancel()
 		_, err := tx.ExecContext(ctx, "DELETE FROM u")
@@ -695,9 +685,7 @@ func TestFakeTx429ClosesStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec("INSERT INTO t VALUES (1)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, tx, "INSERT INTO t VALUES (1)")
 	_, err = tx.Exec("INSERT INTO t VALUES (2)")
 	wantErr(t, err, errs(libsql.ErrTooManyRequests, libsql.ErrTxLost), nil, "Too many concurrent requests")
 	if err := tx.Rollback(); err != nil {
@@ -886,9 +874,7 @@ func TestFakeTxStreamGone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := tx.Exec("UPDATE t SET a = 1"); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, tx, "UPDATE t SET a = 1")
 			_, err = tx.Exec("UPDATE t SET a = 2")
 			wantErr(t, err, errs(libsql.ErrTxLost), nil, "the server no longer has this connection's stream (it restarted, or the stream was idle past its timeout)", tt.said)
 			if !asError(t, err).SafeToRetry() {
@@ -954,9 +940,7 @@ func TestFakeCommitOutcome(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := tx.Exec("INSERT INTO t VALUES (1)"); err != nil {
-					t.Fatal(err)
-				}
+				mustExec(t, tx, "INSERT INTO t VALUES (1)")
 				err = tx.Commit()
 				has := tt.has
 				if h, ok := wsHas[tt.name]; ok && tp == overWS {
@@ -1007,9 +991,7 @@ func TestFakeRollbackFails(t *testing.T) {
 				}
 				db := openDB(t, srv, "")
 				tx, _ := db.Begin()
-				if _, err := tx.Exec("INSERT INTO t VALUES (1)"); err != nil {
-					t.Fatal(err)
-				}
+				mustExec(t, tx, "INSERT INTO t VALUES (1)")
 				err := tx.Rollback()
 				switch {
 				case tt.ok && err != nil:
