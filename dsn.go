@@ -2,6 +2,7 @@ package libsql
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -295,35 +296,30 @@ func ParseDSN(dsn string) (*Config, error) {
 	return cfg, nil
 }
 
+// parseTimeout reads a Go duration or whole seconds.
 func parseTimeout(v string) (time.Duration, error) {
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 || n > int64(1<<62)/int64(time.Second) {
-			return 0, fmt.Errorf("out of range")
-		}
-		return time.Duration(n) * time.Second, nil
-	}
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return 0, fmt.Errorf("not a duration")
-	}
-	if d < 0 {
-		return 0, fmt.Errorf("negative")
-	}
-	return d, nil
+	return parseDuration(v, time.Second, "not a duration")
 }
 
 // parseBusyTimeout reads a Go duration or, as mattn/go-sqlite3's
 // _busy_timeout, whole milliseconds.
 func parseBusyTimeout(v string) (time.Duration, error) {
+	return parseDuration(v, time.Millisecond, "not a duration or a number of milliseconds")
+}
+
+// parseDuration reads a Go duration or a whole number of units, neither
+// negative nor beyond 2^62 ns; notOne is the error for a value that is
+// neither.
+func parseDuration(v string, unit time.Duration, notOne string) (time.Duration, error) {
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 || n > int64(1<<62)/int64(time.Millisecond) {
+		if n < 0 || n > int64(1<<62)/int64(unit) {
 			return 0, fmt.Errorf("out of range")
 		}
-		return time.Duration(n) * time.Millisecond, nil
+		return time.Duration(n) * unit, nil
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
-		return 0, fmt.Errorf("not a duration or a number of milliseconds")
+		return 0, errors.New(notOne)
 	}
 	if d < 0 {
 		return 0, fmt.Errorf("negative")
