@@ -42,12 +42,7 @@ func TestConcurrency(t *testing.T) {
 	}
 	forEachVariantAt := func(t *testing.T, fn func(t *testing.T, db *sql.DB)) {
 		for _, c := range variants {
-			t.Run(c.Name, func(t *testing.T) {
-				db, err := sql.Open("libsql", c.DSN(url))
-				require.NoError(t, err)
-				t.Cleanup(func() { _ = db.Close() })
-				fn(t, db)
-			})
+			t.Run(c.Name, func(t *testing.T) { fn(t, openDB(t, url, c)) })
 		}
 	}
 	t.Run("inserts", func(t *testing.T) { forEachVariantAt(t, concurrentInserts) })
@@ -59,12 +54,9 @@ func TestConcurrency(t *testing.T) {
 // exactly once.
 func concurrentInserts(t *testing.T, db *sql.DB) {
 	table := freshTable(t, db, "conc_ins", "(id INTEGER PRIMARY KEY, worker INTEGER NOT NULL, seq INTEGER NOT NULL)")
-	ctx, cancel := context.WithTimeout(t.Context(), concDeadline)
-	defer cancel()
-	var busy atomic.Int64
-	err := runWorkers(concWorkers, func(w int) error {
+	runWorkload(t, func(ctx context.Context, busy *atomic.Int64, w int) error {
 		for i := range concPerWorker {
-			err := retryBusy(&busy, func() error {
+			err := retryBusy(busy, func() error {
 				res, err := db.ExecContext(ctx, "INSERT INTO "+table+" (worker, seq) VALUES (?, ?)", w, i)
 				if err != nil {
 					return err
@@ -80,7 +72,6 @@ func concurrentInserts(t *testing.T, db *sql.DB) {
 		}
 		return nil
 	})
-	requireWorkload(t, err, &busy)
 
 	var n, distinct int64
 	require.NoError(t, db.QueryRowContext(t.Context(),
@@ -113,12 +104,9 @@ func concurrentTxCounter(t *testing.T, db *sql.DB) {
 	counter := freshTable(t, db, "conc_ctr", "(id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
 	log := freshTable(t, db, "conc_log", "(worker INTEGER NOT NULL, seq INTEGER NOT NULL, seen INTEGER NOT NULL)")
 	mustExec(t, db, "INSERT INTO "+counter+" (id, v) VALUES (1, 0)")
-	ctx, cancel := context.WithTimeout(t.Context(), concDeadline)
-	defer cancel()
-	var busy atomic.Int64
-	err := runWorkers(concWorkers, func(w int) error {
+	runWorkload(t, func(ctx context.Context, busy *atomic.Int64, w int) error {
 		for i := range concPerWorker {
-			err := retryBusy(&busy, func() error {
+			err := retryBusy(busy, func() error {
 				tx, err := db.BeginTx(ctx, nil)
 				if err != nil {
 					return fmt.Errorf("begin: %w", err)
@@ -145,7 +133,6 @@ func concurrentTxCounter(t *testing.T, db *sql.DB) {
 		}
 		return nil
 	})
-	requireWorkload(t, err, &busy)
 
 	const total = concWorkers * concPerWorker
 	var v int64
@@ -170,10 +157,8 @@ func concurrentReadsAndWrites(t *testing.T, db *sql.DB) {
 	for i := range accounts {
 		mustExec(t, db, "INSERT INTO "+table+" (id, balance) VALUES (?, 0)", i)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), concDeadline)
-	defer cancel()
-	var busy, transfers atomic.Int64
-	err := runWorkers(concWorkers, func(w int) error {
+	var transfers atomic.Int64
+	runWorkload(t, func(ctx context.Context, busy *atomic.Int64, w int) error {
 		for i := range concPerWorker {
 			if w%2 == 0 {
 				// Reader.
@@ -190,7 +175,7 @@ func concurrentReadsAndWrites(t *testing.T, db *sql.DB) {
 				continue // writers do a quarter as many operations, to keep the run short
 			}
 			from, to := (w+i)%accounts, (w+i+1)%accounts
-			err := retryBusy(&busy, func() error {
+			err := retryBusy(busy, func() error {
 				tx, err := db.BeginTx(ctx, nil)
 				if err != nil {
 					return err
@@ -212,17 +197,22 @@ func concurrentReadsAndWrites(t *testing.T, db *sql.DB) {
 		}
 		return nil
 	})
-	requireWorkload(t, err, &busy)
 	var sum int64
 	require.NoError(t, db.QueryRowContext(t.Context(), "SELECT sum(balance) FROM "+table).Scan(&sum))
 	require.Zero(t, sum, "money is neither created nor destroyed")
 	require.EqualValues(t, concWorkers/2*concPerWorker/4, transfers.Load(), "transfers committed")
 }
 
-// requireWorkload fails the test if a workload failed, explaining a
-// timeout, and logs how often SQLITE_BUSY made it retry.
-func requireWorkload(t *testing.T, err error, busy *atomic.Int64) {
+// runWorkload runs fn in concWorkers goroutines (runWorkers), all under
+// one context of concDeadline, and fails the test if one failed,
+// explaining a timeout; busy counts the operations fn retried after
+// SQLITE_BUSY (retryBusy), which it logs.
+func runWorkload(t *testing.T, fn func(ctx context.Context, busy *atomic.Int64, worker int) error) {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), concDeadline)
+	defer cancel()
+	var busy atomic.Int64
+	err := runWorkers(concWorkers, func(w int) error { return fn(ctx, &busy, w) })
 	if errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("the workload did not finish within %v; if the server stopped answering writes "+
 			"(its CPU busy, even a lone INSERT hanging), it is probably sqld's checkpoint deadlock "+
