@@ -33,11 +33,33 @@ func roundTrip(t *testing.T, db *sql.DB, table, col string, v, typed any) (got a
 	return got, typ
 }
 
+// valueCase is a value of Go type T for a round trip through a column.
+type valueCase[T any] struct {
+	name string
+	v    T
+}
+
+// forEachValue round-trips every case's value on every variant through
+// column v, declared colType, of a fresh table named after name, and
+// hands check what came back: typed from a Scan into a T, got from a
+// Scan into an any, and typ the server's typeof(v).
+func forEachValue[T any](t *testing.T, name, colType string, cases []valueCase[T],
+	check func(t *testing.T, db *sql.DB, table string, want, typed T, got any, typ string)) {
+	t.Helper()
+	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
+		table := freshTable(t, db, name, "(id INTEGER PRIMARY KEY, v "+colType+")")
+		for _, tc := range cases {
+			t.Run(tc.name, func(t *testing.T) {
+				var typed T
+				got, typ := roundTrip(t, db, table, "v", tc.v, &typed)
+				check(t, db, table, tc.v, typed, got, typ)
+			})
+		}
+	})
+}
+
 func TestValueIntegers(t *testing.T) {
-	cases := []struct {
-		name string
-		v    int64
-	}{
+	cases := []valueCase[int64]{
 		{"zero", 0},
 		{"one", 1},
 		{"minus_one", -1},
@@ -46,32 +68,22 @@ func TestValueIntegers(t *testing.T) {
 		{"above_float_precision", 1<<53 + 1},
 		{"min_int64_plus_one", math.MinInt64 + 1},
 	}
-	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
-		table := freshTable(t, db, "val_int", "(id INTEGER PRIMARY KEY, v INTEGER)")
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				var typed int64
-				got, typ := roundTrip(t, db, table, "v", tc.v, &typed)
-				require.Equal(t, "integer", typ, "server-side type of %d", tc.v)
-				require.Equal(t, tc.v, typed, "typed Scan into int64")
-				require.Equal(t, tc.v, got, "Scan into any must give int64(%d)", tc.v)
+	forEachValue(t, "val_int", "INTEGER", cases, func(t *testing.T, db *sql.DB, table string, want, typed int64, got any, typ string) {
+		require.Equal(t, "integer", typ, "server-side type of %d", want)
+		require.Equal(t, want, typed, "typed Scan into int64")
+		require.Equal(t, want, got, "Scan into any must give int64(%d)", want)
 
-				// The server stored exactly this number (not a float
-				// approximation that happens to round-trip).
-				var text string
-				require.NoError(t, db.QueryRowContext(t.Context(),
-					"SELECT CAST(v AS TEXT) FROM "+table+" WHERE v = ?", tc.v).Scan(&text))
-				require.Equal(t, strconv.FormatInt(tc.v, 10), text, "decimal text of the stored integer")
-			})
-		}
+		// The server stored exactly this number (not a float
+		// approximation that happens to round-trip).
+		var text string
+		require.NoError(t, db.QueryRowContext(t.Context(),
+			"SELECT CAST(v AS TEXT) FROM "+table+" WHERE v = ?", want).Scan(&text))
+		require.Equal(t, strconv.FormatInt(want, 10), text, "decimal text of the stored integer")
 	})
 }
 
 func TestValueFloats(t *testing.T) {
-	cases := []struct {
-		name string
-		v    float64
-	}{
+	cases := []valueCase[float64]{
 		{"zero", 0},
 		{"negative_zero", math.Copysign(0, -1)},
 		{"one_and_half", 1.5},
@@ -88,29 +100,22 @@ func TestValueFloats(t *testing.T) {
 		{"minus_1e-308", -1e-308},
 		{"pi", math.Pi},
 	}
-	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
-		table := freshTable(t, db, "val_real", "(id INTEGER PRIMARY KEY, v REAL)")
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				var typed float64
-				got, typ := roundTrip(t, db, table, "v", tc.v, &typed)
-				require.Equal(t, "real", typ, "server-side type of %v", tc.v)
-				if tc.v == 0 {
-					// SQLite may store an integral REAL as an integer on
-					// disk, so the sign of -0.0 is not guaranteed to
-					// survive; the value must still be a float zero.
-					require.Zero(t, typed, "typed Scan")
-					require.IsType(t, float64(0), got, "Scan into any must give float64")
-					require.Zero(t, got.(float64))
-					return
-				}
-				require.Equal(t, math.Float64bits(tc.v), math.Float64bits(typed),
-					"typed Scan: want %v (%b), got %v", tc.v, tc.v, typed)
-				require.IsType(t, float64(0), got, "Scan into any must give float64, even for integral values")
-				require.Equal(t, math.Float64bits(tc.v), math.Float64bits(got.(float64)),
-					"Scan into any: want %v, got %v", tc.v, got)
-			})
+	forEachValue(t, "val_real", "REAL", cases, func(t *testing.T, _ *sql.DB, _ string, want, typed float64, got any, typ string) {
+		require.Equal(t, "real", typ, "server-side type of %v", want)
+		if want == 0 {
+			// SQLite may store an integral REAL as an integer on
+			// disk, so the sign of -0.0 is not guaranteed to
+			// survive; the value must still be a float zero.
+			require.Zero(t, typed, "typed Scan")
+			require.IsType(t, float64(0), got, "Scan into any must give float64")
+			require.Zero(t, got.(float64))
+			return
 		}
+		require.Equal(t, math.Float64bits(want), math.Float64bits(typed),
+			"typed Scan: want %v (%b), got %v", want, want, typed)
+		require.IsType(t, float64(0), got, "Scan into any must give float64, even for integral values")
+		require.Equal(t, math.Float64bits(want), math.Float64bits(got.(float64)),
+			"Scan into any: want %v, got %v", want, got)
 	})
 }
 
@@ -125,10 +130,7 @@ func allControlChars() string {
 
 func TestValueTexts(t *testing.T) {
 	hundredKB := strings.Repeat("0123456789abcdef\"\\\n\té€😀<>&", 100*1024/30+1)[:100*1024-3] + "end"
-	cases := []struct {
-		name string
-		v    string
-	}{
+	cases := []valueCase[string]{
 		{"empty", ""},
 		{"ascii", "hello, world"},
 		{"latin_and_cjk", "héllo wörld 日本語 Ελληνικά"},
@@ -144,26 +146,19 @@ func TestValueTexts(t *testing.T) {
 		{"sql_quote", "it's; DROP TABLE x; --"},
 		{"100KB", hundredKB},
 	}
-	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
-		table := freshTable(t, db, "val_text", "(id INTEGER PRIMARY KEY, v TEXT)")
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				var typed string
-				got, typ := roundTrip(t, db, table, "v", tc.v, &typed)
-				require.Equal(t, "text", typ, "server-side type")
-				require.True(t, typed == tc.v, "typed Scan: text differs (len want %d, got %d)", len(tc.v), len(typed))
-				s, ok := got.(string)
-				require.True(t, ok, "Scan into any must give string, got %T", got)
-				require.True(t, s == tc.v, "Scan into any: text differs (len want %d, got %d)", len(tc.v), len(s))
+	forEachValue(t, "val_text", "TEXT", cases, func(t *testing.T, db *sql.DB, table string, want, typed string, got any, typ string) {
+		require.Equal(t, "text", typ, "server-side type")
+		require.True(t, typed == want, "typed Scan: text differs (len want %d, got %d)", len(want), len(typed))
+		s, ok := got.(string)
+		require.True(t, ok, "Scan into any must give string, got %T", got)
+		require.True(t, s == want, "Scan into any: text differs (len want %d, got %d)", len(want), len(s))
 
-				// The server holds exactly these bytes.
-				var h string
-				require.NoError(t, db.QueryRowContext(t.Context(),
-					"SELECT hex(v) FROM "+table+" WHERE v = ?", tc.v).Scan(&h))
-				require.True(t, h == strings.ToUpper(hex.EncodeToString([]byte(tc.v))),
-					"server-side bytes differ from what was sent")
-			})
-		}
+		// The server holds exactly these bytes.
+		var h string
+		require.NoError(t, db.QueryRowContext(t.Context(),
+			"SELECT hex(v) FROM "+table+" WHERE v = ?", want).Scan(&h))
+		require.True(t, h == strings.ToUpper(hex.EncodeToString([]byte(want))),
+			"server-side bytes differ from what was sent")
 	})
 }
 
@@ -177,10 +172,7 @@ func TestValueBlobs(t *testing.T) {
 	for i := range allBytes {
 		allBytes[i] = byte(i)
 	}
-	cases := []struct {
-		name string
-		v    []byte
-	}{
+	cases := []valueCase[[]byte]{
 		{"empty", []byte{}},
 		{"one_zero_byte", []byte{0}},
 		{"all_byte_values", allBytes},
@@ -188,30 +180,23 @@ func TestValueBlobs(t *testing.T) {
 		{"base64_padding_lengths", []byte("ab")},
 		{"1MB", oneMB},
 	}
-	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
-		table := freshTable(t, db, "val_blob", "(id INTEGER PRIMARY KEY, v BLOB)")
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				var typed []byte
-				got, typ := roundTrip(t, db, table, "v", tc.v, &typed)
-				require.Equal(t, "blob", typ, "server-side type: an empty []byte is a blob, not NULL")
-				require.True(t, string(typed) == string(tc.v), "typed Scan: blob differs (len want %d, got %d)", len(tc.v), len(typed))
-				b, ok := got.([]byte)
-				require.True(t, ok, "Scan into any must give []byte, got %T", got)
-				require.True(t, string(b) == string(tc.v), "Scan into any: blob differs (len want %d, got %d)", len(tc.v), len(b))
+	forEachValue(t, "val_blob", "BLOB", cases, func(t *testing.T, db *sql.DB, table string, want, typed []byte, got any, typ string) {
+		require.Equal(t, "blob", typ, "server-side type: an empty []byte is a blob, not NULL")
+		require.True(t, string(typed) == string(want), "typed Scan: blob differs (len want %d, got %d)", len(want), len(typed))
+		b, ok := got.([]byte)
+		require.True(t, ok, "Scan into any must give []byte, got %T", got)
+		require.True(t, string(b) == string(want), "Scan into any: blob differs (len want %d, got %d)", len(want), len(b))
 
-				// The server holds exactly these bytes.
-				var n int64
-				var head, tail string
-				require.NoError(t, db.QueryRowContext(t.Context(),
-					"SELECT length(v), hex(substr(v, 1, 64)), hex(substr(v, -64, 64)) FROM "+table+" WHERE typeof(v) = 'blob' AND v = ?",
-					tc.v).Scan(&n, &head, &tail))
-				require.EqualValues(t, len(tc.v), n, "server-side length")
-				up := func(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }
-				require.Equal(t, up(tc.v[:min(64, len(tc.v))]), head, "server-side first bytes")
-				require.Equal(t, up(tc.v[max(0, len(tc.v)-64):]), tail, "server-side last bytes")
-			})
-		}
+		// The server holds exactly these bytes.
+		var n int64
+		var head, tail string
+		require.NoError(t, db.QueryRowContext(t.Context(),
+			"SELECT length(v), hex(substr(v, 1, 64)), hex(substr(v, -64, 64)) FROM "+table+" WHERE typeof(v) = 'blob' AND v = ?",
+			want).Scan(&n, &head, &tail))
+		require.EqualValues(t, len(want), n, "server-side length")
+		up := func(b []byte) string { return strings.ToUpper(hex.EncodeToString(b)) }
+		require.Equal(t, up(want[:min(64, len(want))]), head, "server-side first bytes")
+		require.Equal(t, up(want[max(0, len(want)-64):]), tail, "server-side last bytes")
 	})
 }
 
@@ -282,38 +267,20 @@ func TestValueNullColumns(t *testing.T) {
 // TestValueNullTypes round-trips the sql.Null* types, valid and not.
 func TestValueNullTypes(t *testing.T) {
 	when := time.Date(2023, 4, 5, 6, 7, 8, 9000, time.UTC)
-	type check func(t *testing.T, db *sql.DB, table string)
-	rt := func(col string, arg any, newDest func() any, want any) check {
-		return func(t *testing.T, db *sql.DB, table string) {
-			d := newDest()
-			roundTrip(t, db, table, col, arg, d)
-			require.Equal(t, want, deref(d), "Scan into %T", d)
-		}
-	}
 	cases := []struct {
 		name string
-		run  check
+		run  nullTypeCheck
 	}{
-		{"NullString_valid", rt("t", sql.NullString{String: "x", Valid: true},
-			func() any { return new(sql.NullString) }, sql.NullString{String: "x", Valid: true})},
-		{"NullString_null", rt("t", sql.NullString{},
-			func() any { return new(sql.NullString) }, sql.NullString{})},
-		{"NullInt64_valid", rt("i", sql.NullInt64{Int64: -42, Valid: true},
-			func() any { return new(sql.NullInt64) }, sql.NullInt64{Int64: -42, Valid: true})},
-		{"NullInt64_null", rt("i", sql.NullInt64{},
-			func() any { return new(sql.NullInt64) }, sql.NullInt64{})},
-		{"NullFloat64_valid", rt("r", sql.NullFloat64{Float64: 2.5, Valid: true},
-			func() any { return new(sql.NullFloat64) }, sql.NullFloat64{Float64: 2.5, Valid: true})},
-		{"NullFloat64_null", rt("r", sql.NullFloat64{},
-			func() any { return new(sql.NullFloat64) }, sql.NullFloat64{})},
-		{"NullTime_valid", rt("d", sql.NullTime{Time: when, Valid: true},
-			func() any { return new(sql.NullTime) }, sql.NullTime{Time: when, Valid: true})},
-		{"NullTime_null", rt("d", sql.NullTime{},
-			func() any { return new(sql.NullTime) }, sql.NullTime{})},
-		{"NullBool_valid", rt("i", sql.NullBool{Bool: true, Valid: true},
-			func() any { return new(sql.NullBool) }, sql.NullBool{Bool: true, Valid: true})},
-		{"NullInt32_valid", rt("i", sql.NullInt32{Int32: math.MinInt32, Valid: true},
-			func() any { return new(sql.NullInt32) }, sql.NullInt32{Int32: math.MinInt32, Valid: true})},
+		{"NullString_valid", nullTypeRoundTrip("t", sql.NullString{String: "x", Valid: true})},
+		{"NullString_null", nullTypeRoundTrip("t", sql.NullString{})},
+		{"NullInt64_valid", nullTypeRoundTrip("i", sql.NullInt64{Int64: -42, Valid: true})},
+		{"NullInt64_null", nullTypeRoundTrip("i", sql.NullInt64{})},
+		{"NullFloat64_valid", nullTypeRoundTrip("r", sql.NullFloat64{Float64: 2.5, Valid: true})},
+		{"NullFloat64_null", nullTypeRoundTrip("r", sql.NullFloat64{})},
+		{"NullTime_valid", nullTypeRoundTrip("d", sql.NullTime{Time: when, Valid: true})},
+		{"NullTime_null", nullTypeRoundTrip("d", sql.NullTime{})},
+		{"NullBool_valid", nullTypeRoundTrip("i", sql.NullBool{Bool: true, Valid: true})},
+		{"NullInt32_valid", nullTypeRoundTrip("i", sql.NullInt32{Int32: math.MinInt32, Valid: true})},
 	}
 	forEachVariant(t, func(t *testing.T, db *sql.DB, _ testmatrix.Variant) {
 		table := freshTable(t, db, "val_nulltypes", "(id INTEGER PRIMARY KEY, i INTEGER, r REAL, t TEXT, d DATETIME)")
@@ -323,23 +290,17 @@ func TestValueNullTypes(t *testing.T) {
 	})
 }
 
-// deref returns *p for the pointer types the tests scan into.
-func deref(p any) any {
-	switch p := p.(type) {
-	case *sql.NullString:
-		return *p
-	case *sql.NullInt64:
-		return *p
-	case *sql.NullInt32:
-		return *p
-	case *sql.NullFloat64:
-		return *p
-	case *sql.NullTime:
-		return *p
-	case *sql.NullBool:
-		return *p
+// nullTypeCheck is a case of TestValueNullTypes.
+type nullTypeCheck func(t *testing.T, db *sql.DB, table string)
+
+// nullTypeRoundTrip stores v in column col and scans it back into a T,
+// which must equal v.
+func nullTypeRoundTrip[T any](col string, v T) nullTypeCheck {
+	return func(t *testing.T, db *sql.DB, table string) {
+		var d T
+		roundTrip(t, db, table, col, v, &d)
+		require.Equal(t, v, d, "Scan into %T", &d)
 	}
-	panic("deref: unexpected type")
 }
 
 // TestSQLTextEncoding sends SQL texts and column names with characters that
