@@ -126,6 +126,31 @@ func wsOne(t testing.TB, conn *session.Conn, sql string) string {
 	return rows[0][0]
 }
 
+// wsCursor runs a query through a cursor on conn and calls row with each
+// row as it comes; an error entry fails the test, and so does a cursor
+// that does not close cleanly.
+func wsCursor(t testing.TB, ctx context.Context, conn *session.Conn, sql string, row func([]codec.Value)) {
+	t.Helper()
+	cur, err := conn.OpenCursor(ctx, []codec.BatchStep{{Stmt: codec.Stmt{WantRows: true, SQL: sql}}})
+	require.NoError(t, err)
+	defer cur.Close()
+	var e codec.CursorEntry
+	for {
+		err := cur.Next(&e)
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		switch e.Type {
+		case codec.EntryRow:
+			row(e.Row)
+		case codec.EntryStepError, codec.EntryError:
+			t.Fatalf("entry %+v", e)
+		}
+	}
+	require.NoError(t, cur.Close())
+}
+
 // TestWSConnectionState: a stream keeps its connection state from one
 // statement to the next: a PRAGMA holds on its stream while another stream
 // on the same socket sees the default, and last_insert_rowid() and
@@ -207,28 +232,15 @@ func TestWSCursor(t *testing.T) {
 		// Held, the cursor runs on the stream (fetch_cursor), not on a
 		// side cursor (TestWSSideCursor).
 		conn.Hold()
-		cur, err := conn.OpenCursor(context.Background(), []codec.BatchStep{{Stmt: codec.Stmt{WantRows: true, SQL: fmt.Sprintf(
-			`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) SELECT i, 'name-' || i FROM c`, n)}}})
-		require.NoError(t, err)
-		var e codec.CursorEntry
 		rows, sum := 0, int64(0)
 		var last string
-		for {
-			err := cur.Next(&e)
-			if err == io.EOF {
-				break
-			}
-			require.NoError(t, err)
-			switch e.Type {
-			case codec.EntryRow:
+		wsCursor(t, context.Background(), conn, fmt.Sprintf(
+			`WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) SELECT i, 'name-' || i FROM c`, n),
+			func(row []codec.Value) {
 				rows++
-				sum += e.Row[0].Int
-				last = string(e.Row[1].Bytes)
-			case codec.EntryStepError, codec.EntryError:
-				t.Fatalf("entry %+v", e)
-			}
-		}
-		require.NoError(t, cur.Close())
+				sum += row[0].Int
+				last = string(row[1].Bytes)
+			})
 		require.Equal(t, n, rows)
 		require.Equal(t, int64(n)*(n+1)/2, sum)
 		require.Equal(t, fmt.Sprint("name-", n), last)
@@ -568,30 +580,15 @@ func TestWSSideCursor(t *testing.T) {
 		// and checks every row.
 		scan := func(extra string, want int64) {
 			t.Helper()
-			cur, err := conn.OpenCursor(context.Background(), []codec.BatchStep{{Stmt: codec.Stmt{WantRows: true,
-				SQL: "SELECT id, v" + extra + " FROM side ORDER BY id"}}})
-			require.NoError(t, err)
-			defer cur.Close()
-			var e codec.CursorEntry
 			rows := 0
-			for {
-				err := cur.Next(&e)
-				if err == io.EOF {
-					break
+			wsCursor(t, context.Background(), conn, "SELECT id, v"+extra+" FROM side ORDER BY id", func(row []codec.Value) {
+				rows++
+				require.Equal(t, int64(rows), row[0].Int)
+				require.Equal(t, fmt.Sprint("v", rows), string(row[1].Bytes))
+				if extra != "" {
+					require.Equal(t, want, row[2].Int, "%s", extra)
 				}
-				require.NoError(t, err)
-				switch e.Type {
-				case codec.EntryRow:
-					rows++
-					require.Equal(t, int64(rows), e.Row[0].Int)
-					require.Equal(t, fmt.Sprint("v", rows), string(e.Row[1].Bytes))
-					if extra != "" {
-						require.Equal(t, want, e.Row[2].Int, "%s", extra)
-					}
-				case codec.EntryStepError, codec.EntryError:
-					t.Fatalf("entry %+v", e)
-				}
-			}
+			})
 			require.Equal(t, n, rows)
 		}
 
