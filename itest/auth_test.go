@@ -84,11 +84,7 @@ func authOpen(t testing.TB, url string, variant testmatrix.Variant, token string
 	require.NoError(t, err)
 	cfg.AuthToken = token
 	cfg.Timeout = 30 * time.Second
-	c, err := libsql.NewConnector(cfg)
-	require.NoError(t, err)
-	db := sql.OpenDB(c)
-	t.Cleanup(func() { _ = db.Close() })
-	return db
+	return openConnector(t, cfg)
 }
 
 // relClasses are the errors.Is classes an HTTP-level error may fall in:
@@ -165,7 +161,7 @@ func TestAuth(t *testing.T) {
 					require.NoError(t, tx.Commit(), name)
 				}
 				require.EqualValues(t, 4, countRows(t, rw, table))
-				require.EqualValues(t, 3, countRowsWhere(t, rw, table, "v LIKE '%+tx'"))
+				require.EqualValues(t, 3, countWhere(t, rw, table, "v LIKE '%+tx'"))
 			})
 
 			t.Run("read_only_token", func(t *testing.T) {
@@ -274,12 +270,4 @@ func TestAuth(t *testing.T) {
 			}
 		})
 	}
-}
-
-// countRowsWhere returns SELECT count(*) FROM table WHERE cond.
-func countRowsWhere(t testing.TB, q rowQueryer, table, cond string) int64 {
-	t.Helper()
-	var n int64
-	require.NoError(t, q.QueryRowContext(context.Background(), "SELECT count(*) FROM "+table+" WHERE "+cond).Scan(&n))
-	return n
 }

@@ -159,10 +159,8 @@ func TestContextCancelInFlight(t *testing.T) {
 			cfg := libsql.NewConfig()
 			cfg.URL = serverURL
 			cfg.Codec = variant.Codec
-			connector, err := libsql.NewConnector(cfg, libsql.WithRoundTripper(rt))
-			require.NoError(t, err)
-			db := sql.OpenDB(connector)
-			t.Cleanup(func() { _ = db.Close(); base.CloseIdleConnections() })
+			t.Cleanup(base.CloseIdleConnections)
+			db := openConnector(t, cfg, libsql.WithRoundTripper(rt))
 			table := freshTable(t, db, "ctx_flight", "(id INTEGER PRIMARY KEY, v TEXT)")
 
 			// cancelWhenEntered cancels once the next POST is held.

@@ -66,8 +66,7 @@ func TestDeferredExec(t *testing.T) {
 				defer tx.Rollback()
 				var r sql.Result
 				requests(t, 0, func() {
-					_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('a')")
-					require.NoError(t, err)
+					mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('a')")
 					r, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('b')")
 					require.NoError(t, err)
 				})
@@ -89,8 +88,7 @@ func TestDeferredExec(t *testing.T) {
 				mustExec(t, db, "INSERT INTO "+table+" (v) VALUES ('taken')")
 				tx, err := db.BeginTx(ctx, nil)
 				require.NoError(t, err)
-				_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('fresh')")
-				require.NoError(t, err)
+				mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('fresh')")
 				dup, err := tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('taken')")
 				require.NoError(t, err, "queued: the constraint error comes later")
 				after, err := tx.ExecContext(ctx, "INSERT INTO "+other+" (x) VALUES (1)")
@@ -120,8 +118,7 @@ func TestDeferredExec(t *testing.T) {
 				tx, err := db.BeginTx(ctx, nil)
 				require.NoError(t, err)
 				for _, v := range []string{"a", "taken", "b"} {
-					_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)", v)
-					require.NoError(t, err)
+					mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES (?)", v)
 				}
 				// The batch of the queue and COMMIT fails half-way, which
 				// leaves the transaction open on the connection's stream:
@@ -138,10 +135,8 @@ func TestDeferredExec(t *testing.T) {
 				table := newTable(t)
 				tx, err := db.BeginTx(ctx, nil)
 				require.NoError(t, err)
-				_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('a')")
-				require.NoError(t, err)
-				_, err = tx.ExecContext(ctx, "INSERT INTO no_such_table_anywhere (v) VALUES ('a')")
-				require.NoError(t, err)
+				mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('a')")
+				mustExec(t, tx, "INSERT INTO no_such_table_anywhere (v) VALUES ('a')")
 				err = tx.Commit()
 				require.ErrorIs(t, err, libsql.ErrTxLost)
 				require.Zero(t, countRows(t, db, table))
@@ -170,8 +165,7 @@ func TestDeferredExec(t *testing.T) {
 				require.NoError(t, err)
 				_, err = r.RowsAffected() // sends it
 				require.NoError(t, err)
-				_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('b')")
-				require.NoError(t, err)
+				mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('b')")
 				require.NoError(t, tx.Rollback())
 				require.Zero(t, countRows(t, db, table))
 			})
@@ -181,8 +175,7 @@ func TestDeferredExec(t *testing.T) {
 				tx, err := db.BeginTx(ctx, nil)
 				require.NoError(t, err)
 				buf := []byte("original")
-				_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v, b) VALUES ('a', ?)", buf)
-				require.NoError(t, err)
+				mustExec(t, tx, "INSERT INTO "+table+" (v, b) VALUES ('a', ?)", buf)
 				copy(buf, "CLOBBER!")
 				require.NoError(t, tx.Commit())
 				var got []byte
@@ -194,15 +187,13 @@ func TestDeferredExec(t *testing.T) {
 				table := newTable(t)
 				tx, err := db.BeginTx(ctx, nil)
 				require.NoError(t, err)
-				_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('q')")
-				require.NoError(t, err)
+				mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('q')")
 				// The queue, then the script as one execute, which sqld refuses
 				// with SQL_MANY_STATEMENTS before running anything, then as a
 				// sequence: the same two requests a script costs without
 				// deferral, plus the queue's.
 				requests(t, 3, func() {
-					_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('s1'); INSERT INTO "+table+" (v) VALUES ('s2')")
-					require.NoError(t, err)
+					mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('s1'); INSERT INTO "+table+" (v) VALUES ('s2')")
 				})
 				require.NoError(t, tx.Commit())
 				require.EqualValues(t, 3, countRows(t, db, table))
@@ -214,8 +205,7 @@ func TestDeferredExec(t *testing.T) {
 					tx, err := db.BeginTx(libsql.WithDeferredExec(ctx, false), nil)
 					require.NoError(t, err)
 					for _, v := range []string{"a", "b"} {
-						_, err := tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)", v)
-						require.NoError(t, err)
+						mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES (?)", v)
 					}
 					require.NoError(t, tx.Commit())
 				})
@@ -245,8 +235,7 @@ func TestDeferredExecByContext(t *testing.T) {
 			tx, err := db.BeginTx(libsql.WithDeferredExec(ctx, true), nil)
 			require.NoError(t, err)
 			for i := range 10 {
-				_, err := tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)", i)
-				require.NoError(t, err)
+				mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES (?)", i)
 			}
 			require.NoError(t, tx.Commit())
 			require.EqualValues(t, 1, ct.posts.Load()-before, "BEGIN, 10 INSERTs, COMMIT and close in one request")
@@ -258,8 +247,7 @@ func TestDeferredExecByContext(t *testing.T) {
 			before = ct.posts.Load()
 			tx, err = db.BeginTx(ctx, nil)
 			require.NoError(t, err)
-			_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (1)")
-			require.NoError(t, err)
+			mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES (1)")
 			_, err = tx.ExecContext(ctx, "INSERT INTO "+table+" (id, v) VALUES (1, 1)")
 			require.Error(t, err, "reported at once")
 			require.False(t, errors.Is(err, libsql.ErrTxLost))

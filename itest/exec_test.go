@@ -227,17 +227,8 @@ func TestScripts(t *testing.T) {
 			_, err := db.ExecContext(t.Context(), script)
 			require.Error(t, err)
 			require.ErrorIs(t, err, libsql.ErrConstraint)
-			var ids []int64
-			rows, err := db.QueryContext(t.Context(), "SELECT id FROM "+table+" ORDER BY id")
-			require.NoError(t, err)
-			defer rows.Close()
-			for rows.Next() {
-				var id int64
-				require.NoError(t, rows.Scan(&id))
-				ids = append(ids, id)
-			}
-			require.NoError(t, rows.Err())
-			require.Equal(t, []int64{1}, ids, "statements before the error applied, those after it did not")
+			require.Equal(t, []int64{1}, queryColumn[int64](t, db, "SELECT id FROM "+table+" ORDER BY id"),
+				"statements before the error applied, those after it did not")
 		})
 		t.Run("syntax_error_runs_nothing", func(t *testing.T) {
 			table := scratchName(t, db, "script_syntax")

@@ -35,16 +35,6 @@ func forEachVariantParallel(t *testing.T, fn func(t *testing.T, variant testmatr
 	}
 }
 
-// openDB opens a database on baseURL through the variant, with the extra
-// DSN params, closed when the test ends.
-func openDB(t testing.TB, baseURL string, variant testmatrix.Variant, params ...string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("libsql", variant.DSN(baseURL, params...))
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = db.Close() })
-	return db
-}
-
 // requireLibsqlError asserts that err is a *libsql.Error and returns it.
 func requireLibsqlError(t testing.TB, err error) *libsql.Error {
 	t.Helper()
@@ -64,16 +54,6 @@ func requireDeadline(t testing.TB, err error) *libsql.Error {
 		return le
 	}
 	return nil
-}
-
-// countWhere returns SELECT count(*) FROM table WHERE cond.
-func countWhere(t testing.TB, db *sql.DB, table, cond string, args ...any) int64 {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	var n int64
-	require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table+" WHERE "+cond, args...).Scan(&n))
-	return n
 }
 
 // poolWorks runs 32 queries from 8 goroutines through db; all must succeed.
@@ -264,6 +244,16 @@ func TestFaultsCutMidResponse(t *testing.T) {
 					e.fp.addCut(t, "cut", cutAfter, mode == "rst")
 					return openDB(t, e.fp.url, variant) // new connections: the cut counts from 0
 				}
+				// cutTx begins a transaction on a cutDB of a cutEnv of its
+				// own and writes v to the scratch table in it.
+				cutTx := func(t *testing.T, v string) (*cutEnv, *sql.Tx) {
+					e := newCutEnv(t, variant)
+					tx, err := cutDB(t, e).BeginTx(ctx, nil)
+					require.NoError(t, err)
+					_, err = tx.ExecContext(ctx, "INSERT INTO "+e.scratch+" (v) VALUES ('"+v+"')")
+					require.NoError(t, err)
+					return e, tx
+				}
 
 				t.Run("reads", func(t *testing.T) {
 					e := newCutEnv(t, variant)
@@ -301,12 +291,7 @@ func TestFaultsCutMidResponse(t *testing.T) {
 				})
 
 				t.Run("transaction_pipeline", func(t *testing.T) {
-					e := newCutEnv(t, variant)
-					db := cutDB(t, e)
-					tx, err := db.BeginTx(ctx, nil)
-					require.NoError(t, err)
-					_, err = tx.ExecContext(ctx, "INSERT INTO "+e.scratch+" (v) VALUES ('tx')")
-					require.NoError(t, err)
+					e, tx := cutTx(t, "tx")
 					rows, err := tx.QueryContext(ctx, fmt.Sprintf(cutSmallSQL, e.table))
 					_, _, err = scanIDs(rows, err)
 					require.ErrorIs(t, err, libsql.ErrTxLost, "a cut response ends the transaction")
@@ -318,12 +303,7 @@ func TestFaultsCutMidResponse(t *testing.T) {
 				})
 
 				t.Run("transaction_cursor", func(t *testing.T) {
-					e := newCutEnv(t, variant)
-					db := cutDB(t, e)
-					tx, err := db.BeginTx(ctx, nil)
-					require.NoError(t, err)
-					_, err = tx.ExecContext(ctx, "INSERT INTO "+e.scratch+" (v) VALUES ('tx-1')")
-					require.NoError(t, err)
+					e, tx := cutTx(t, "tx-1")
 					rows, err := tx.QueryContext(ctx, fmt.Sprintf(cutAllSQL, e.table))
 					n, inOrder, err := scanIDs(rows, err)
 					require.Error(t, err, "a cut cursor must not look complete (%d of %d rows)", n, cutTotal)

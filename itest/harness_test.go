@@ -154,16 +154,23 @@ func dsn(variant testmatrix.Variant, params ...string) string {
 	return variant.DSN(serverURL, params...)
 }
 
+// openDB opens a database on baseURL through the variant, with the extra
+// DSN params, closed when the test ends.
+func openDB(t testing.TB, baseURL string, variant testmatrix.Variant, params ...string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("libsql", variant.DSN(baseURL, params...))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
 // forEachVariant runs fn as a subtest per variant (transport and codec),
 // with a *sql.DB on the shared server that is closed when the subtest ends.
 func forEachVariant(t *testing.T, fn func(t *testing.T, db *sql.DB, variant testmatrix.Variant)) {
 	t.Helper()
 	for _, variant := range variants {
 		t.Run(variant.Name, func(t *testing.T) {
-			db, err := sql.Open("libsql", dsn(variant))
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = db.Close() })
-			fn(t, db, variant)
+			fn(t, openDB(t, serverURL, variant), variant)
 		})
 	}
 }
@@ -186,13 +193,7 @@ func freshTable(t testing.TB, db *sql.DB, name, schema string) string {
 	defer cancel()
 	_, err := db.ExecContext(ctx, "CREATE TABLE "+table+" "+schema)
 	require.NoError(t, err, "create table %s", table)
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if _, err := db.ExecContext(ctx, "DROP TABLE IF EXISTS "+table); err != nil {
-			t.Logf("drop table %s: %v", table, err)
-		}
-	})
+	dropAtEnd(t, db, table)
 	return table
 }
 

@@ -114,10 +114,7 @@ func countingDB(t testing.TB, url string, variant testmatrix.Variant, params ...
 	cfg, err := libsql.ParseDSN(url + "?" + strings.Join(append([]string{"codec=" + variant.Codec}, params...), "&"))
 	require.NoError(t, err)
 	ct := &countingTransport{}
-	conn, err := libsql.NewConnector(cfg, libsql.WithRoundTripper(ct))
-	require.NoError(t, err)
-	db := sql.OpenDB(conn)
-	t.Cleanup(func() { db.Close() })
+	db := openConnector(t, cfg, libsql.WithRoundTripper(ct))
 	require.NoError(t, db.Ping())
 	return db, ct
 }
@@ -210,18 +207,7 @@ func TestCursorPath(t *testing.T) {
 			}) {
 				rows, err := q.QueryContext(ctx, "SELECT id, v FROM "+table+" ORDER BY id")
 				require.NoError(t, err)
-				defer rows.Close()
-				i := 0
-				for rows.Next() {
-					var id int
-					var v string
-					require.NoError(t, rows.Scan(&id, &v))
-					i++
-					require.Equal(t, i, id)
-					require.Equal(t, fmt.Sprintf("%080d", i), v)
-				}
-				require.NoError(t, rows.Err())
-				require.Equal(t, n, i)
+				requireNumberedRows(t, rows, n, func(id int) string { return fmt.Sprintf("%080d", id) })
 			}
 			scan(db)
 			v, ok := ct.paths.Load(cursorPath(c))

@@ -114,11 +114,7 @@ func TestProxy(t *testing.T) {
 				cfg, err := libsql.ParseDSN(tt.dsn)
 				require.NoError(t, err)
 				cfg.Proxy, cfg.TLSConfig, cfg.Timeout = proxy, trusted, 20*time.Second
-				c, err := libsql.NewConnector(cfg)
-				require.NoError(t, err)
-				db := sql.OpenDB(c)
-				t.Cleanup(func() { _ = db.Close() })
-				return db
+				return openConnector(t, cfg)
 			}
 			before := p.requests(t)
 			db := open(p.url(true))

@@ -70,8 +70,7 @@ func TestSettingsPersist(t *testing.T) {
 		err = rebuild()
 		require.True(t, errors.Is(err, libsql.ErrConstraint), "with foreign keys on: %v", err)
 
-		_, err = conn.ExecContext(t.Context(), "PRAGMA foreign_keys = OFF")
-		require.NoError(t, err)
+		mustExec(t, conn, "PRAGMA foreign_keys = OFF")
 		for range 3 {
 			require.Equal(t, 0, foreignKeys(t, conn), "the setting holds on later statements")
 		}
@@ -80,8 +79,7 @@ func TestSettingsPersist(t *testing.T) {
 		require.NoError(t, rebuild(), "foreign keys are off inside the transaction too")
 		require.Equal(t, 0, foreignKeys(t, conn))
 
-		_, err = conn.ExecContext(t.Context(), "PRAGMA foreign_keys = ON")
-		require.NoError(t, err)
+		mustExec(t, conn, "PRAGMA foreign_keys = ON")
 		require.Equal(t, 1, foreignKeys(t, conn))
 		_, err = conn.ExecContext(t.Context(), "INSERT INTO "+child+" (id, parent_id) VALUES (3, 98)")
 		require.True(t, errors.Is(err, libsql.ErrConstraint), "foreign keys are on again: %v", err)
@@ -90,8 +88,7 @@ func TestSettingsPersist(t *testing.T) {
 		other, err := db.Conn(t.Context())
 		require.NoError(t, err)
 		defer other.Close()
-		_, err = conn.ExecContext(t.Context(), "PRAGMA foreign_keys = OFF")
-		require.NoError(t, err)
+		mustExec(t, conn, "PRAGMA foreign_keys = OFF")
 		require.Equal(t, 1, foreignKeys(t, other))
 	})
 }
@@ -120,8 +117,7 @@ func TestDSNPragma(t *testing.T) {
 			conn, err := db.Conn(t.Context())
 			require.NoError(t, err)
 			defer conn.Close()
-			_, err = conn.ExecContext(t.Context(), "PRAGMA foreign_keys = ON")
-			require.NoError(t, err)
+			mustExec(t, conn, "PRAGMA foreign_keys = ON")
 			require.Equal(t, 1, foreignKeys(t, conn))
 
 			// A setting sqld refuses is the error of every statement.
@@ -183,13 +179,13 @@ func TestBusyRetry(t *testing.T) {
 			_, err = open(url).ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('retried')")
 			require.NoError(t, err, "retried until it got through")
 			require.EqualValues(t, 3, refused.Load())
-			require.EqualValues(t, 1, countRowsWhere(t, db, table, "v = 'retried'"), "applied once")
+			require.EqualValues(t, 1, countWhere(t, db, table, "v = 'retried'"), "applied once")
 
 			url, refused = busyProxy(t, c, "'unretried'", 1)
 			_, err = open(url, "busyTimeout=0").ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('unretried')")
 			require.True(t, errors.Is(err, libsql.ErrBusy), "%v", err)
 			require.EqualValues(t, 1, refused.Load())
-			require.Zero(t, countRowsWhere(t, db, table, "v = 'unretried'"))
+			require.Zero(t, countWhere(t, db, table, "v = 'unretried'"))
 
 			url, refused = busyProxy(t, c, "'bounded'", 1000)
 			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)

@@ -34,10 +34,8 @@ func TestSQLTransactions(t *testing.T) {
 
 		t.Run("commit", func(t *testing.T) {
 			c := pin(t)
-			_, err := c.ExecContext(ctx, "BEGIN IMMEDIATE")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('commit')")
-			require.NoError(t, err)
+			mustExec(t, c, "BEGIN IMMEDIATE")
+			mustExec(t, c, "INSERT INTO "+table+" (v) VALUES ('commit')")
 			// The statements run on the transaction's stream: its
 			// connection state is there, over HTTP too.
 			var id, changes int64
@@ -45,66 +43,62 @@ func TestSQLTransactions(t *testing.T) {
 			require.NotZero(t, id)
 			require.EqualValues(t, 1, changes)
 			require.Zero(t, count(t, "v = 'commit'"), "another connection sees the row before COMMIT")
-			_, err = c.ExecContext(ctx, "COMMIT")
-			require.NoError(t, err)
+			mustExec(t, c, "COMMIT")
 			require.EqualValues(t, 1, count(t, "v = 'commit'"))
 			// The connection carries on after the transaction.
-			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('after')")
-			require.NoError(t, err)
+			mustExec(t, c, "INSERT INTO "+table+" (v) VALUES ('after')")
 			require.EqualValues(t, 1, count(t, "v = 'after'"))
 		})
 
-		t.Run("rollback_behind_a_comment", func(t *testing.T) {
-			c := pin(t)
-			_, err := c.ExecContext(ctx, "-- note\nbegin immediate")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('rolled back')")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "/* note */ ROLLBACK")
-			require.NoError(t, err)
-			require.Zero(t, count(t, "v = 'rolled back'"))
-		})
+		// Statements that all succeed, run in order on a pinned
+		// connection, and the rows they leave (count per condition).
+		for _, tc := range []struct {
+			name  string
+			stmts []string
+			want  map[string]int64
+		}{
+			{"rollback_behind_a_comment", []string{
+				"-- note\nbegin immediate",
+				"INSERT INTO " + table + " (v) VALUES ('rolled back')",
+				"/* note */ ROLLBACK",
+			}, map[string]int64{"v = 'rolled back'": 0}},
+			{"savepoint", []string{
+				"SAVEPOINT outer_sp",
+				"INSERT INTO " + table + " (v) VALUES ('outer')",
+				"SAVEPOINT inner_sp",
+				"INSERT INTO " + table + " (v) VALUES ('inner')",
+				"ROLLBACK TO inner_sp",
+				"RELEASE outer_sp",
+			}, map[string]int64{"v = 'outer'": 1, "v = 'inner'": 0}},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				c := pin(t)
+				for _, stmt := range tc.stmts {
+					mustExec(t, c, stmt)
+				}
+				for where, n := range tc.want {
+					require.Equal(t, n, count(t, where), "rows where %s", where)
+				}
+			})
+		}
 
 		t.Run("failed_statement_keeps_it", func(t *testing.T) {
 			c := pin(t)
-			_, err := c.ExecContext(ctx, "BEGIN")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('kept')")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('kept')")
+			mustExec(t, c, "BEGIN")
+			mustExec(t, c, "INSERT INTO "+table+" (v) VALUES ('kept')")
+			_, err := c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('kept')")
 			requireClass(t, err, libsql.ErrConstraint, libsql.ErrUniqueViolation)
 			require.NotErrorIs(t, err, libsql.ErrTxLost)
-			_, err = c.ExecContext(ctx, "COMMIT")
-			require.NoError(t, err)
+			mustExec(t, c, "COMMIT")
 			require.EqualValues(t, 1, count(t, "v = 'kept'"))
-		})
-
-		t.Run("savepoint", func(t *testing.T) {
-			c := pin(t)
-			_, err := c.ExecContext(ctx, "SAVEPOINT outer_sp")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('outer')")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "SAVEPOINT inner_sp")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('inner')")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "ROLLBACK TO inner_sp")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "RELEASE outer_sp")
-			require.NoError(t, err)
-			require.EqualValues(t, 1, count(t, "v = 'outer'"))
-			require.Zero(t, count(t, "v = 'inner'"))
 		})
 
 		t.Run("begin_tx_refused_inside", func(t *testing.T) {
 			c := pin(t)
-			_, err := c.ExecContext(ctx, "BEGIN")
-			require.NoError(t, err)
-			_, err = c.BeginTx(ctx, nil)
+			mustExec(t, c, "BEGIN")
+			_, err := c.BeginTx(ctx, nil)
 			require.Error(t, err)
-			_, err = c.ExecContext(ctx, "ROLLBACK")
-			require.NoError(t, err)
+			mustExec(t, c, "ROLLBACK")
 			tx, err := c.BeginTx(ctx, nil)
 			require.NoError(t, err, "BeginTx once the SQL transaction is over")
 			require.NoError(t, tx.Rollback())
@@ -117,10 +111,8 @@ func TestSQLTransactions(t *testing.T) {
 			// for it (busyTimeout=0) gets through.
 			c, err := db.Conn(ctx)
 			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "BEGIN IMMEDIATE")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('left open')")
-			require.NoError(t, err)
+			mustExec(t, c, "BEGIN IMMEDIATE")
+			mustExec(t, c, "INSERT INTO "+table+" (v) VALUES ('left open')")
 			require.NoError(t, c.Close())
 
 			other, err := sql.Open("libsql", dsn(variant, "busyTimeout=0"))
@@ -130,10 +122,8 @@ func TestSQLTransactions(t *testing.T) {
 			require.NoError(t, err, "the write lock outlived the connection")
 			require.Zero(t, count(t, "v = 'left open'"))
 			// And a pooled BEGIN on *sql.DB cannot leak either.
-			_, err = db.ExecContext(ctx, "BEGIN IMMEDIATE")
-			require.NoError(t, err)
-			_, err = other.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('after a pooled BEGIN')")
-			require.NoError(t, err)
+			mustExec(t, db, "BEGIN IMMEDIATE")
+			mustExec(t, other, "INSERT INTO "+table+" (v) VALUES ('after a pooled BEGIN')")
 		})
 	})
 }
@@ -160,10 +150,8 @@ func TestSQLTransactionStreamExpires(t *testing.T) {
 			c, err := db.Conn(ctx)
 			require.NoError(t, err)
 			defer c.Close()
-			_, err = c.ExecContext(ctx, "BEGIN")
-			require.NoError(t, err)
-			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('lost')")
-			require.NoError(t, err)
+			mustExec(t, c, "BEGIN")
+			mustExec(t, c, "INSERT INTO "+table+" (v) VALUES ('lost')")
 			time.Sleep(idle)
 			_, err = c.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES ('after')")
 			requireClass(t, err, libsql.ErrTxLost)

@@ -198,23 +198,6 @@ func TestTimeInSQL(t *testing.T) {
 	})
 }
 
-// timeLabels runs a query whose rows are one TEXT label each and returns the
-// labels in row order.
-func timeLabels(t *testing.T, db *sql.DB, query string, args ...any) []string {
-	t.Helper()
-	rows, err := db.QueryContext(t.Context(), query, args...)
-	require.NoError(t, err, "query %q", query)
-	defer rows.Close()
-	labels := []string{}
-	for rows.Next() {
-		var l string
-		require.NoError(t, rows.Scan(&l))
-		labels = append(labels, l)
-	}
-	require.NoError(t, rows.Err())
-	return labels
-}
-
 // TestTimeOrder stores times a nanosecond, a microsecond, a millisecond or
 // a second apart (in shuffled order and in several zones) and checks that
 // SQLite's text comparison of the stored values is time order: ORDER BY, >,
@@ -280,18 +263,18 @@ func TestTimeOrder(t *testing.T) {
 				}
 				sel := "SELECT label FROM " + table + " WHERE grp = ? "
 				require.Equal(t, want(func(time.Time) bool { return true }),
-					timeLabels(t, db, sel+"ORDER BY d", tc.name), "ORDER BY d")
+					queryColumn[string](t, db, sel+"ORDER BY d", tc.name), "ORDER BY d")
 				require.Equal(t, want(func(time.Time) bool { return true }),
-					timeLabels(t, db, sel+"ORDER BY julianday(d), d", tc.name), "ORDER BY agrees with julianday")
+					queryColumn[string](t, db, sel+"ORDER BY julianday(d), d", tc.name), "ORDER BY agrees with julianday")
 				for _, p := range tc.times {
-					require.Equal(t, want(p.Before), timeLabels(t, db, sel+"AND d > ? ORDER BY d", tc.name, p), "d > %v", p)
+					require.Equal(t, want(p.Before), queryColumn[string](t, db, sel+"AND d > ? ORDER BY d", tc.name, p), "d > %v", p)
 					require.Equal(t, want(func(x time.Time) bool { return !x.After(p) }),
-						timeLabels(t, db, sel+"AND d <= ? ORDER BY d", tc.name, p), "d <= %v", p)
+						queryColumn[string](t, db, sel+"AND d <= ? ORDER BY d", tc.name, p), "d <= %v", p)
 				}
 				for _, lo := range tc.times {
 					for _, hi := range tc.times {
 						require.Equal(t, want(func(x time.Time) bool { return !x.Before(lo) && !x.After(hi) }),
-							timeLabels(t, db, sel+"AND d BETWEEN ? AND ? ORDER BY d", tc.name, lo, hi),
+							queryColumn[string](t, db, sel+"AND d BETWEEN ? AND ? ORDER BY d", tc.name, lo, hi),
 							"d BETWEEN %v AND %v", lo, hi)
 					}
 				}
@@ -350,18 +333,18 @@ func TestTimeOrderWithSQLite(t *testing.T) {
 			require.Equal(t, []string{
 				"sqlite_-1s_datetime", "go_-1ms", "sqlite_+0s_datetime", "go_+1ns", "go_+499ms", "sqlite_+0.5s_%f",
 				"go_+501ms", "go_+1s", "go_+1.999999999s", "sqlite_+2s_%f",
-			}, timeLabels(t, db, "SELECT label FROM "+table+" ORDER BY d"), "ORDER BY d")
+			}, queryColumn[string](t, db, "SELECT label FROM "+table+" ORDER BY d"), "ORDER BY d")
 			require.Equal(t, []string{"go_+1ns", "go_+499ms", "sqlite_+0.5s_%f", "go_+501ms"},
-				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d > ? AND d < ? ORDER BY d", base, base.Add(time.Second)),
+				queryColumn[string](t, db, "SELECT label FROM "+table+" WHERE d > ? AND d < ? ORDER BY d", base, base.Add(time.Second)),
 				"strictly inside the second after base")
 			require.Equal(t, []string{"sqlite_+0s_datetime", "go_+1ns", "go_+499ms", "sqlite_+0.5s_%f", "go_+501ms", "go_+1s"},
-				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d BETWEEN ? AND ? ORDER BY d", base, base.Add(time.Second)),
+				queryColumn[string](t, db, "SELECT label FROM "+table+" WHERE d BETWEEN ? AND ? ORDER BY d", base, base.Add(time.Second)),
 				"BETWEEN takes both whole seconds, SQLite's and the driver's")
 			require.Equal(t, []string{"sqlite_-1s_datetime", "go_-1ms", "sqlite_+0s_datetime"},
-				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d <= datetime(?) ORDER BY d", base),
+				queryColumn[string](t, db, "SELECT label FROM "+table+" WHERE d <= datetime(?) ORDER BY d", base),
 				"compared with SQLite's datetime() of a time.Time argument")
 			require.Equal(t, []string{"go_+1.999999999s", "sqlite_+2s_%f"},
-				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d > datetime(?, '+1 second') ORDER BY d", base),
+				queryColumn[string](t, db, "SELECT label FROM "+table+" WHERE d > datetime(?, '+1 second') ORDER BY d", base),
 				"compared with SQLite's date arithmetic")
 		})
 		t.Run("now", func(t *testing.T) {
@@ -376,16 +359,16 @@ func TestTimeOrderWithSQLite(t *testing.T) {
 			mustExec(t, db, "INSERT INTO "+table+" (label, d) VALUES ('strftime_now', strftime('%Y-%m-%d %H:%M:%f', 'now'))")
 			sqliteRows := []string{"current_timestamp", "datetime_now", "strftime_now"}
 			require.ElementsMatch(t, sqliteRows,
-				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d > ? AND d < ?", before, after), "> and <")
+				queryColumn[string](t, db, "SELECT label FROM "+table+" WHERE d > ? AND d < ?", before, after), "> and <")
 			require.ElementsMatch(t, sqliteRows,
-				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d BETWEEN ? AND ?", before.Add(time.Nanosecond), after.Add(-time.Nanosecond)), "BETWEEN")
-			got := timeLabels(t, db, "SELECT label FROM "+table+" ORDER BY d")
+				queryColumn[string](t, db, "SELECT label FROM "+table+" WHERE d BETWEEN ? AND ?", before.Add(time.Nanosecond), after.Add(-time.Nanosecond)), "BETWEEN")
+			got := queryColumn[string](t, db, "SELECT label FROM "+table+" ORDER BY d")
 			require.Equal(t, "go_before", got[0], "ORDER BY d: %v", got)
 			require.Equal(t, "go_after", got[len(got)-1], "ORDER BY d: %v", got)
 			require.ElementsMatch(t, []string{"go_before"},
-				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d < datetime('now', '-1 second')"), "against datetime('now')")
+				queryColumn[string](t, db, "SELECT label FROM "+table+" WHERE d < datetime('now', '-1 second')"), "against datetime('now')")
 			require.ElementsMatch(t, []string{"go_after"},
-				timeLabels(t, db, "SELECT label FROM "+table+" WHERE d > datetime('now', '+1 second')"), "against datetime('now')")
+				queryColumn[string](t, db, "SELECT label FROM "+table+" WHERE d > datetime('now', '+1 second')"), "against datetime('now')")
 		})
 	})
 }
@@ -446,16 +429,7 @@ func TestTimeLegacyForm(t *testing.T) {
 		require.EqualValues(t, 1, countWhere(t, db, table, "d = ?", base), "= after migration")
 		require.EqualValues(t, 3, countWhere(t, db, table, "d > ? AND d < ?", base, base.Add(time.Second)), "a range after migration")
 		mustExec(t, db, "INSERT INTO "+table+" (d) VALUES (?)", base.Add(520*time.Millisecond))
-		var order []int64
-		rows, err := db.QueryContext(t.Context(), "SELECT id FROM "+table+" ORDER BY d")
-		require.NoError(t, err)
-		for rows.Next() {
-			var id int64
-			require.NoError(t, rows.Scan(&id))
-			order = append(order, id)
-		}
-		require.NoError(t, rows.Err())
-		require.NoError(t, rows.Close())
-		require.Equal(t, []int64{5, 1, 4, 2, 6, 3}, order, "migrated and new rows in time order")
+		require.Equal(t, []int64{5, 1, 4, 2, 6, 3}, queryColumn[int64](t, db, "SELECT id FROM "+table+" ORDER BY d"),
+			"migrated and new rows in time order")
 	})
 }

@@ -203,11 +203,7 @@ func tlsOpen(t testing.TB, dsn string, tlsCfg *tls.Config) *sql.DB {
 	require.NoError(t, err)
 	cfg.TLSConfig = tlsCfg
 	cfg.Timeout = 20 * time.Second
-	c, err := libsql.NewConnector(cfg)
-	require.NoError(t, err)
-	db := sql.OpenDB(c)
-	t.Cleanup(func() { _ = db.Close() })
-	return db
+	return openConnector(t, cfg)
 }
 
 // tlsRequireFailure checks that err is a TLS failure: a *libsql.Error with

@@ -87,9 +87,5 @@ func providerDB(t testing.TB, url string, variant testmatrix.Variant, tokens fun
 	cfg, err := libsql.ParseDSN(variant.DSN(url))
 	require.NoError(t, err)
 	cfg.Timeout = 30 * time.Second
-	conn, err := libsql.NewConnector(cfg, libsql.WithAuthTokenProvider(tokens))
-	require.NoError(t, err)
-	db := sql.OpenDB(conn)
-	t.Cleanup(func() { _ = db.Close() })
-	return db
+	return openConnector(t, cfg, libsql.WithAuthTokenProvider(tokens))
 }

@@ -19,13 +19,17 @@ func TestTxCommitRollback(t *testing.T) {
 		newTable := func(t *testing.T) string {
 			return freshTable(t, db, "tx", "(id INTEGER PRIMARY KEY, v TEXT NOT NULL UNIQUE)")
 		}
-		t.Run("commit", func(t *testing.T) {
+		// newTx begins a transaction beside a table of the subtest's own.
+		newTx := func(t *testing.T) (string, *sql.Tx) {
 			table := newTable(t)
 			tx, err := db.BeginTx(t.Context(), nil)
 			require.NoError(t, err)
+			return table, tx
+		}
+		t.Run("commit", func(t *testing.T) {
+			table, tx := newTx(t)
 			for _, v := range []string{"a", "b", "c"} {
-				_, err := tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES (?)", v)
-				require.NoError(t, err)
+				mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES (?)", v)
 			}
 			require.EqualValues(t, 3, countRows(t, tx, table), "own writes visible inside the transaction")
 			require.Zero(t, countRows(t, db, table), "uncommitted writes invisible to other connections")
@@ -37,36 +41,27 @@ func TestTxCommitRollback(t *testing.T) {
 			mustExec(t, db, "INSERT INTO "+table+" (v) VALUES ('kept')")
 			tx, err := db.BeginTx(t.Context(), nil)
 			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('discarded')")
-			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "UPDATE "+table+" SET v = 'changed' WHERE v = 'kept'")
-			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "DELETE FROM "+table+" WHERE v = 'changed'")
-			require.NoError(t, err)
+			mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('discarded')")
+			mustExec(t, tx, "UPDATE "+table+" SET v = 'changed' WHERE v = 'kept'")
+			mustExec(t, tx, "DELETE FROM "+table+" WHERE v = 'changed'")
 			require.NoError(t, tx.Rollback())
 			var v string
 			require.NoError(t, db.QueryRowContext(t.Context(), "SELECT group_concat(v) FROM "+table).Scan(&v))
 			require.Equal(t, "kept", v, "insert, update and delete all rolled back")
 		})
 		t.Run("rollback_after_constraint_error", func(t *testing.T) {
-			table := newTable(t)
-			tx, err := db.BeginTx(t.Context(), nil)
-			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('x')")
-			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('x')")
+			table, tx := newTx(t)
+			mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('x')")
+			_, err := tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('x')")
 			require.ErrorIs(t, err, libsql.ErrConstraint)
 			require.False(t, errors.Is(err, libsql.ErrTxLost), "a constraint error does not end the transaction")
 			require.NoError(t, tx.Rollback())
 			require.Zero(t, countRows(t, db, table), "nothing applied")
 		})
 		t.Run("commit_after_constraint_error_keeps_other_statements", func(t *testing.T) {
-			table := newTable(t)
-			tx, err := db.BeginTx(t.Context(), nil)
-			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('x')")
-			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('y'), ('x')")
+			table, tx := newTx(t)
+			mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('x')")
+			_, err := tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('y'), ('x')")
 			require.ErrorIs(t, err, libsql.ErrConstraint)
 			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('z')")
 			require.NoError(t, err, "the transaction goes on after a failed statement")
@@ -77,27 +72,20 @@ func TestTxCommitRollback(t *testing.T) {
 		})
 		t.Run("error_in_first_statement", func(t *testing.T) {
 			// The first statement travels with BEGIN.
-			table := newTable(t)
-			tx, err := db.BeginTx(t.Context(), nil)
-			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO no_such_table_for_tx VALUES (1)")
+			table, tx := newTx(t)
+			_, err := tx.ExecContext(t.Context(), "INSERT INTO no_such_table_for_tx VALUES (1)")
 			require.Error(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('after')")
-			require.NoError(t, err)
+			mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('after')")
 			require.Zero(t, countRows(t, db, table), "still inside the transaction")
 			require.NoError(t, tx.Commit())
 			require.EqualValues(t, 1, countRows(t, db, table))
 		})
 		t.Run("syntax_error_in_first_statement", func(t *testing.T) {
-			table := newTable(t)
-			tx, err := db.BeginTx(t.Context(), nil)
-			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSRT INTO "+table+" VALUES (1)")
+			table, tx := newTx(t)
+			_, err := tx.ExecContext(t.Context(), "INSRT INTO "+table+" VALUES (1)")
 			require.ErrorIs(t, err, libsql.ErrSyntax)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('one')")
-			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('two')")
-			require.NoError(t, err)
+			mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('one')")
+			mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('two')")
 			require.Zero(t, countRows(t, db, table), "the statements after the syntax error are inside the transaction")
 			require.NoError(t, tx.Rollback())
 			require.Zero(t, countRows(t, db, table), "rolled back")
@@ -111,22 +99,17 @@ func TestTxCommitRollback(t *testing.T) {
 			require.NoError(t, tx.Rollback())
 		})
 		t.Run("finished_transaction", func(t *testing.T) {
-			table := newTable(t)
-			tx, err := db.BeginTx(t.Context(), nil)
-			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('once')")
-			require.NoError(t, err)
+			table, tx := newTx(t)
+			mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('once')")
 			require.NoError(t, tx.Commit())
 			require.ErrorIs(t, tx.Commit(), sql.ErrTxDone)
 			require.ErrorIs(t, tx.Rollback(), sql.ErrTxDone)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('twice')")
+			_, err := tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('twice')")
 			require.ErrorIs(t, err, sql.ErrTxDone)
 			require.EqualValues(t, 1, countRows(t, db, table))
 		})
 		t.Run("query_rows_in_transaction", func(t *testing.T) {
-			table := newTable(t)
-			tx, err := db.BeginTx(t.Context(), nil)
-			require.NoError(t, err)
+			table, tx := newTx(t)
 			defer func() { _ = tx.Rollback() }()
 			res, err := tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('a'), ('b')")
 			require.NoError(t, err)
@@ -135,22 +118,10 @@ func TestTxCommitRollback(t *testing.T) {
 			var rowid int64
 			require.NoError(t, tx.QueryRowContext(t.Context(), "SELECT last_insert_rowid()").Scan(&rowid))
 			require.Equal(t, last, rowid, "the transaction's statements share one server connection")
-			rows, err := tx.QueryContext(t.Context(), "SELECT v FROM "+table+" ORDER BY v")
-			require.NoError(t, err)
-			var vs []string
-			for rows.Next() {
-				var v string
-				require.NoError(t, rows.Scan(&v))
-				vs = append(vs, v)
-			}
-			require.NoError(t, rows.Err())
-			require.NoError(t, rows.Close())
-			require.Equal(t, []string{"a", "b"}, vs)
+			require.Equal(t, []string{"a", "b"}, queryColumn[string](t, tx, "SELECT v FROM "+table+" ORDER BY v"))
 		})
 		t.Run("savepoints_in_transaction", func(t *testing.T) {
-			table := newTable(t)
-			tx, err := db.BeginTx(t.Context(), nil)
-			require.NoError(t, err)
+			table, tx := newTx(t)
 			defer func() { _ = tx.Rollback() }()
 			for _, q := range []string{
 				"INSERT INTO " + table + " (v) VALUES ('before')",
@@ -199,8 +170,7 @@ func TestTxOptions(t *testing.T) {
 					return
 				}
 				require.NoError(t, err, "isolation level %v", lv.level)
-				_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES (?)", lv.level.String())
-				require.NoError(t, err)
+				mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES (?)", lv.level.String())
 				require.NoError(t, tx.Commit())
 			})
 		}
@@ -282,8 +252,7 @@ func TestTxTwoConcurrent(t *testing.T) {
 		txA, err := db.BeginTx(t.Context(), nil)
 		require.NoError(t, err)
 		defer func() { _ = txA.Rollback() }()
-		_, err = txA.ExecContext(t.Context(), "INSERT INTO "+ta+" (v) VALUES (0)")
-		require.NoError(t, err)
+		mustExec(t, txA, "INSERT INTO "+ta+" (v) VALUES (0)")
 
 		doneB := make(chan error, 1)
 		go func() {
@@ -329,8 +298,7 @@ func TestConnPinning(t *testing.T) {
 
 		t.Run("autocommit_statements", func(t *testing.T) {
 			for _, v := range []string{"a", "b", "c"} {
-				_, err := c.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES (?)", v)
-				require.NoError(t, err)
+				mustExec(t, c, "INSERT INTO "+table+" (v) VALUES (?)", v)
 			}
 			require.EqualValues(t, 3, countRows(t, c, table))
 			require.EqualValues(t, 3, countRows(t, db, table), "autocommit writes are visible to the pool")
@@ -338,8 +306,7 @@ func TestConnPinning(t *testing.T) {
 		t.Run("transaction_on_conn", func(t *testing.T) {
 			tx, err := c.BeginTx(t.Context(), nil)
 			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "INSERT INTO "+table+" (v) VALUES ('d')")
-			require.NoError(t, err)
+			mustExec(t, tx, "INSERT INTO "+table+" (v) VALUES ('d')")
 			require.EqualValues(t, 4, countRows(t, tx, table))
 			require.EqualValues(t, 3, countRows(t, db, table), "not committed yet")
 			require.NoError(t, tx.Commit())
@@ -348,8 +315,7 @@ func TestConnPinning(t *testing.T) {
 		t.Run("rolled_back_transaction_on_conn", func(t *testing.T) {
 			tx, err := c.BeginTx(t.Context(), nil)
 			require.NoError(t, err)
-			_, err = tx.ExecContext(t.Context(), "DELETE FROM "+table)
-			require.NoError(t, err)
+			mustExec(t, tx, "DELETE FROM "+table)
 			require.NoError(t, tx.Rollback())
 			require.EqualValues(t, 4, countRows(t, c, table))
 		})

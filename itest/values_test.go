@@ -384,7 +384,7 @@ func TestFloatSpecialValues(t *testing.T) {
 				_, err := db.ExecContext(ctx, "INSERT INTO "+table+" (id, v) VALUES (?, ?)", id, arg)
 				if !isProtobuf(variant) {
 					require.ErrorContains(t, err, "cannot be sent with a JSON codec")
-					require.Zero(t, countRowsWhere(t, db, table, fmt.Sprintf("id = %d", id)), "nothing stored")
+					require.Zero(t, countWhere(t, db, table, fmt.Sprintf("id = %d", id)), "nothing stored")
 					continue
 				}
 				require.NoError(t, err)

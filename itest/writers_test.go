@@ -9,7 +9,6 @@ package itest
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"io"
 	"net/http"
 	"runtime"
@@ -70,10 +69,7 @@ func TestWritersStress(t *testing.T) {
 			tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: workers}
 			t.Cleanup(tr.CloseIdleConnections)
 			cnt := &inFlight{rt: tr, path: pipelinePath(c)}
-			conn, err := libsql.NewConnector(cfg, libsql.WithRoundTripper(cnt))
-			require.NoError(t, err)
-			db := sql.OpenDB(conn)
-			t.Cleanup(func() { _ = db.Close() })
+			db := openConnector(t, cfg, libsql.WithRoundTripper(cnt))
 			table := privateTable(t, db, "bound", "(id INTEGER PRIMARY KEY, worker INTEGER NOT NULL)")
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()

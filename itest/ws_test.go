@@ -515,16 +515,7 @@ func TestWSDSN(t *testing.T) {
 			rows, err := db.QueryContext(ctx, `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 200000)
 				SELECT i, printf('%0100d', i) FROM c`)
 			require.NoError(t, err)
-			n := 0
-			for rows.Next() {
-				var i int64
-				var s string
-				require.NoError(t, rows.Scan(&i, &s))
-				n++
-				require.EqualValues(t, n, i)
-			}
-			require.NoError(t, rows.Err())
-			require.Equal(t, 200_000, n)
+			requireNumberedRows(t, rows, 200_000, func(id int) string { return fmt.Sprintf("%0100d", id) })
 
 			slow, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
 			_, err = db.ExecContext(slow, `SELECT count(*) FROM (WITH RECURSIVE c(i) AS
