@@ -108,6 +108,18 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// requireRequests runs fn and requires that it sent want POST requests
+// (msgAndArgs say what fn does; "HTTP requests" if none).
+func (c *countingTransport) requireRequests(t testing.TB, want int64, fn func(), msgAndArgs ...any) {
+	t.Helper()
+	if len(msgAndArgs) == 0 {
+		msgAndArgs = []any{"HTTP requests"}
+	}
+	before := c.posts.Load()
+	fn()
+	require.Equal(t, want, c.posts.Load()-before, msgAndArgs...)
+}
+
 // countingDB opens a database whose HTTP requests are counted.
 // params are extra "key=value" DSN parameters.
 func countingDB(t testing.TB, url string, variant testmatrix.Variant, params ...string) (*sql.DB, *countingTransport) {
@@ -119,60 +131,68 @@ func countingDB(t testing.TB, url string, variant testmatrix.Variant, params ...
 	return db, ct
 }
 
+// forEachCountedVariant runs fn as a subtest per HTTP variant, with a
+// database on the shared server (with the extra DSN params) whose requests
+// ct counts.
+func forEachCountedVariant(t *testing.T, fn func(t *testing.T, db *sql.DB, ct *countingTransport), params ...string) {
+	t.Helper()
+	for _, c := range httpVariants {
+		t.Run(c.Name, func(t *testing.T) {
+			db, ct := countingDB(t, serverURL, c, params...)
+			fn(t, db, ct)
+		})
+	}
+}
+
 // TestRoundTrips counts HTTP requests: 1 per autocommit statement, k+1 per
 // transaction of k statements, nothing extra for prepared statements.
 func TestRoundTrips(t *testing.T) {
-	for _, c := range httpVariants {
-		t.Run(c.Name, func(t *testing.T) {
-			db, ct := countingDB(t, serverURL, c)
-			table := freshTable(t, db, "trips", "(id INTEGER PRIMARY KEY, v TEXT)")
-			ctx := context.Background()
+	forEachCountedVariant(t, func(t *testing.T, db *sql.DB, ct *countingTransport) {
+		table := freshTable(t, db, "trips", "(id INTEGER PRIMARY KEY, v TEXT)")
+		ctx := context.Background()
 
-			measure := func(name string, want int64, fn func()) {
-				t.Helper()
-				before := ct.posts.Load()
-				fn()
-				require.Equal(t, want, ct.posts.Load()-before, name)
-			}
-			measure("autocommit Exec", 1, func() {
-				_, err := db.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)", "a")
-				require.NoError(t, err)
-			})
-			measure("autocommit Query", 1, func() {
-				var n int
-				require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n))
-			})
-			stmt, err := db.PrepareContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)")
+		measure := func(name string, want int64, fn func()) {
+			t.Helper()
+			ct.requireRequests(t, want, fn, name)
+		}
+		measure("autocommit Exec", 1, func() {
+			_, err := db.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)", "a")
 			require.NoError(t, err)
-			defer stmt.Close()
-			measure("prepared statement x3", 3, func() {
-				for i := 0; i < 3; i++ {
-					_, err := stmt.ExecContext(ctx, "p")
-					require.NoError(t, err)
-				}
-			})
-			for _, k := range []int{1, 2, 5} {
-				measure(fmt.Sprintf("transaction of %d statements", k), int64(k+1), func() {
-					tx, err := db.BeginTx(ctx, nil)
-					require.NoError(t, err)
-					txStmt := tx.StmtContext(ctx, stmt)
-					for i := 0; i < k; i++ {
-						_, err := txStmt.ExecContext(ctx, "t")
-						require.NoError(t, err)
-					}
-					require.NoError(t, tx.Commit())
-				})
-			}
-			measure("empty transaction", 0, func() {
-				tx, err := db.BeginTx(ctx, nil)
-				require.NoError(t, err)
-				require.NoError(t, tx.Rollback())
-			})
+		})
+		measure("autocommit Query", 1, func() {
 			var n int
 			require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n))
-			require.Equal(t, 1+3+1+2+5, n)
 		})
-	}
+		stmt, err := db.PrepareContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)")
+		require.NoError(t, err)
+		defer stmt.Close()
+		measure("prepared statement x3", 3, func() {
+			for i := 0; i < 3; i++ {
+				_, err := stmt.ExecContext(ctx, "p")
+				require.NoError(t, err)
+			}
+		})
+		for _, k := range []int{1, 2, 5} {
+			measure(fmt.Sprintf("transaction of %d statements", k), int64(k+1), func() {
+				tx, err := db.BeginTx(ctx, nil)
+				require.NoError(t, err)
+				txStmt := tx.StmtContext(ctx, stmt)
+				for i := 0; i < k; i++ {
+					_, err := txStmt.ExecContext(ctx, "t")
+					require.NoError(t, err)
+				}
+				require.NoError(t, tx.Commit())
+			})
+		}
+		measure("empty transaction", 0, func() {
+			tx, err := db.BeginTx(ctx, nil)
+			require.NoError(t, err)
+			require.NoError(t, tx.Rollback())
+		})
+		var n int
+		require.NoError(t, db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n))
+		require.Equal(t, 1+3+1+2+5, n)
+	})
 }
 
 // cursorServer starts a sqld whose response limit is small, so that modest
