@@ -368,9 +368,7 @@ func TestNoStreamLeaks(t *testing.T) {
 			var failed atomic.Int64
 			var firstErr atomic.Value
 			for g := 0; g < 16; g++ {
-				wg.Add(1)
-				go func(g int) {
-					defer wg.Done()
+				wg.Go(func() {
 					for i := 0; i < 125; i++ {
 						var err error
 						if i%5 == 0 {
@@ -385,7 +383,7 @@ func TestNoStreamLeaks(t *testing.T) {
 							return
 						}
 					}
-				}(g)
+				})
 			}
 			wg.Wait()
 			require.Zero(t, failed.Load(), "first error: %v", firstErr.Load())

@@ -48,9 +48,7 @@ func TestTxLockContention(t *testing.T) {
 				var others []error
 				var wg sync.WaitGroup
 				for c := range clients {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
+					wg.Go(func() {
 						for i := range each {
 							err := incrementTx(ctx, dbs[c%2], table, 1+(c+i)%2)
 							mu.Lock()
@@ -64,7 +62,7 @@ func TestTxLockContention(t *testing.T) {
 							}
 							mu.Unlock()
 						}
-					}()
+					})
 				}
 				wg.Wait()
 				require.Empty(t, others, "transactions that failed otherwise than with SQLITE_BUSY")

@@ -50,9 +50,7 @@ func TestFaultsSocketKilledUnderLoad(t *testing.T) {
 			}
 			var wg sync.WaitGroup
 			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
+				wg.Go(func() {
 					for i := range perWorker {
 						v := fmt.Sprintf("w%d-%d", w, i)
 						_, err := db.ExecContext(ctx, "INSERT INTO "+table+" (v) VALUES (?)", v)
@@ -67,7 +65,7 @@ func TestFaultsSocketKilledUnderLoad(t *testing.T) {
 							record(&lost, v)
 						}
 					}
-				}()
+				})
 			}
 			// Kill the sockets a third of the way in, for a moment.
 			for done.Load() < workers*perWorker/3 {
