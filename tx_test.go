@@ -907,8 +907,8 @@ func TestFakeCommitOutcome(t *testing.T) {
 			has        string
 		}{
 			{"connection closed", fs.Drop(), "", true, true, nil, "request failed"},
-			{"no answer in time", fs.Hang(), "timeout=200ms", true, true, nil, "deadline"},
-			{"late answer", fs.Delay(2*time.Second, fs.PipelineReply("", fs.ExecuteOK(fs.Empty()), fs.CloseOK())), "timeout=200ms", true, true, nil, "deadline"},
+			{"no answer in time", fs.Hang(), "timeout=1s", true, true, nil, "deadline"},
+			{"late answer", fs.Delay(2*time.Second, fs.PipelineReply("", fs.ExecuteOK(fs.Empty()), fs.CloseOK())), "timeout=1s", true, true, nil, "deadline"},
 			{"HTTP 500", fs.HTTPError(500, "Internal Error: `database disk image is malformed`"), "", true, false, nil, "malformed"},
 			{"HTTP 502", fs.PlainText(502, "Bad Gateway"), "", true, false, nil, "Bad Gateway"},
 			{"HTTP 503", fs.HTTPError(503, "Replicator exited"), "", true, false, errs(libsql.ErrTooManyRequests), "Replicator exited"},
