@@ -566,6 +566,33 @@ func TestOfflineWritesNewLogAndSnapshot(t *testing.T) {
 	}
 }
 
+// TestOfflineWritesVectorAfterReopen: a replica opened again (a new writer
+// connection) writes locally to a table with a vector index, and the sync
+// pushes the row. The writer used to load the index while the driver's
+// libsql_vector_idx was not yet registered, and every such write failed.
+func TestOfflineWritesVectorAfterReopen(t *testing.T) {
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(8))")
+	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
+	rng := rand.New(rand.NewPCG(7, 11))
+	mustExec(t, prim, "INSERT INTO items VALUES (1, vector32(?))", vecText(randomVec(rng, 8)))
+	path := t.TempDir() + "/replica.db"
+	r, _ := openOffline(t, path, p.URL())
+	r.sync(t)
+	r.close()
+	r, _ = openOffline(t, path, p.URL())
+	q := vecText(randomVec(rng, 8))
+	mustExec(t, r.db, "INSERT INTO items VALUES (2, vector32(?))", q)
+	r.sync(t)
+	if got := ids(t, r, "SELECT id FROM vector_top_k('items_idx', vector32(?), 1)", q); !slices.Equal(got, []int64{2}) {
+		t.Errorf("nearest after the sync: %v", got)
+	}
+	if n := one[int64](t, prim, "SELECT count(*) FROM items"); n != 2 {
+		t.Errorf("the primary has %d rows, want 2", n)
+	}
+}
+
 // TestOfflineWritesVectorTopK: a local write is seen by the next local
 // vector_top_k (the replica's decoded copy of the index follows local
 // transactions, not only the primary's commits), before and after the

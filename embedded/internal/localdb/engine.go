@@ -29,7 +29,8 @@ func init() {
 	// non-deterministic functions in index expressions, so with this
 	// stand-in registered as non-deterministic the index fails to load
 	// and no plan can pick it (the schema loads without it: see
-	// schemaPragmas). SQL that names the function goes to the primary.
+	// schemaPragmas, and reloadSchema for a connection's first load). SQL
+	// that names the function goes to the primary.
 	d.MustRegisterScalarFunction("libsql_vector_idx", -1, func(*sqlite.FunctionContext, []driver.Value) (driver.Value, error) {
 		return nil, errVectorIndex
 	})

@@ -75,6 +75,10 @@ func (d topKDriver) Open(dsn string) (driver.Conn, error) {
 		c.Close()
 		return nil, errors.New("localdb: the sqlite connection lacks a method of database/sql's")
 	}
+	if err := reloadSchema(sc); err != nil {
+		c.Close()
+		return nil, err
+	}
 	id, err := attachTopK(sc, dsn)
 	if err != nil {
 		conns.Delete(id)
@@ -82,6 +86,25 @@ func (d topKDriver) Open(dsn string) (driver.Conn, error) {
 		return nil, fmt.Errorf("localdb: vector_top_k: %w", err)
 	}
 	return &replicaConn{sqliteConn: sc, id: id}, nil
+}
+
+// reloadSchema makes a new connection load the schema again, now that it
+// has every function of the driver. modernc.org/sqlite runs the DSN's
+// pragmas before it registers the driver's functions, and one that needs
+// the schema (synchronous) loads it then; SQLite lets a function it does
+// not know pass while it loads a schema, so a vector index would load
+// with libsql_vector_idx unknown and every write to its table would then
+// call the stand-in, and fail (engine.go). Loaded again, the index is
+// refused as designed (non-deterministic) and left out.
+func reloadSchema(c sqlite.ExecQuerierContext) error {
+	ctx := context.Background()
+	if _, err := c.ExecContext(ctx, "PRAGMA writable_schema = RESET", nil); err != nil {
+		return fmt.Errorf("localdb: reload the schema: %w", err)
+	}
+	if _, err := c.ExecContext(ctx, "PRAGMA writable_schema = ON", nil); err != nil {
+		return fmt.Errorf("localdb: reload the schema: %w", err)
+	}
+	return nil
 }
 
 // vector_top_k is a table-valued function in libSQL: an eponymous virtual

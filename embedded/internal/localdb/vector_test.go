@@ -279,3 +279,63 @@ func TestTopKAfterSchemaChange(t *testing.T) {
 		t.Errorf("%d connections registered before the readers opened, %d after they closed", before, after)
 	}
 }
+
+// TestNewConnectionLeavesVectorIndexOut: a connection opened on a file
+// that holds a libSQL vector index loads the schema without the index, so
+// that a write to its table does not call the libsql_vector_idx stand-in
+// (which fails). modernc.org/sqlite runs the DSN's pragmas, which may load
+// the schema, before it registers the driver's functions: the offline
+// writer of a reopened replica used to load the index with the function
+// unknown, and every local write to the table failed.
+func TestNewConnectionLeavesVectorIndexOut(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "v.db")
+	// The file as a replica of libSQL has it: the vector index is an index
+	// on libsql_vector_idx(e), which SQLite would refuse to create.
+	setup, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"PRAGMA journal_mode = WAL",
+		"CREATE TABLE t (id INTEGER PRIMARY KEY, e BLOB)",
+		"CREATE INDEX t_vec ON t (e)",
+		"CREATE INDEX t_id_e ON t (id, e)",
+		"PRAGMA writable_schema = ON",
+		"UPDATE sqlite_schema SET sql = 'CREATE INDEX t_vec ON t (libsql_vector_idx(e))' WHERE name = 't_vec'",
+	} {
+		if _, err := setup.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	setup.Close()
+	for name, open := range map[string]func() (*sql.DB, error){
+		"writer":  func() (*sql.DB, error) { return OpenWriter(path, false, nil) },
+		"readers": func() (*sql.DB, error) { return OpenReaders(path, 1, nil) },
+	} {
+		db, err := open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var indexes []string
+		rows, err := db.QueryContext(ctx, "SELECT name FROM pragma_index_list('t') ORDER BY name")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var n string
+			rows.Scan(&n)
+			indexes = append(indexes, n)
+		}
+		rows.Close()
+		if strings.Join(indexes, ",") != "t_id_e" {
+			t.Errorf("%s: a new connection has the indexes %q, want only t_id_e", name, indexes)
+		}
+		if name == "writer" {
+			if _, err := db.ExecContext(ctx, "INSERT INTO t VALUES (1, x'00')"); err != nil {
+				t.Errorf("writer: a write to the vector index's table: %v", err)
+			}
+		}
+		db.Close()
+	}
+}
