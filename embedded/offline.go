@@ -241,6 +241,22 @@ func (o *offline) Attach() error {
 
 func (o *offline) attach() error { return o.Attach() }
 
+// renew replaces the writer's connection after a sync wrote pages behind
+// SQLite's back: a new connection holds nothing it read before them. The
+// writer is the one connection that can hold a schema the file never
+// committed (a local transaction's DDL, rolled back), under a cookie the
+// file may then reach: the sync's transaction sets the file's cookie to
+// its own plus one (localdb's caches rule), which can be the very value
+// of that uncommitted schema, and SQLite, finding the cookie unchanged,
+// goes on reading through the old root pages. The differential tester
+// caught it (a writer at cookie 385 with the local queue's table, the file
+// at 385 without it: "database disk image is malformed"). Both locks are
+// held, so nothing uses the writer.
+func (o *offline) renew() error {
+	derr := o.Detach(context.Background())
+	return errors.Join(derr, o.Attach())
+}
+
 // recount reads how many transactions the queue holds, how many of them
 // are not on the primary, and the next ID.
 func (o *offline) recount(ctx context.Context) error {
@@ -428,7 +444,16 @@ func (c *Connector) offlineSync(ctx context.Context) (Replicated, error) {
 		}
 		c.repl.RestoreNext()
 	}
+	restore := o.queued.Load() > 0
 	res, err := c.repl.Sync(ctx)
+	if res.Frames > 0 || restore {
+		if rerr := o.renew(); err == nil && rerr != nil {
+			err = fmt.Errorf("embedded: reopen the local writer after the pull: %w", rerr)
+		}
+	}
+	if o.db == nil {
+		return Replicated{FrameNo: res.FrameNo, FramesSynced: res.Frames}, err
+	}
 	if rerr := o.recount(ctx); err == nil && rerr != nil {
 		err = fmt.Errorf("embedded: count the local queue after the pull: %w", rerr)
 	}
