@@ -3,6 +3,7 @@ package localdb
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -248,5 +249,33 @@ func TestRestoreSchemaCookie(t *testing.T) {
 		if got, want := dump(t, r, indexes), dump(t, src.db, indexes); got != want {
 			t.Errorf("%s: indexes %q, the primary's %q", step.sql, got, want)
 		}
+	}
+}
+
+// BenchmarkOpenWriter: what replacing the offline writer after a sync
+// costs (embedded's offline.renew): a new connection and its first load of
+// a schema of 40 tables.
+func BenchmarkOpenWriter(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "w.db")
+	db, err := OpenWriter(path, false, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for i := range 40 {
+		if _, err := db.Exec(fmt.Sprintf("CREATE TABLE t%d (a, b, c)", i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		w, err := OpenWriter(path, false, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var n int
+		if err := w.QueryRow("SELECT count(*) FROM t0").Scan(&n); err != nil {
+			b.Fatal(err)
+		}
+		w.Close()
 	}
 }
