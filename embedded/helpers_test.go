@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -161,4 +162,81 @@ func (l *logRecorder) count(s string) int {
 		}
 	}
 	return n
+}
+
+// bank is the table of the torn-read tests: accounts whose total only
+// transfers between them move, so every consistent read sees the same sum.
+type bank struct{ rows, each int64 }
+
+// newBank creates the accounts on the primary, each with a padding that
+// spreads them over many pages.
+func newBank(t testing.TB, prim *sql.DB) bank {
+	b := bank{rows: 50, each: 1000}
+	mustExec(t, prim, "CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL, pad TEXT)")
+	mustExec(t, prim, `INSERT INTO acct WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?)
+		SELECT x, ?, printf('%.*c', 800, 'p') FROM g`, b.rows, b.each)
+	return b
+}
+
+// transfer moves an amount between two accounts chosen by i, in one
+// transaction on db, and rewrites the padding of one of them.
+func (b bank) transfer(ctx context.Context, db *sql.DB, i int) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	from, to, amt := int64(i)%b.rows+1, int64(i*7+3)%b.rows+1, i%13+1
+	if _, err := tx.ExecContext(ctx, "UPDATE acct SET bal = bal - ?, pad = printf('%.*c', 800 + ?, 'q') WHERE id = ?", amt, i%50, from); err != nil {
+		tx.Rollback()
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE acct SET bal = bal + ? WHERE id = ?", amt, to); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// watch reads the accounts' count and total on db from n goroutines until
+// the returned function is called, which reports how many reads there were
+// and how many saw a total other than the bank's.
+func (b bank) watch(t testing.TB, db *sql.DB, n int) (stop func() (reads, torn int64)) {
+	done := make(chan struct{})
+	var reads, torn atomic.Int64
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				var count, sum int64
+				if err := db.QueryRow("SELECT count(*), sum(bal) FROM acct").Scan(&count, &sum); err != nil {
+					t.Error(err)
+					return
+				}
+				reads.Add(1)
+				if count != b.rows || sum != b.rows*b.each {
+					torn.Add(1)
+				}
+			}
+		})
+	}
+	return func() (int64, int64) {
+		close(done)
+		wg.Wait()
+		return reads.Load(), torn.Load()
+	}
+}
+
+// checkSynced checks that the replica's accounts are the primary's, after
+// a sync.
+func (b bank) checkSynced(t testing.TB, r *replica, prim *sql.DB) {
+	t.Helper()
+	r.sync(t)
+	if got, want := one[int64](t, r.db, "SELECT sum(bal * id) FROM acct"), one[int64](t, prim, "SELECT sum(bal * id) FROM acct"); got != want {
+		t.Errorf("after the last sync: %d, primary %d", got, want)
+	}
 }

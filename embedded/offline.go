@@ -241,17 +241,23 @@ func (o *offline) Attach() error {
 
 func (o *offline) attach() error { return o.Attach() }
 
-// renew replaces the writer's connection after a sync wrote pages behind
-// SQLite's back: a new connection holds nothing it read before them. The
-// writer is the one connection that can hold a schema the file never
-// committed (a local transaction's DDL, rolled back), under a cookie the
-// file may then reach: the sync's transaction sets the file's cookie to
-// its own plus one (localdb's caches rule), which can be the very value
-// of that uncommitted schema, and SQLite, finding the cookie unchanged,
-// goes on reading through the old root pages. The differential tester
-// caught it (a writer at cookie 385 with the local queue's table, the file
-// at 385 without it: "database disk image is malformed"). Both locks are
-// held, so nothing uses the writer.
+// cookie reads the file's schema cookie (page 1's, not the one of the
+// schema the writer holds).
+func (o *offline) cookie(ctx context.Context) (int64, error) {
+	var v int64
+	err := o.db.QueryRowContext(ctx, "PRAGMA schema_version").Scan(&v)
+	return v, err
+}
+
+// renew replaces the writer's connection after a sync moved the file's
+// schema cookie (a sync that leaves it has changed no schema): a new
+// connection holds no schema from before. The writer is the one
+// connection that can hold a schema the file never had: the differential
+// tester caught it at the file's new cookie (385) with the local queue's
+// table, which the sync had just taken away, so SQLite, finding the cookie
+// unchanged, read through the old root pages ("database disk image is
+// malformed"); how the writer came to hold it was not reproduced alone.
+// Both locks are held, so nothing uses the writer.
 func (o *offline) renew() error {
 	derr := o.Detach(context.Background())
 	return errors.Join(derr, o.Attach())
@@ -444,9 +450,9 @@ func (c *Connector) offlineSync(ctx context.Context) (Replicated, error) {
 		}
 		c.repl.RestoreNext()
 	}
-	restore := o.queued.Load() > 0
+	before, cerr := o.cookie(ctx)
 	res, err := c.repl.Sync(ctx)
-	if res.Frames > 0 || restore {
+	if after, aerr := o.cookie(ctx); cerr != nil || aerr != nil || after != before {
 		if rerr := o.renew(); err == nil && rerr != nil {
 			err = fmt.Errorf("embedded: reopen the local writer after the pull: %w", rerr)
 		}

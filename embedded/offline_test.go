@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -407,92 +406,49 @@ func TestOfflineWritesTwoReplicas(t *testing.T) {
 func TestOfflineWritesNoTornReads(t *testing.T) {
 	p := startSqld(t)
 	prim := primaryDB(t, p.URL())
-	const rows, each = 50, 1000
-	mustExec(t, prim, "CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL, pad TEXT)")
-	mustExec(t, prim, `INSERT INTO acct WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?)
-		SELECT x, ?, printf('%.*c', 800, 'p') FROM g`, rows, each)
+	b := newBank(t, prim)
 	r, conflicts := openOffline(t, "", p.URL(), embedded.WithSyncInterval(5*time.Millisecond))
 	r.sync(t)
 
-	stop := make(chan struct{})
-	var reads, torn, local atomic.Int64
+	ctx := testCtx(t)
+	stop := b.watch(t, r.db, 2)
+	done := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				var n, sum int64
-				if err := r.db.QueryRow("SELECT count(*), sum(bal) FROM acct").Scan(&n, &sum); err != nil {
-					t.Error(err)
-					return
-				}
-				reads.Add(1)
-				if n != rows || sum != rows*each {
-					torn.Add(1)
-				}
-			}
-		}()
-	}
-	transfer := func(db *sql.DB, i int) error {
-		tx, err := db.Begin()
-		if err != nil {
-			return err
-		}
-		from, to, amt := i%rows+1, (i*7+3)%rows+1, i%13+1
-		if _, err := tx.Exec("UPDATE acct SET bal = bal - ?, pad = printf('%.*c', 800 + ?, 'q') WHERE id = ?", amt, i%50, from); err != nil {
-			tx.Rollback()
-			return err
-		}
-		if _, err := tx.Exec("UPDATE acct SET bal = bal + ? WHERE id = ?", amt, to); err != nil {
-			tx.Rollback()
-			return err
-		}
-		return tx.Commit()
-	}
-	wg.Add(1)
-	go func() { // another client, on the primary
-		defer wg.Done()
+	wg.Go(func() { // another client, on the primary
 		for i := 0; ; i++ {
 			select {
-			case <-stop:
+			case <-done:
 				return
 			default:
 			}
-			if err := transfer(prim, i); err != nil {
+			if err := b.transfer(ctx, prim, i); err != nil {
 				t.Error(err)
 				return
 			}
 			time.Sleep(3 * time.Millisecond)
 		}
-	}()
+	})
 	deadline := time.Now().Add(2 * time.Second)
+	local := int64(0)
 	for i := 0; time.Now().Before(deadline); i++ {
-		if err := transfer(r.db, i*3+1); err != nil {
+		if err := b.transfer(ctx, r.db, i*3+1); err != nil {
 			t.Fatal(err)
 		}
-		local.Add(1)
+		local++
 	}
-	close(stop)
+	close(done)
 	wg.Wait()
-	t.Logf("%d local reads during %d local transfers", reads.Load(), local.Load())
-	if torn.Load() != 0 {
-		t.Errorf("%d torn reads of %d", torn.Load(), reads.Load())
+	reads, torn := stop()
+	t.Logf("%d local reads during %d local transfers", reads, local)
+	if torn != 0 {
+		t.Errorf("%d torn reads of %d", torn, reads)
 	}
-	r.sync(t)
-	if got, want := one[int64](t, r.db, "SELECT sum(bal * id) FROM acct"), one[int64](t, prim, "SELECT sum(bal * id) FROM acct"); got != want {
-		t.Errorf("after the last sync: %d, primary %d", got, want)
-	}
+	b.checkSynced(t, r, prim)
 	if len(conflicts.all()) != 0 {
 		t.Errorf("%d conflicts", len(conflicts.all()))
 	}
-	if st := r.c.Stats(); st.Pushed != local.Load() {
-		t.Errorf("pushed %d of %d", st.Pushed, local.Load())
+	if st := r.c.Stats(); st.Pushed != local {
+		t.Errorf("pushed %d of %d", st.Pushed, local)
 	}
 }
 

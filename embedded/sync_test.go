@@ -144,70 +144,29 @@ func TestPrimaryNewLog(t *testing.T) {
 func TestNoTornReads(t *testing.T) {
 	p := startSqld(t)
 	prim := primaryDB(t, p.URL())
-	const rows, each = 50, 1000
-	mustExec(t, prim, "CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER NOT NULL, pad TEXT)")
-	mustExec(t, prim, `INSERT INTO acct WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < ?)
-		SELECT x, ?, printf('%.*c', 800, 'p') FROM g`, rows, each)
+	b := newBank(t, prim)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(10*time.Millisecond))
 	r.sync(t)
 
-	stop := make(chan struct{})
-	var reads, torn, transfers atomic.Int64
-	var wg sync.WaitGroup
-	for range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				var n, sum int64
-				if err := r.db.QueryRow("SELECT count(*), sum(bal) FROM acct").Scan(&n, &sum); err != nil {
-					t.Error(err)
-					return
-				}
-				reads.Add(1)
-				if n != rows || sum != rows*each {
-					torn.Add(1)
-				}
-			}
-		}()
-	}
+	stop := b.watch(t, r.db, 3)
 	ctx := testCtx(t)
 	deadline := time.Now().Add(2 * time.Second)
-	for i := 0; time.Now().Before(deadline); i++ {
-		tx, err := prim.BeginTx(ctx, nil)
-		if err != nil {
+	transfers := 0
+	for ; time.Now().Before(deadline); transfers++ {
+		if err := b.transfer(ctx, prim, transfers); err != nil {
 			t.Fatal(err)
 		}
-		from, to, amt := i%rows+1, (i*7+3)%rows+1, i%13+1
-		_, err1 := tx.ExecContext(ctx, "UPDATE acct SET bal = bal - ?, pad = printf('%.*c', 800 + ?, 'q') WHERE id = ?", amt, i%50, from)
-		_, err2 := tx.ExecContext(ctx, "UPDATE acct SET bal = bal + ? WHERE id = ?", amt, to)
-		if err1 != nil || err2 != nil {
-			t.Fatal(err1, err2)
-		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
-		transfers.Add(1)
 	}
 	time.Sleep(50 * time.Millisecond)
-	close(stop)
-	wg.Wait()
-	t.Logf("%d local reads during %d transfers", reads.Load(), transfers.Load())
-	if torn.Load() != 0 {
-		t.Errorf("%d torn reads of %d", torn.Load(), reads.Load())
+	reads, torn := stop()
+	t.Logf("%d local reads during %d transfers", reads, transfers)
+	if torn != 0 {
+		t.Errorf("%d torn reads of %d", torn, reads)
 	}
-	if reads.Load() == 0 || transfers.Load() == 0 {
+	if reads == 0 || transfers == 0 {
 		t.Error("nothing measured")
 	}
-	r.sync(t)
-	if got, want := one[int64](t, r.db, "SELECT sum(bal * id) FROM acct"), one[int64](t, prim, "SELECT sum(bal * id) FROM acct"); got != want {
-		t.Errorf("after the last sync: %d, primary %d", got, want)
-	}
+	b.checkSynced(t, r, prim)
 }
 
 // TestReopenDownloadsOnlyNew: a replica closed and opened again resumes at

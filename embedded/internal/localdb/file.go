@@ -248,8 +248,8 @@ func (f *File) ApplySpool(ctx context.Context, s *Spool, sizeAfter uint32, pos P
 //     cookie is set last with PRAGMA schema_version, which reads none).
 //
 // Offline writes (base.go) add no cache of their own: the writer is one
-// more connection to the file, replaced after each sync that wrote
-// (embedded's offline.renew).
+// more connection to the file, replaced after each sync that moved
+// the cookie (embedded's offline.renew).
 
 func (f *File) apply(ctx context.Context, src pageSource, sizeAfter uint32, pos Position) error {
 	restoring := f.restoring
