@@ -173,14 +173,14 @@ func (d *decoder) uvarint() uint64 {
 	return v
 }
 
+// varint reads a zigzag-encoded varint, as binary.Varint does.
 func (d *decoder) varint() int64 {
-	v, n := binary.Varint(d.b)
-	if n <= 0 {
-		d.fail()
-		return 0
+	ux := d.uvarint()
+	x := int64(ux >> 1)
+	if ux&1 != 0 {
+		x = ^x
 	}
-	d.b = d.b[n:]
-	return v
+	return x
 }
 
 // count reads a number of items, each at least a byte long: no more
