@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"slices"
@@ -12,17 +11,12 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// forEachVariant runs f once per transport and codec (exampletest.ForEachDSN).
-func forEachVariant(t *testing.T, f func(t *testing.T, dsn string)) {
-	t.Helper()
-	exampletest.ForEachDSN(t, f)
-}
-
-// forEachVariantDB is forEachVariant with the database opened and the products
+// forEachVariantDB runs f once per transport and codec
+// (exampletest.ForEachDSN), with the database opened and the products
 // inserted into fresh tables, with their IDs set.
 func forEachVariantDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *bun.DB, products []Product)) {
 	t.Helper()
-	forEachVariant(t, func(t *testing.T, dsn string) {
+	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db, err := Open(dsn)
 		if err != nil {
@@ -52,15 +46,7 @@ sell 2 notebooks: <nil>
 sell 2 more: out of stock
 deleted 1 sold-out product(s)
 `
-	forEachVariant(t, func(t *testing.T, dsn string) {
-		var out bytes.Buffer
-		if err := run(dsn, &out); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != want {
-			t.Errorf("output:\n%s\nwant:\n%s", &out, want)
-		}
-	})
+	exampletest.CheckRun(t, want, run)
 }
 
 // TestInsert checks the IDs bun read back from the INSERT and the rows.

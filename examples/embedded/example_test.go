@@ -1,7 +1,7 @@
 package main
 
 import (
-	"bytes"
+	"io"
 	"path/filepath"
 	"testing"
 
@@ -17,12 +17,7 @@ func TestRun(t *testing.T) {
 the local file has the primary's log up to a frame: true
 `
 	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
-		var out bytes.Buffer
-		if err := run(dsn, filepath.Join(t.TempDir(), "replica.db"), &out); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != want {
-			t.Errorf("output:\n%s\nwant:\n%s", &out, want)
-		}
+		path := filepath.Join(t.TempDir(), "replica.db")
+		exampletest.CheckOutput(t, want, func(w io.Writer) error { return run(dsn, path, w) })
 	})
 }

@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
+	"io"
 	"slices"
 	"testing"
 	"time"
@@ -44,13 +44,7 @@ down 00003_seed_notes.sql
   pending 00003_seed_notes.sql
 `
 	forEachVariant(t, func(t *testing.T, dsn string, _ *sql.DB) {
-		var out bytes.Buffer
-		if err := run(dsn, &out); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != want {
-			t.Errorf("output:\n%s\nwant:\n%s", &out, want)
-		}
+		exampletest.CheckOutput(t, want, func(w io.Writer) error { return run(dsn, w) })
 	})
 }
 

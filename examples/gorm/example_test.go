@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"slices"
 	"testing"
@@ -11,17 +10,12 @@ import (
 	"gorm.io/gorm"
 )
 
-// forEachVariant runs f once per transport and codec (exampletest.ForEachDSN).
-func forEachVariant(t *testing.T, f func(t *testing.T, dsn string)) {
-	t.Helper()
-	exampletest.ForEachDSN(t, f)
-}
-
-// forEachVariantDB is forEachVariant with the database opened and its tables
+// forEachVariantDB runs f once per transport and codec
+// (exampletest.ForEachDSN), with the database opened and its tables
 // freshly created.
 func forEachVariantDB(t *testing.T, f func(t *testing.T, db *gorm.DB)) {
 	t.Helper()
-	forEachVariant(t, func(t *testing.T, dsn string) {
+	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
 		db, err := Open(dsn)
 		if err != nil {
 			t.Fatal(err)
@@ -49,15 +43,7 @@ Ursula K. Le Guin
   A Wizard of Earthsea (183 pages)
   The Left Hand of Darkness (304 pages)
 `
-	forEachVariant(t, func(t *testing.T, dsn string) {
-		var out bytes.Buffer
-		if err := run(dsn, &out); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != want {
-			t.Errorf("output:\n%s\nwant:\n%s", &out, want)
-		}
-	})
+	exampletest.CheckRun(t, want, run)
 }
 
 // TestAutoMigrate checks what AutoMigrate made of the models: both tables,

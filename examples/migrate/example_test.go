@@ -1,9 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"database/sql"
 	"errors"
+	"io"
 	"testing"
 	"time"
 
@@ -42,13 +42,7 @@ func TestRun(t *testing.T) {
 after steps -1: version 2, dirty false
 `
 	forEachVariant(t, func(t *testing.T, dsn string) {
-		var out bytes.Buffer
-		if err := run(dsn, &out); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != want {
-			t.Errorf("output:\n%s\nwant:\n%s", &out, want)
-		}
+		exampletest.CheckOutput(t, want, func(w io.Writer) error { return run(dsn, w) })
 	})
 }
 

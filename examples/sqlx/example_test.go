@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -13,12 +12,6 @@ import (
 	"github.com/jmoiron/sqlx"
 )
 
-// forEachVariant runs f once per transport and codec (exampletest.ForEachDSN).
-func forEachVariant(t *testing.T, f func(t *testing.T, dsn string)) {
-	t.Helper()
-	exampletest.ForEachDSN(t, f)
-}
-
 // people is what the tests insert.
 var people = []Person{
 	{Name: "Ada Lovelace", Email: "ada@example.com", Age: 36},
@@ -26,11 +19,12 @@ var people = []Person{
 	{Name: "Alan Turing", Email: "alan@example.com", Age: 41},
 }
 
-// forEachVariantDB is forEachVariant with the database opened and the people
+// forEachVariantDB runs f once per transport and codec
+// (exampletest.ForEachDSN), with the database opened and the people
 // inserted into a fresh table.
 func forEachVariantDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *sqlx.DB)) {
 	t.Helper()
-	forEachVariant(t, func(t *testing.T, dsn string) {
+	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
 		ctx := context.Background()
 		db, err := sqlx.Open("libsql", dsn)
 		if err != nil {
@@ -64,15 +58,7 @@ by email: Ada Lovelace
 by email: Alan Turing
 grace@example.com is Grace Hopper, id 2
 `
-	forEachVariant(t, func(t *testing.T, dsn string) {
-		var out bytes.Buffer
-		if err := run(dsn, &out); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != want {
-			t.Errorf("output:\n%s\nwant:\n%s", &out, want)
-		}
-	})
+	exampletest.CheckRun(t, want, run)
 }
 
 // TestNamedExec reads back the rows one NamedExec inserted from a slice,

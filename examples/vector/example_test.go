@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"database/sql"
@@ -43,15 +42,7 @@ func TestRun(t *testing.T) {
 sweet and crunchy [0.9 0.1 0.9 0.2]: apple (0.051), carrot (0.124), banana (0.212)
 lime is stored as [0.2 0.9 0.2 0.7]
 `
-	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
-		var out bytes.Buffer
-		if err := run(dsn, &out); err != nil {
-			t.Fatal(err)
-		}
-		if out.String() != want {
-			t.Errorf("output:\n%s\nwant:\n%s", &out, want)
-		}
-	})
+	exampletest.CheckRun(t, want, run)
 }
 
 // cosDistance is the cosine distance of a and b, computed in float64.

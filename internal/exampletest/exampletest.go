@@ -3,12 +3,16 @@
 //
 //	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) { ... })
 //
+// and checks what an example's program prints (CheckRun, CheckOutput).
+//
 // The server is the one $LIBSQL_EXAMPLE_URL names (http://host:port);
 // scripts/examples.sh (make examples) starts one and sets it. Without it
 // the test is skipped.
 package exampletest
 
 import (
+	"bytes"
+	"io"
 	"os"
 	"testing"
 
@@ -29,6 +33,33 @@ func ForEachDSN(t *testing.T, f func(t *testing.T, dsn string)) {
 		t.Skipf("%s is not set: set it to a running sqld (e.g. http://127.0.0.1:8080), or run make examples", URLEnv)
 	}
 	for _, variant := range testmatrix.All() {
-		t.Run(variant.Name, func(t *testing.T) { f(t, variant.DSN(base)) })
+		t.Run(variant.Name, func(t *testing.T) {
+			t.Helper() // so that a helper's f (CheckRun's) reports at its caller
+			f(t, variant.DSN(base))
+		})
+	}
+}
+
+// CheckRun is an example's whole TestRun: it runs the program's run function
+// once per variant (ForEachDSN) and checks all it prints (CheckOutput).
+func CheckRun(t *testing.T, want string, run func(dsn string, w io.Writer) error) {
+	t.Helper()
+	ForEachDSN(t, func(t *testing.T, dsn string) {
+		t.Helper() // a failure is reported at the caller of CheckRun
+		CheckOutput(t, want, func(w io.Writer) error { return run(dsn, w) })
+	})
+}
+
+// CheckOutput runs run with a buffer for its output and fails t if run
+// fails or prints anything but want. It is CheckRun for one variant, for
+// the examples whose subtests prepare the database or a file first.
+func CheckOutput(t *testing.T, want string, run func(w io.Writer) error) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := run(&out); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", &out, want)
 	}
 }
