@@ -12,29 +12,20 @@ import (
 )
 
 // forEachVariantDB runs f once per transport and codec
-// (exampletest.ForEachDSN), with the database opened and the products
+// (exampletest.ForEachDB), with the database opened and the products
 // inserted into fresh tables, with their IDs set.
 func forEachVariantDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *bun.DB, products []Product)) {
 	t.Helper()
-	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
-		ctx := context.Background()
-		db, err := Open(dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := Reset(ctx, db); err != nil {
-			t.Fatal("reset: ", err)
-		}
-		products := []Product{
+	var products []Product // the subtest's own: AddProducts sets their IDs
+	exampletest.ForEachDB(t, Open, func(t *testing.T, ctx context.Context, db *bun.DB) {
+		f(t, ctx, db, products)
+	}, Reset, func(ctx context.Context, db *bun.DB) error {
+		products = []Product{
 			{Name: "pencil", Cents: 120, Stock: 40},
 			{Name: "notebook", Cents: 450, Stock: 3},
 			{Name: "fountain pen", Cents: 2900, Stock: 0},
 		}
-		if err := AddProducts(ctx, db, products); err != nil {
-			t.Fatal("AddProducts: ", err)
-		}
-		f(t, ctx, db, products)
+		return AddProducts(ctx, db, products)
 	})
 }
 

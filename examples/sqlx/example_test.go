@@ -20,24 +20,13 @@ var people = []Person{
 }
 
 // forEachVariantDB runs f once per transport and codec
-// (exampletest.ForEachDSN), with the database opened and the people
+// (exampletest.ForEachDB), with the database opened and the people
 // inserted into a fresh table.
 func forEachVariantDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *sqlx.DB)) {
 	t.Helper()
-	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
-		ctx := context.Background()
-		db, err := sqlx.Open("libsql", dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := Reset(ctx, db); err != nil {
-			t.Fatal("reset: ", err)
-		}
-		if err := AddPeople(ctx, db, people); err != nil {
-			t.Fatal("AddPeople: ", err)
-		}
-		f(t, ctx, db)
+	open := func(dsn string) (*sqlx.DB, error) { return sqlx.Open("libsql", dsn) }
+	exampletest.ForEachDB(t, open, f, Reset, func(ctx context.Context, db *sqlx.DB) error {
+		return AddPeople(ctx, db, people)
 	})
 }
 

@@ -15,24 +15,13 @@ import (
 )
 
 // forEachVariantDB runs f once per transport and codec
-// (exampletest.ForEachDSN), with the database opened and the fruits
+// (exampletest.ForEachDB), with the database opened and the fruits
 // inserted into a fresh table.
 func forEachVariantDB(t *testing.T, f func(t *testing.T, ctx context.Context, db *sql.DB)) {
 	t.Helper()
-	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) {
-		ctx := context.Background()
-		db, err := sql.Open("libsql", dsn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		if err := Reset(ctx, db); err != nil {
-			t.Fatal("reset: ", err)
-		}
-		if err := Add(ctx, db, Fruits); err != nil {
-			t.Fatal("Add: ", err)
-		}
-		f(t, ctx, db)
+	open := func(dsn string) (*sql.DB, error) { return sql.Open("libsql", dsn) }
+	exampletest.ForEachDB(t, open, f, Reset, func(ctx context.Context, db *sql.DB) error {
+		return Add(ctx, db, Fruits)
 	})
 }
 

@@ -3,6 +3,10 @@
 //
 //	exampletest.ForEachDSN(t, func(t *testing.T, dsn string) { ... })
 //
+// or, with the example's database opened and prepared for each variant,
+//
+//	exampletest.ForEachDB(t, open, f, Reset, seed)
+//
 // and checks what an example's program prints (CheckRun, CheckOutput).
 //
 // The server is the one $LIBSQL_EXAMPLE_URL names (http://host:port);
@@ -12,6 +16,7 @@ package exampletest
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"os"
 	"testing"
@@ -38,6 +43,29 @@ func ForEachDSN(t *testing.T, f func(t *testing.T, dsn string)) {
 			f(t, variant.DSN(base))
 		})
 	}
+}
+
+// ForEachDB runs f once per variant (ForEachDSN) on the example's
+// database: open opens it with the variant's DSN (it is closed when the
+// subtest ends) and the setup steps prepare it, in order (drop and create
+// the tables, insert the rows). The steps and f run under one context.
+func ForEachDB[DB io.Closer](t *testing.T, open func(dsn string) (DB, error), f func(t *testing.T, ctx context.Context, db DB), setup ...func(ctx context.Context, db DB) error) {
+	t.Helper()
+	ForEachDSN(t, func(t *testing.T, dsn string) {
+		t.Helper() // a failure to set up is reported at the caller
+		ctx := context.Background()
+		db, err := open(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		for _, step := range setup {
+			if err := step(ctx, db); err != nil {
+				t.Fatalf("setup: %v", err)
+			}
+		}
+		f(t, ctx, db)
+	})
 }
 
 // CheckRun is an example's whole TestRun: it runs the program's run function
