@@ -112,15 +112,7 @@ func TestUpDownStatus(t *testing.T) {
 				t.Errorf("%s: states %v, want %v", step.name, states, step.states)
 			}
 
-			var notes int
-			switch err := db.QueryRowContext(ctx, "SELECT count(*) FROM goose_notes").Scan(&notes); {
-			case step.notes < 0 && err == nil:
-				t.Errorf("%s: goose_notes exists", step.name)
-			case step.notes >= 0 && err != nil:
-				t.Errorf("%s: %v", step.name, err)
-			case step.notes >= 0 && notes != step.notes:
-				t.Errorf("%s: %d notes, want %d", step.name, notes, step.notes)
-			}
+			exampletest.CheckRows(t, ctx, db, step.name, "goose_notes", step.notes)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"io"
@@ -88,15 +89,7 @@ func TestUpStepsVersion(t *testing.T) {
 				t.Errorf("%s: Version() = %d, %v, %v; want %d, false, nil", step.name, version, dirty, err, step.version)
 			}
 
-			var tasks int
-			switch err := db.QueryRow("SELECT count(*) FROM migrate_tasks").Scan(&tasks); {
-			case step.tasks < 0 && err == nil:
-				t.Errorf("%s: migrate_tasks exists", step.name)
-			case step.tasks >= 0 && err != nil:
-				t.Errorf("%s: %v", step.name, err)
-			case step.tasks >= 0 && tasks != step.tasks:
-				t.Errorf("%s: %d tasks, want %d", step.name, tasks, step.tasks)
-			}
+			exampletest.CheckRows(t, context.Background(), db, step.name, "migrate_tasks", step.tasks)
 			var due int
 			if err := db.QueryRow("SELECT count(*) FROM pragma_table_info('migrate_tasks') WHERE name = 'due'").Scan(&due); err != nil {
 				t.Fatal(err)

@@ -7,7 +7,8 @@
 //
 //	exampletest.ForEachDB(t, open, f, Reset, seed)
 //
-// and checks what an example's program prints (CheckRun, CheckOutput).
+// and checks what an example's program prints (CheckRun, CheckOutput) and
+// what a migration left in a table (CheckRows).
 //
 // The server is the one $LIBSQL_EXAMPLE_URL names (http://host:port);
 // scripts/examples.sh (make examples) starts one and sets it. Without it
@@ -17,6 +18,7 @@ package exampletest
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"io"
 	"os"
 	"testing"
@@ -89,5 +91,21 @@ func CheckOutput(t *testing.T, want string, run func(w io.Writer) error) {
 	}
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", &out, want)
+	}
+}
+
+// CheckRows fails t unless table holds want rows or, for a negative want,
+// does not exist: a migration example's check after each of its steps,
+// which step names in the messages.
+func CheckRows(t *testing.T, ctx context.Context, db *sql.DB, step, table string, want int) {
+	t.Helper()
+	var n int
+	switch err := db.QueryRowContext(ctx, "SELECT count(*) FROM "+table).Scan(&n); {
+	case want < 0 && err == nil:
+		t.Errorf("%s: %s exists", step, table)
+	case want >= 0 && err != nil:
+		t.Errorf("%s: %v", step, err)
+	case want >= 0 && n != want:
+		t.Errorf("%s: %d rows in %s, want %d", step, n, table, want)
 	}
 }
