@@ -30,6 +30,16 @@ func forEachVariant(t *testing.T, f func(t *testing.T, dsn string, db *sql.DB)) 
 	})
 }
 
+// newProvider is NewProvider for a test, which it stops if that fails.
+func newProvider(t *testing.T, db *sql.DB) *goose.Provider {
+	t.Helper()
+	provider, err := NewProvider(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return provider
+}
+
 // TestRun runs the command's code and checks all it prints.
 func TestRun(t *testing.T) {
 	const want = `up 00001_create_notes.sql
@@ -54,10 +64,7 @@ down 00003_seed_notes.sql
 func TestUpDownStatus(t *testing.T) {
 	forEachVariant(t, func(t *testing.T, _ string, db *sql.DB) {
 		ctx := context.Background()
-		provider, err := NewProvider(db)
-		if err != nil {
-			t.Fatal(err)
-		}
+		provider := newProvider(t, db)
 		up := func() ([]*goose.MigrationResult, error) { return provider.Up(ctx) }
 		down := func() ([]*goose.MigrationResult, error) {
 			r, err := provider.Down(ctx)
@@ -122,10 +129,7 @@ func TestUpDownStatus(t *testing.T) {
 func TestPinnedColumn(t *testing.T) {
 	forEachVariant(t, func(t *testing.T, _ string, db *sql.DB) {
 		ctx := context.Background()
-		provider, err := NewProvider(db)
-		if err != nil {
-			t.Fatal(err)
-		}
+		provider := newProvider(t, db)
 		if _, err := provider.Up(ctx); err != nil {
 			t.Fatal(err)
 		}
