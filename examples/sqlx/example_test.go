@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 
@@ -30,13 +31,21 @@ func forEachVariantDB(t *testing.T, f func(t *testing.T, ctx context.Context, db
 	})
 }
 
-// names lists the people's names in order.
-func names(people []Person) []string {
-	var s []string
-	for _, p := range people {
-		s = append(s, p.Name)
+// checkNames checks the answer of a query for people: no error, and the
+// people named want, in that order. call, the query as written, begins
+// the message.
+func checkNames(t *testing.T, call string, got []Person, err error, want []string) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return s
+	var names []string
+	for _, p := range got {
+		names = append(names, p.Name)
+	}
+	if !slices.Equal(names, want) {
+		t.Errorf("%s = %q, want %q", call, names, want)
+	}
 }
 
 // TestRun runs the command's code and checks all it prints.
@@ -92,12 +101,7 @@ func TestNamedQuery(t *testing.T) {
 		}
 		for _, tt := range tests {
 			got, err := OlderThan(ctx, db, tt.age)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(names(got), tt.want) {
-				t.Errorf("OlderThan(%d) = %q, want %q", tt.age, names(got), tt.want)
-			}
+			checkNames(t, fmt.Sprintf("OlderThan(%d)", tt.age), got, err, tt.want)
 		}
 	})
 }
@@ -115,12 +119,7 @@ func TestIn(t *testing.T) {
 		}
 		for _, tt := range tests {
 			got, err := ByEmails(ctx, db, tt.emails)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Equal(names(got), tt.want) {
-				t.Errorf("ByEmails(%q) = %q, want %q", tt.emails, names(got), tt.want)
-			}
+			checkNames(t, fmt.Sprintf("ByEmails(%q)", tt.emails), got, err, tt.want)
 		}
 	})
 }
