@@ -14,19 +14,15 @@ die() { echo "demo.sh: $*" >&2; exit 1; }
 sqld=$(scripts/sqld.sh)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/libsql-demo.XXXXXX")
 pid='' qs=''
+# shellcheck source=lib/sqld-throwaway.sh
+. scripts/lib/sqld-throwaway.sh
 cleanup() {
   [ -z "$qs" ] || kill "$qs" 2>/dev/null || true
-  if [ -n "$pid" ]; then
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  rm -rf "$tmp"
+  stop_sqld
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# shellcheck source=lib/sqld-throwaway.sh
-. scripts/lib/sqld-throwaway.sh
 go build -o "$tmp/quickstart" ./examples/quickstart
 
 start_sqld

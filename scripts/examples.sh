@@ -32,20 +32,16 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/libsql-examples.XXXXXX")
 # cleanup can stop a module's go test together with its test binary.
 set -m
 pid='' running=()
+# shellcheck source=lib/sqld-throwaway.sh
+. scripts/lib/sqld-throwaway.sh
 cleanup() {
   local p
   for p in "${running[@]}"; do kill -- "-$p" 2>/dev/null || true; done
-  if [ -n "$pid" ]; then
-    kill "$pid" 2>/dev/null || true
-    wait "$pid" 2>/dev/null || true
-  fi
-  rm -rf "$tmp"
+  stop_sqld
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# shellcheck source=lib/sqld-throwaway.sh
-. scripts/lib/sqld-throwaway.sh
 start_sqld
 export LIBSQL_EXAMPLE_URL="http://127.0.0.1:$port"
 echo "== examples against sqld at $LIBSQL_EXAMPLE_URL, $jobs_max at a time"

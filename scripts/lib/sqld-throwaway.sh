@@ -1,7 +1,7 @@
 # Sourced by scripts that run a throwaway sqld (demo.sh, examples.sh).
 # Expects: $sqld (the binary, from scripts/sqld.sh), $tmp (a scratch
-# directory the caller removes), die (prints and exits). start_sqld sets
-# $pid and $port; the caller's cleanup stops $pid.
+# directory), die (prints and exits). start_sqld sets $pid and $port;
+# stop_sqld, for the caller's EXIT trap, stops $pid and removes $tmp.
 
 # healthy PORT: GET /health answers 200 (plain bash, no curl needed).
 # shellcheck disable=SC2016 # $1 expands in the inner bash
@@ -56,4 +56,13 @@ start_sqld() {
     grep -q "Address already in use" "$tmp/sqld.log" || { cat "$tmp/sqld.log" >&2; die "sqld did not become healthy on 127.0.0.1:$p"; }
   done
   die "could not start sqld on a free port"
+}
+
+# stop_sqld: stops the server start_sqld started, if any, and removes $tmp.
+stop_sqld() {
+  if [ -n "$pid" ]; then
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  fi
+  rm -rf "$tmp"
 }
