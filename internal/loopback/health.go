@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -28,4 +30,36 @@ func GetHealth(ctx context.Context, client *http.Client, baseURL string) error {
 		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return nil
+}
+
+// waitFor is WaitHealthy's loop, the same on every platform: it calls try
+// with a health-check client and the base URL of 127.0.0.1:port every
+// pollInterval until try returns nil, returning early with alive's error
+// if alive, called before each try, reports one, and when ctx ends with an
+// error that wraps both ctx's and try's last. waiting names what is waited
+// for in that error, given the base URL.
+func waitFor(ctx context.Context, alive func(context.Context) error, port int, waiting func(baseURL string) string,
+	try func(client *http.Client, baseURL string) error) error {
+	client := &http.Client{
+		Timeout:   time.Second,
+		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true},
+	}
+	defer client.CloseIdleConnections()
+	baseURL := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	tick := time.NewTicker(pollInterval)
+	defer tick.Stop()
+	var last error
+	for {
+		if err := alive(ctx); err != nil {
+			return err
+		}
+		if last = try(client, baseURL); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for %s: %w (last: %w)", waiting(baseURL), ctx.Err(), last)
+		case <-tick.C:
+		}
+	}
 }

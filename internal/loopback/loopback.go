@@ -8,13 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // ErrNotListening means that nothing listens on a port.
@@ -143,31 +141,15 @@ func sockets(pid int) (map[uint64]bool, error) {
 // bind), and when ctx ends with an error that wraps both ctx's and the
 // last failure.
 func WaitHealthy(ctx context.Context, pid int, alive func(context.Context) error, port int, others ...int) error {
-	client := &http.Client{
-		Timeout:   time.Second,
-		Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true},
-	}
-	defer client.CloseIdleConnections()
 	ports := append([]int{port}, others...)
-	baseURL := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	var last error
-	for {
-		if err := alive(ctx); err != nil {
-			return err
-		}
-		if last = HeldBy(pid, ports...); last == nil {
-			if last = GetHealth(ctx, client, baseURL); last == nil {
-				if last = HeldBy(pid, ports...); last == nil {
-					return nil
-				}
+	return waitFor(ctx, alive, port, func(baseURL string) string { return fmt.Sprintf("pid %d to serve %s", pid, baseURL) },
+		func(client *http.Client, baseURL string) error {
+			if err := HeldBy(pid, ports...); err != nil {
+				return err
 			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for pid %d to serve %s: %w (last: %w)", pid, baseURL, ctx.Err(), last)
-		case <-tick.C:
-		}
-	}
+			if err := GetHealth(ctx, client, baseURL); err != nil {
+				return err
+			}
+			return HeldBy(pid, ports...)
+		})
 }

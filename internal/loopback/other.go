@@ -4,11 +4,8 @@ package loopback
 
 import (
 	"context"
-	"fmt"
 	"net"
 	"net/http"
-	"strconv"
-	"time"
 )
 
 // Elsewhere than on Linux there is no /proc to tell which process holds a
@@ -31,23 +28,6 @@ func Port() (int, error) {
 // returning early with alive's error if alive, called before each try,
 // reports one. pid and others are not checked here.
 func WaitHealthy(ctx context.Context, pid int, alive func(context.Context) error, port int, others ...int) error {
-	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
-	defer client.CloseIdleConnections()
-	baseURL := "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	tick := time.NewTicker(pollInterval)
-	defer tick.Stop()
-	var last error
-	for {
-		if err := alive(ctx); err != nil {
-			return err
-		}
-		if last = GetHealth(ctx, client, baseURL); last == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for %s: %w (last: %w)", baseURL, ctx.Err(), last)
-		case <-tick.C:
-		}
-	}
+	return waitFor(ctx, alive, port, func(baseURL string) string { return baseURL },
+		func(client *http.Client, baseURL string) error { return GetHealth(ctx, client, baseURL) })
 }
