@@ -145,17 +145,29 @@ func fmtDelta(d float64) string {
 	return fmt.Sprintf("%+.1f%%", d*100)
 }
 
+// unit is one step of a scale: a value shown in it is divided by size and
+// followed by suffix.
+type unit struct {
+	size   float64
+	suffix string
+}
+
+// scaled formats v with three significant digits in the first of units
+// (largest first) whose size |v| reaches, else in the last.
+func scaled(v float64, units ...unit) string {
+	u := units[len(units)-1]
+	for _, c := range units {
+		if math.Abs(v) >= c.size {
+			u = c
+			break
+		}
+	}
+	return sig3(v/u.size) + u.suffix
+}
+
 // fmtRate formats a rate with three significant digits and an SI suffix.
 func fmtRate(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 1e9:
-		return sig3(v/1e9) + "G"
-	case a >= 1e6:
-		return sig3(v/1e6) + "M"
-	case a >= 1e3:
-		return sig3(v/1e3) + "k"
-	}
-	return sig3(v)
+	return scaled(v, unit{1e9, "G"}, unit{1e6, "M"}, unit{1e3, "k"}, unit{1, ""})
 }
 
 func sig3(v float64) string {
@@ -164,26 +176,15 @@ func sig3(v float64) string {
 
 // fmtDuration formats nanoseconds with a unit.
 func fmtDuration(ns float64) string {
-	switch a := math.Abs(ns); {
-	case a >= 1e9:
-		return sig3(ns/1e9) + " s"
-	case a >= 1e6:
-		return sig3(ns/1e6) + " ms"
-	case a >= 1e3:
-		return sig3(ns/1e3) + " µs"
-	}
-	return sig3(ns) + " ns"
+	return scaled(ns, unit{1e9, " s"}, unit{1e6, " ms"}, unit{1e3, " µs"}, unit{1, " ns"})
 }
 
-// fmtBytes formats a byte count in B, KiB or MiB.
+// fmtBytes formats a byte count in B, KiB or MiB (bytes exactly).
 func fmtBytes(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 1<<20:
-		return sig3(v/(1<<20)) + " MiB"
-	case a >= 1<<10:
-		return sig3(v/(1<<10)) + " KiB"
+	if math.Abs(v) < 1<<10 {
+		return strconv.FormatFloat(v, 'f', -1, 64) + " B"
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64) + " B"
+	return scaled(v, unit{1 << 20, " MiB"}, unit{1 << 10, " KiB"})
 }
 
 // fmtCount formats an allocation count: whole numbers exactly below
