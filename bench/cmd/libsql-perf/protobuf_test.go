@@ -150,15 +150,7 @@ func TestRecaptureProtobuf(t *testing.T) {
 	}
 	req.Header.Set("Content-Type", protobufContentType)
 	req.Header.Set("Accept-Encoding", "identity") // the bytes as sqld writes them
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp, body := do(t, http.DefaultClient, req)
 	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != protobufContentType {
 		t.Fatalf("HTTP %d, Content-Type %q: %.200q", resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}

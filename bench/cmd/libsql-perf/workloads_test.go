@@ -8,6 +8,22 @@ import (
 	"testing"
 )
 
+// do sends req with client and returns the response and its body, read to
+// the end and closed; a failure to do either fails the test.
+func do(t *testing.T, client *http.Client, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
 func TestRouteFormat(t *testing.T) {
 	for path, want := range map[string]*wireFormat{
 		"/v3":                   jsonFormat,
@@ -47,15 +63,7 @@ func TestCannedServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp, err := srv.Client().Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			if err != nil {
-				t.Fatal(err)
-			}
+			resp, body := do(t, srv.Client(), req)
 			if resp.StatusCode != http.StatusOK {
 				t.Errorf("HTTP %d", resp.StatusCode)
 			}
