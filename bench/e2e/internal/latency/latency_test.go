@@ -43,17 +43,25 @@ func startProxy(t *testing.T, target string, delay time.Duration) *Proxy {
 	return p
 }
 
+// dial connects to the proxy p; the connection is closed when the test
+// ends.
+func dial(t *testing.T, p *Proxy) net.Conn {
+	t.Helper()
+	c, err := net.Dial("tcp", p.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // TestRoundTrip sends a short message through the proxy to an echo
 // server: the answer must be intact and come no sooner than twice the
 // delay, once per direction.
 func TestRoundTrip(t *testing.T) {
 	const delay = 50 * time.Millisecond
 	p := startProxy(t, echoServer(t), delay)
-	c, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dial(t, p)
 	for i := range 3 { // the first on a new connection, then on the same one
 		msg := []byte("ping " + string(rune('a'+i)))
 		start := time.Now()
@@ -79,11 +87,7 @@ func TestRoundTrip(t *testing.T) {
 func TestBulk(t *testing.T) {
 	const delay = 100 * time.Millisecond
 	p := startProxy(t, echoServer(t), delay)
-	c, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dial(t, p)
 	want := make([]byte, 4<<20)
 	for i := range want {
 		want[i] = byte(rand.Uint32())
@@ -117,11 +121,7 @@ func TestClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := net.Dial("tcp", p.Addr())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dial(t, p)
 	if _, err := c.Write([]byte("x")); err != nil {
 		t.Fatal(err)
 	}
