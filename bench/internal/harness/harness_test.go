@@ -13,6 +13,7 @@ func TestMedian(t *testing.T) {
 	}{
 		{nil, 0},
 		{[]float64{3}, 3},
+		{[]float64{3, 1, 2}, 2},
 		{[]float64{5, 1, 3}, 3},
 		{[]float64{4, 1, 3, 2}, 2.5},
 	} {

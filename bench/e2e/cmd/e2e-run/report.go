@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+	"github.com/gohrana/libsql/bench/internal/harness"
 )
 
 // report is everything a run produced; -json writes it.
@@ -87,10 +88,10 @@ func (rep *report) summarize(ws []wl) {
 			if s.Runs == 0 {
 				continue // not run (or not yet): no cells rather than a failure
 			}
-			s.Rate, s.P50Micros, s.P99Micros = workload.Median(s.Rates), workload.Median(p50), workload.Median(p99)
-			s.CPUNsPerRow, s.AllocsPerRow = workload.Median(cpu), workload.Median(allocs)
-			s.BytesPerRow, s.MaxRSSKB = workload.Median(bytes), workload.Median(rss)
-			s.ServerCPUNsPerRow = workload.Median(srvCPU)
+			s.Rate, s.P50Micros, s.P99Micros = harness.Median(s.Rates), harness.Median(p50), harness.Median(p99)
+			s.CPUNsPerRow, s.AllocsPerRow = harness.Median(cpu), harness.Median(allocs)
+			s.BytesPerRow, s.MaxRSSKB = harness.Median(bytes), harness.Median(rss)
+			s.ServerCPUNsPerRow = harness.Median(srvCPU)
 			rep.Medians = append(rep.Medians, s)
 		}
 	}

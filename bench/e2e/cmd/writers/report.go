@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+	"github.com/gohrana/libsql/bench/internal/harness"
 	"github.com/gohrana/libsql/internal/writerstress"
 )
 
@@ -76,7 +76,7 @@ func wallTimes(secs []float64) string {
 	case 1:
 		return fmt.Sprintf("%.1f s", secs[0])
 	}
-	return fmt.Sprintf("%s s, median %.1f s", spread(secs, "%.1f"), workload.Median(secs))
+	return fmt.Sprintf("%s s, median %.1f s", spread(secs, "%.1f"), harness.Median(secs))
 }
 
 // spread formats the smallest and the largest of xs as "lo-hi" (one
@@ -137,7 +137,7 @@ func throughputCell(base, samples []sample, isBase bool) string {
 			ratios = append(ratios, s.rate/base[r].rate)
 		}
 	}
-	cell := fmt.Sprintf("%.0f/s", workload.Median(rates))
+	cell := fmt.Sprintf("%.0f/s", harness.Median(rates))
 	if !isBase {
 		switch {
 		case len(ratios) == 0:
@@ -145,7 +145,7 @@ func throughputCell(base, samples []sample, isBase bool) string {
 		case len(ratios) == 1:
 			cell += fmt.Sprintf(", %.3f", ratios[0])
 		default:
-			cell += fmt.Sprintf(", %.3f (%s)", workload.Median(ratios), spread(ratios, "%.3f"))
+			cell += fmt.Sprintf(", %.3f (%s)", harness.Median(ratios), spread(ratios, "%.3f"))
 		}
 	}
 	if stalls > 0 {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+	"github.com/gohrana/libsql/bench/internal/harness"
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/codec/direct"
 	"github.com/gohrana/libsql/codec/protobuf"
@@ -132,7 +133,7 @@ func run(ctx context.Context, base string, o workload.Options, w wire, gzip bool
 		}
 		secs = append(secs, time.Since(t).Seconds())
 	}
-	r.Rate = float64(o.N) / workload.Median(secs)
+	r.Rate = float64(o.N) / harness.Median(secs)
 	m.End(&r, int64(o.N)*int64(o.Iters))
 	return r, nil
 }

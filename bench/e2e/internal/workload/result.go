@@ -95,19 +95,6 @@ func (m Meter) End(r *Result, n int64) {
 	r.MaxRSSKB = procstat.MaxRSSKB()
 }
 
-// Median returns the median of xs (0 for none); xs is not modified.
-func Median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
 // SetLatencies sets r's p50 and p99 from the latencies of single queries,
 // which it sorts.
 func (r *Result) SetLatencies(lat []time.Duration) {

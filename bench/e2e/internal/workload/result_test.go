@@ -5,28 +5,6 @@ import (
 	"time"
 )
 
-func TestMedian(t *testing.T) {
-	for _, c := range []struct {
-		in   []float64
-		want float64
-	}{
-		{nil, 0},
-		{[]float64{3}, 3},
-		{[]float64{3, 1, 2}, 2},
-		{[]float64{4, 1, 3, 2}, 2.5},
-	} {
-		in := append([]float64(nil), c.in...)
-		if got := Median(in); got != c.want {
-			t.Errorf("Median(%v) = %v, want %v", c.in, got, c.want)
-		}
-		for i := range in {
-			if in[i] != c.in[i] {
-				t.Fatalf("Median modified its argument: %v", in)
-			}
-		}
-	}
-}
-
 func TestPercentile(t *testing.T) {
 	lat := make([]time.Duration, 100)
 	for i := range lat {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gohrana/libsql/bench/internal/harness"
 	"github.com/gohrana/libsql/internal/fixture"
 )
 
@@ -105,7 +106,7 @@ func ScanFixture(ctx context.Context, db *sql.DB, o Options) (Result, error) {
 		}
 		secs = append(secs, time.Since(t).Seconds())
 	}
-	r.Rate = float64(o.N) / Median(secs)
+	r.Rate = float64(o.N) / harness.Median(secs)
 	m.End(&r, int64(o.N)*int64(o.Iters))
 	return r, nil
 }
