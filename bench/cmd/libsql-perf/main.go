@@ -38,9 +38,10 @@ import (
 	"os"
 	"regexp"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/gohrana/libsql/bench/internal/harness"
 )
 
 func main() {
@@ -140,7 +141,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		GOARCH:     runtime.GOARCH,
 		CPUs:       runtime.NumCPU(),
 		GOMAXPROCS: runtime.GOMAXPROCS(0),
-		LoadAvg:    loadAvg(),
+		LoadAvg:    harness.LoadAvg(),
 		Time:       time.Now().UTC().Format(time.RFC3339),
 		Benchtime:  *benchtime,
 		Count:      *count,
@@ -230,18 +231,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
-}
-
-func loadAvg() string {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(data))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }
 
 func orDash(s string) string {

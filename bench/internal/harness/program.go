@@ -6,6 +6,7 @@ import (
 	"flag"
 	"log"
 	"os"
+	"strings"
 )
 
 // URLFlag defines -url, the base URL of the running sqld that a program
@@ -25,6 +26,21 @@ func Main(name string, url *string, run func() error) {
 	if err := run(); err != nil {
 		log.Fatalf("%s: %v", name, err)
 	}
+}
+
+// LoadAvg returns /proc/loadavg's first three fields (the load averages
+// over 1, 5 and 15 minutes), or "" where it cannot be read, for a report
+// to say how busy the machine was.
+func LoadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
 }
 
 // Workspace is what a measurement against a running sqld starts with: a

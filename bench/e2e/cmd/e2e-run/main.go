@@ -52,6 +52,7 @@ import (
 
 	"github.com/gohrana/libsql/bench/e2e/internal/latency"
 	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+	"github.com/gohrana/libsql/bench/internal/harness"
 	"github.com/gohrana/libsql/internal/child"
 	"github.com/gohrana/libsql/internal/sqldproc"
 )
@@ -362,7 +363,7 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 	rep := &report{
 		Started: time.Now().UTC().Format(time.RFC3339), GoVersion: runtime.Version(),
 		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPUs: runtime.NumCPU(),
-		Server: version, LoadBefore: loadAvg(), Revision: gitRevision(ctx),
+		Server: version, LoadBefore: harness.LoadAvg(), Revision: gitRevision(ctx),
 		Rounds: c.rounds, BigRounds: c.bigRounds, Duration: c.duration.String(), Conc: c.conc,
 		Points: c.points, Inserts: c.inserts, BigRows: c.bigRows, ScanIters: c.scanIters,
 		Command: strings.TrimSpace("cd bench/e2e && go run ./cmd/e2e-run " + shellJoin(os.Args[1:])),
@@ -394,7 +395,7 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 	if err := phase(c.bigRounds, true); err != nil {
 		return nil, err
 	}
-	rep.LoadAfter = loadAvg()
+	rep.LoadAfter = harness.LoadAvg()
 	rep.summarize(selected)
 	return rep, nil
 }
@@ -506,17 +507,4 @@ func gitRevision(ctx context.Context) string {
 		rev += "+changes"
 	}
 	return rev
-}
-
-// loadAvg returns /proc/loadavg's first three fields, or "".
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
-		return ""
-	}
-	return strings.Join(f[:3], " ")
 }
