@@ -55,28 +55,23 @@ var (
 
 // protobufServer answers POSTs under /v3-protobuf/ with 404 unless
 // protobufOK, and the others with handler, checking their Content-Type. A
-// GET fails the test: the transport never probes.
+// GET fails the test (fakeServer's check): the transport never probes.
 func protobufServer(t *testing.T, protobufOK bool, handler http.HandlerFunc) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch {
-		case r.Method == http.MethodGet:
-			t.Errorf("GET %s: the transport probed the server", r.URL.Path)
-		case !protobufOK && strings.HasPrefix(r.URL.Path, "/v3-protobuf/"):
+	return fakeServer(t, http.StatusOK, func(w http.ResponseWriter, r *http.Request) {
+		if !protobufOK && strings.HasPrefix(r.URL.Path, "/v3-protobuf/") {
 			http.NotFound(w, r)
-		default:
-			want := "application/json"
-			if strings.HasPrefix(r.URL.Path, "/v3-protobuf/") {
-				want = "application/x-protobuf"
-			}
-			if got := r.Header.Get("Content-Type"); got != want {
-				t.Errorf("%s: Content-Type %q, want %q", r.URL.Path, got, want)
-			}
-			handler(w, r)
+			return
 		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+		want := "application/json"
+		if strings.HasPrefix(r.URL.Path, "/v3-protobuf/") {
+			want = "application/x-protobuf"
+		}
+		if got := r.Header.Get("Content-Type"); got != want {
+			t.Errorf("%s: Content-Type %q, want %q", r.URL.Path, got, want)
+		}
+		handler(w, r)
+	})
 }
 
 func TestProtobufPipeline(t *testing.T) {
@@ -101,19 +96,7 @@ func TestProtobufPipeline(t *testing.T) {
 		_, _ = w.Write(pbOKClose)
 	})
 	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: protobuf.Codec})
-	s := c.NewStream()
-	if err := sendClose(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	if !s.Open() {
-		t.Fatal("the stream should hold baton B1")
-	}
-	if err := sendClose(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	if s.Open() {
-		t.Fatal("an absent baton closes the stream")
-	}
+	closeTwice(t, c.NewStream())
 	if cd, err := c.codec(context.Background()); err != nil || cd != protobuf.Codec {
 		t.Fatalf("Codec() = %v, %v", cd, err)
 	}

@@ -47,6 +47,25 @@ func sendClose(ctx context.Context, s transport.Stream) error {
 	return s.Send(ctx, []codec.StreamRequest{{Type: codec.RequestClose}}, false, res)
 }
 
+// closeTwice sends two closes on s, to a server that answers the first
+// with baton B1 and the second without one: the stream must hold the baton
+// after the first and be closed after the second.
+func closeTwice(t *testing.T, s transport.Stream) {
+	t.Helper()
+	if err := sendClose(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if !s.Open() {
+		t.Fatal("the stream should hold baton B1")
+	}
+	if err := sendClose(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Open() {
+		t.Fatal("a null or absent baton closes the stream")
+	}
+}
+
 func TestPipelineSendsTokenAndKeepsBaton(t *testing.T) {
 	var calls atomic.Int32
 	srv := fakeServer(t, 200, func(w http.ResponseWriter, r *http.Request) {
@@ -71,19 +90,7 @@ func TestPipelineSendsTokenAndKeepsBaton(t *testing.T) {
 		_, _ = io.WriteString(w, okClose)
 	})
 	c := newTestClient(t, transport.Options{URL: srv.URL + "/", AuthToken: "tok", Codec: direct.Codec})
-	s := c.NewStream()
-	if err := sendClose(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	if !s.Open() {
-		t.Fatal("stream should hold baton B1")
-	}
-	if err := sendClose(context.Background(), s); err != nil {
-		t.Fatal(err)
-	}
-	if s.Open() {
-		t.Fatal("a null baton closes the stream")
-	}
+	closeTwice(t, c.NewStream())
 }
 
 // A server of Hrana 2 alone answers /v3/pipeline 404: the request goes
