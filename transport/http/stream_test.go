@@ -49,6 +49,17 @@ func execReq(sql string) []codec.StreamRequest {
 	return []codec.StreamRequest{{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: sql}}}
 }
 
+// begin sends BEGIN on s, keeping the stream, and returns the response it
+// was read into, for the test's next request; a failure fails the test.
+func begin(t *testing.T, s transport.Stream) *transport.Response {
+	t.Helper()
+	res := new(transport.Response)
+	if err := s.Send(context.Background(), execReq("BEGIN"), false, res); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
 // TestSendEnd: without end the baton is kept for the next request; with
 // end, a connection's stream asks get_autocommit and is kept if the server
 // says no transaction is open, closed otherwise (a COMMIT that failed),
@@ -161,10 +172,7 @@ func TestSendEndFailureClosesStream(t *testing.T) {
 	})
 	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
 	s := c.NewStream()
-	res := new(transport.Response)
-	if err := s.Send(context.Background(), execReq("BEGIN"), false, res); err != nil {
-		t.Fatal(err)
-	}
+	res := begin(t, s)
 	err := s.Send(context.Background(), execReq("COMMIT"), true, res)
 	var e *transport.Error
 	if !errors.As(err, &e) || e.Safe || e.Resend || e.HTTPStatus != 0 {
@@ -201,10 +209,7 @@ func TestResetClosesOpenStream(t *testing.T) {
 	if len(rec.all()) != 0 {
 		t.Fatal("Reset of a stream never opened sent a request")
 	}
-	res := new(transport.Response)
-	if err := s.Send(context.Background(), execReq("BEGIN"), false, res); err != nil {
-		t.Fatal(err)
-	}
+	begin(t, s)
 	s.Reset()
 	got := rec.all()
 	if s.Open() || len(got) != 2 || !strings.Contains(got[1], `"baton":"B2"`) || !strings.Contains(got[1], "close") {
@@ -224,10 +229,7 @@ func TestDecodeFailureForgetsStream(t *testing.T) {
 	})
 	c := newTestClient(t, transport.Options{URL: srv.URL, Codec: direct.Codec})
 	s := c.NewStream()
-	res := new(transport.Response)
-	if err := s.Send(context.Background(), execReq("BEGIN"), false, res); err != nil {
-		t.Fatal(err)
-	}
+	res := begin(t, s)
 	err := s.Send(context.Background(), execReq("SELECT 1"), false, res)
 	var e *transport.Error
 	if !errors.As(err, &e) || e.Safe || !strings.Contains(err.Error(), "decode failed") {
