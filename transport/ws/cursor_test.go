@@ -99,9 +99,7 @@ func TestCursorValuesOutliveFetches(t *testing.T) {
 	}
 	// Other traffic on the socket reuses the buffers it may.
 	for range 10 {
-		if _, err := execute(context.Background(), c.NewStream(), strings.Repeat("y", 100)); err != nil {
-			t.Fatal(err)
-		}
+		mustExecute(t, c.NewStream(), strings.Repeat("y", 100))
 	}
 	for i, b := range texts {
 		if want := fmt.Sprint("row ", i); string(b) != want {

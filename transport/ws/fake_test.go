@@ -408,6 +408,15 @@ func newFakeClient(t testing.TB, f *fake, mod func(o *options)) *client {
 	return c
 }
 
+// mustExecute is execute for statements that must succeed: a failure to
+// send fails the test.
+func mustExecute(t testing.TB, s transport.Stream, sqls ...string) {
+	t.Helper()
+	if _, err := execute(context.Background(), s, sqls...); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // execute sends one execute per SQL text in one Send and returns the text
 // each answered (or "error: <message>" for a failed one).
 func execute(ctx context.Context, s transport.Stream, sqls ...string) ([]string, error) {

@@ -23,9 +23,7 @@ func TestLockstepCancel(t *testing.T) {
 			f := newFake(t)
 			c := newFakeClient(t, f, func(o *options) { o.Sockets = -1; o.Timeout = tt.timeout })
 			s := c.NewStream().(*stream)
-			if _, err := execute(context.Background(), s, "first"); err != nil {
-				t.Fatal(err)
-			}
+			mustExecute(t, s, "first")
 			if !s.sock.lockstep {
 				t.Fatal("the stream's own socket is not lockstep")
 			}
@@ -68,9 +66,7 @@ func TestLockstepIdleDeath(t *testing.T) {
 	f := newFake(t)
 	c := newFakeClient(t, f, func(o *options) { o.Sockets = -1 })
 	s := c.NewStream().(*stream)
-	if _, err := execute(context.Background(), s, "first"); err != nil {
-		t.Fatal(err)
-	}
+	mustExecute(t, s, "first")
 	f.conn(0).ws.Drop()
 	eventually(t, "the server side closed", func() bool { return f.live.Load() == 0 })
 	time.Sleep(2 * probeFresh)
@@ -91,9 +87,7 @@ func TestLockstepDrain(t *testing.T) {
 	f := newFake(t)
 	c := newFakeClient(t, f, func(o *options) { o.Sockets = -1 })
 	s := c.NewStream().(*stream)
-	if _, err := execute(context.Background(), s, "first"); err != nil {
-		t.Fatal(err)
-	}
+	mustExecute(t, s, "first")
 	sk := s.sock
 	s.Reset()
 	eventually(t, "the close read", func() bool {
@@ -118,9 +112,7 @@ func TestSocketPerStream(t *testing.T) {
 	c := newFakeClient(t, f, func(o *options) { o.Sockets = -1 })
 	a, b := c.NewStream(), c.NewStream()
 	for _, s := range []transport.Stream{a, b, a, b} {
-		if _, err := execute(context.Background(), s, "x"); err != nil {
-			t.Fatal(err)
-		}
+		mustExecute(t, s, "x")
 	}
 	if !a.Open() || a.Shared() || f.dials.Load() != 2 {
 		t.Fatalf("Open %t, Shared %t, %d dials: want a socket per stream", a.Open(), a.Shared(), f.dials.Load())

@@ -133,9 +133,7 @@ func TestConcurrentStreams(t *testing.T) {
 func TestSocketsSpread(t *testing.T) {
 	f := newFake(t)
 	c := newFakeClient(t, f, func(o *options) { o.Sockets = 2 })
-	if _, err := execute(context.Background(), c.NewStream(), "first"); err != nil {
-		t.Fatal(err)
-	}
+	mustExecute(t, c.NewStream(), "first")
 	opened := func(i int) int { return strings.Count(strings.Join(f.conn(i).received(), " "), "open_stream") }
 	eventually(t, "a stream on the second socket", func() bool {
 		_, err := execute(context.Background(), c.NewStream(), "x")
@@ -143,9 +141,7 @@ func TestSocketsSpread(t *testing.T) {
 	})
 	before := [2]int{opened(0), opened(1)}
 	for i := range 8 {
-		if _, err := execute(context.Background(), c.NewStream(), fmt.Sprint(i)); err != nil {
-			t.Fatal(err)
-		}
+		mustExecute(t, c.NewStream(), fmt.Sprint(i))
 	}
 	if n := f.dials.Load(); n != 2 {
 		t.Fatalf("%d dials, want 2", n)
@@ -198,9 +194,7 @@ func TestCancel(t *testing.T) {
 	c := newFakeClient(t, f, func(o *options) { o.Sockets = 1 })
 	s := c.NewStream().(*stream)
 	other := c.NewStream()
-	if _, err := execute(context.Background(), s, "first"); err != nil {
-		t.Fatal(err)
-	}
+	mustExecute(t, s, "first")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
 	start := time.Now()
@@ -277,9 +271,7 @@ func TestSocketDeath(t *testing.T) {
 			f := newFake(t)
 			c := newFakeClient(t, f, func(o *options) { o.writeTimeout = 100 * time.Millisecond })
 			s := c.NewStream().(*stream)
-			if _, err := execute(context.Background(), s, "open"); err != nil {
-				t.Fatal(err)
-			}
+			mustExecute(t, s, "open")
 			err := tt.run(t, f, s)
 			if err != nil {
 				e := asError(t, err)
@@ -342,9 +334,7 @@ func TestWriteStall(t *testing.T) {
 func TestUnopenedStreamSurvivesSocketDeath(t *testing.T) {
 	f := newFake(t)
 	c := newFakeClient(t, f, func(o *options) { o.Sockets = 1 })
-	if _, err := execute(context.Background(), c.NewStream(), "one"); err != nil {
-		t.Fatal(err)
-	}
+	mustExecute(t, c.NewStream(), "one")
 	fresh := c.NewStream()
 	f.closeAll()
 	eventually(t, "the socket to die", func() bool { return f.dials.Load() == 1 && len(f.conns) == 0 })
@@ -451,9 +441,7 @@ func TestPing(t *testing.T) {
 		o.pingTimeout = 60 * time.Millisecond
 	})
 	s := c.NewStream().(*stream)
-	if _, err := execute(context.Background(), s, "open"); err != nil {
-		t.Fatal(err)
-	}
+	mustExecute(t, s, "open")
 	time.Sleep(200 * time.Millisecond)
 	if !s.Open() {
 		t.Fatal("an idle socket that answers pings died")
@@ -580,9 +568,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 			}
 			c := newFakeClient(t, f, nil)
 			s := c.NewStream()
-			if _, err := execute(context.Background(), s, "open"); err != nil {
-				t.Fatal(err)
-			}
+			mustExecute(t, s, "open")
 			reqs := []codec.StreamRequest{tt.req}
 			if tt.req.Type == codec.RequestClose {
 				reqs = append(reqs, codec.StreamRequest{Type: codec.RequestExecute, Stmt: codec.Stmt{SQL: "x"}})
@@ -595,9 +581,7 @@ func TestRefusedBeforeSending(t *testing.T) {
 			if got := f.conn(0).received(); len(got) != 3 {
 				t.Fatalf("the server received %q", got)
 			}
-			if _, err := execute(context.Background(), s, "still"); err != nil {
-				t.Fatal(err)
-			}
+			mustExecute(t, s, "still")
 		})
 	}
 }
@@ -648,9 +632,7 @@ func TestCloseIdle(t *testing.T) {
 	f := newFake(t)
 	c := newFakeClient(t, f, func(o *options) { o.Sockets = 1 })
 	s := c.NewStream()
-	if _, err := execute(context.Background(), s, "x"); err != nil {
-		t.Fatal(err)
-	}
+	mustExecute(t, s, "x")
 	c.CloseIdle()
 	time.Sleep(20 * time.Millisecond)
 	if !s.Open() || f.live.Load() != 1 {
@@ -673,17 +655,13 @@ func TestTimeout(t *testing.T) {
 	// not, at a load average of 8 on 2 cores).
 	c := newFakeClient(t, f, func(o *options) { o.Timeout = 150 * time.Millisecond })
 	s := c.NewStream().(*stream)
-	if _, err := execute(context.Background(), s, "SLEEP 1 quick"); err != nil {
-		t.Fatal(err)
-	}
+	mustExecute(t, s, "SLEEP 1 quick")
 	_, err := execute(context.Background(), s, "SLEEP 600 slow")
 	if !errors.Is(err, context.DeadlineExceeded) || isSafe(err) || !s.Busy() {
 		t.Fatalf("error %v, Busy %t", err, s.Busy())
 	}
 	eventually(t, "the answer", func() bool { return !s.Busy() })
-	if _, err := execute(context.Background(), s, "again"); err != nil {
-		t.Fatal(err)
-	}
+	mustExecute(t, s, "again")
 }
 
 // TestTLSAndHeaders: a wss:// server is verified against Options.TLSConfig;
@@ -735,14 +713,10 @@ func TestTokenSource(t *testing.T) {
 	})
 	s := c.NewStream()
 	for range 2 {
-		if _, err := execute(context.Background(), s, "x"); err != nil {
-			t.Fatal(err)
-		}
+		mustExecute(t, s, "x")
 	}
 	tok.Store("token-two")
-	if _, err := execute(context.Background(), s, "y"); err != nil {
-		t.Fatal(err)
-	}
+	mustExecute(t, s, "y")
 	fc := f.conn(0)
 	if got := fc.hellos(); !slices.Equal(got, []string{"token-one", "token-two"}) {
 		t.Fatalf("hellos %q, want one per token", got)
