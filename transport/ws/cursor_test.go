@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/codec"
+	"github.com/gohrana/libsql/transport"
 )
 
 func rowsBatch(sql string) *codec.Batch {
@@ -24,6 +25,17 @@ func (fc *fconn) fetchCount() int {
 	return fc.fetches
 }
 
+// mustOpenCursor opens a cursor on s for rowsBatch(sql), the last unit of
+// work on s; a failure fails the test.
+func mustOpenCursor(t *testing.T, s transport.Stream, sql string) transport.Cursor {
+	t.Helper()
+	cur, err := s.OpenCursor(context.Background(), rowsBatch(sql), true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cur
+}
+
 // TestCursor: a cursor reads its entries fetch by fetch, keeping
 // cursorAhead fetches in flight ahead of the reader and no more, so that
 // what it holds is bounded; Close closes it, and the stream serves requests
@@ -32,10 +44,7 @@ func TestCursor(t *testing.T) {
 	f := newFake(t)
 	c := newFakeClient(t, f, func(o *options) { o.cursorBatch = 100 })
 	s := c.NewStream()
-	cur, err := s.OpenCursor(context.Background(), rowsBatch("ROWS 2500"), true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur := mustOpenCursor(t, s, "ROWS 2500")
 	fc := f.conn(0)
 	var e codec.CursorEntry
 	var rows []int64
@@ -85,10 +94,7 @@ func TestCursorValuesOutliveFetches(t *testing.T) {
 	f := newFake(t)
 	c := newFakeClient(t, f, func(o *options) { o.cursorBatch = 3 })
 	s := c.NewStream()
-	cur, err := s.OpenCursor(context.Background(), rowsBatch("ROWS 50"), true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur := mustOpenCursor(t, s, "ROWS 50")
 	defer cur.Close()
 	var e codec.CursorEntry
 	var texts [][]byte
@@ -114,10 +120,7 @@ func TestCursorInterrupted(t *testing.T) {
 	f := newFake(t)
 	c := newFakeClient(t, f, func(o *options) { o.cursorBatch = 10 })
 	s := c.NewStream()
-	cur, err := s.OpenCursor(context.Background(), rowsBatch("ROWS 1000"), true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur := mustOpenCursor(t, s, "ROWS 1000")
 	var e codec.CursorEntry
 	for range 5 {
 		if err := cur.Next(&e); err != nil {
@@ -184,15 +187,13 @@ func TestCursorSocketDeath(t *testing.T) {
 	f := newFake(t)
 	c := newFakeClient(t, f, func(o *options) { o.cursorBatch = 10 })
 	s := c.NewStream().(*stream)
-	cur, err := s.OpenCursor(context.Background(), rowsBatch("ROWS 1000"), true, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cur := mustOpenCursor(t, s, "ROWS 1000")
 	var e codec.CursorEntry
 	if err := cur.Next(&e); err != nil {
 		t.Fatal(err)
 	}
 	f.closeAll()
+	var err error
 	for err == nil {
 		err = cur.Next(&e)
 	}
