@@ -202,13 +202,7 @@ func TestBaseURLRedirectsStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e codec.CursorEntry
-	for err == nil {
-		err = cur.Next(&e)
-	}
-	if !errors.Is(err, io.EOF) {
-		t.Fatal(err)
-	}
+	readCursor(t, cur)
 	cur.Close()
 	if err := sendClose(ctx, s); err != nil {
 		t.Fatal(err)
