@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -45,16 +44,7 @@ func captureRequest() ([]byte, error) {
 
 func readCapture(t *testing.T) []byte {
 	t.Helper()
-	f, err := os.Open(captureFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := io.ReadAll(zr)
+	b, err := fixture.ReadCapture(captureFile)
 	if err != nil {
 		t.Fatal(err)
 	}
