@@ -526,51 +526,57 @@ func pbFields(b []byte, f func(num uint64, payload []byte)) error {
 var protoStreamTypes = map[uint64]string{1: "close", 2: "execute", 3: "batch", 4: "sequence", 5: "describe",
 	6: "store_sql", 7: "close_sql", 8: "get_autocommit"}
 
-func decodeProtoPipeline(body []byte) (baton string, reqs []mayReq, err error) {
+// decodeProtoBody reads a Protobuf pipeline or cursor request body: its
+// baton (field 1), and each field 2 (a StreamRequest of a pipeline, the
+// Batch of a cursor), whose requests read appends to reqs.
+func decodeProtoBody(body []byte, read func(reqs []mayReq, p []byte) []mayReq) (baton string, reqs []mayReq, err error) {
 	err = pbFields(body, func(num uint64, p []byte) {
 		switch num {
 		case 1:
 			baton = string(p)
 		case 2:
-			_ = pbFields(p, func(member uint64, m []byte) {
-				q := mayReq{typ: protoStreamTypes[member], v3req: member == 8}
-				switch member {
-				case 2: // ExecuteStreamReq { Stmt stmt = 1 }
-					_ = pbFields(m, func(n uint64, st []byte) {
-						if n == 1 {
-							q.sqls = append(q.sqls, protoSQL(st))
-						}
-					})
-				case 3: // BatchStreamReq { Batch batch = 1 }
-					_ = pbFields(m, func(n uint64, bt []byte) {
-						if n == 1 {
-							q = protoBatch(bt)
-						}
-					})
-				case 4, 5: // { string sql = 1; ... }
-					_ = pbFields(m, func(n uint64, s []byte) {
-						if n == 1 {
-							q.sqls = append(q.sqls, string(s))
-						}
-					})
-				}
-				reqs = append(reqs, q)
-			})
+			reqs = read(reqs, p)
 		}
 	})
 	return baton, reqs, err
 }
 
-func decodeProtoCursor(body []byte) (baton string, reqs []mayReq, err error) {
-	err = pbFields(body, func(num uint64, p []byte) {
-		switch num {
-		case 1:
-			baton = string(p)
-		case 2:
-			reqs = append(reqs, protoBatch(p))
+func decodeProtoPipeline(body []byte) (baton string, reqs []mayReq, err error) {
+	return decodeProtoBody(body, appendProtoStreamReq)
+}
+
+// appendProtoStreamReq appends the request of a StreamRequest, its one
+// member.
+func appendProtoStreamReq(reqs []mayReq, p []byte) []mayReq {
+	_ = pbFields(p, func(member uint64, m []byte) {
+		q := mayReq{typ: protoStreamTypes[member], v3req: member == 8}
+		switch member {
+		case 2: // ExecuteStreamReq { Stmt stmt = 1 }
+			_ = pbFields(m, func(n uint64, st []byte) {
+				if n == 1 {
+					q.sqls = append(q.sqls, protoSQL(st))
+				}
+			})
+		case 3: // BatchStreamReq { Batch batch = 1 }
+			_ = pbFields(m, func(n uint64, bt []byte) {
+				if n == 1 {
+					q = protoBatch(bt)
+				}
+			})
+		case 4, 5: // { string sql = 1; ... }
+			_ = pbFields(m, func(n uint64, s []byte) {
+				if n == 1 {
+					q.sqls = append(q.sqls, string(s))
+				}
+			})
 		}
+		reqs = append(reqs, q)
 	})
-	return baton, reqs, err
+	return reqs
+}
+
+func decodeProtoCursor(body []byte) (baton string, reqs []mayReq, err error) {
+	return decodeProtoBody(body, func(reqs []mayReq, p []byte) []mayReq { return append(reqs, protoBatch(p)) })
 }
 
 // protoSQL returns the sql (field 1) of a Stmt.
