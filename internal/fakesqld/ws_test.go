@@ -162,10 +162,7 @@ func TestWSMismatches(t *testing.T) {
 	}{
 		{"other SQL", []Exchange{auto}, func(dial func() *wsClient) {
 			c := dial()
-			c.request(fmt.Sprintf(wsOpen, 1))
-			c.request(fmt.Sprintf(wsExec, 1, "DELETE FROM t"))
-			c.read()
-			c.read()
+			c.openStream(1, fmt.Sprintf(wsExec, 1, "DELETE FROM t"))
 		}, `does not match request 0`},
 		{"stream not open", []Exchange{auto}, func(dial func() *wsClient) {
 			c := dial()
@@ -173,55 +170,31 @@ func TestWSMismatches(t *testing.T) {
 		}, "stream 3, which is not open"},
 		{"transaction on a shared socket", []Exchange{auto, begin}, func(dial func() *wsClient) {
 			c := dial()
-			c.request(fmt.Sprintf(wsOpen, 1))
-			c.request(fmt.Sprintf(wsExec, 1, wsInsert))
-			c.read()
-			c.read()
-			c.request(fmt.Sprintf(wsOpen, 2))
-			c.request(fmt.Sprintf(wsBegin, 2))
-			c.read()
-			c.read()
+			c.openStream(1, fmt.Sprintf(wsExec, 1, wsInsert))
+			c.openStream(2, fmt.Sprintf(wsBegin, 2))
 		}, "on a socket of its own"},
 		{"baton on another stream", []Exchange{begin, Pipeline(b1, Execute(SQL("SELECT 1"))).Respond(b1, ExecuteOK(Empty()))}, func(dial func() *wsClient) {
 			c := dial()
-			c.request(fmt.Sprintf(wsOpen, 1))
-			c.request(fmt.Sprintf(wsBegin, 1))
-			c.read()
-			c.read()
-			c.request(fmt.Sprintf(wsOpen, 2))
-			c.request(fmt.Sprintf(wsExec, 2, "SELECT 1"))
-			c.read()
-			c.read()
+			c.openStream(1, fmt.Sprintf(wsBegin, 1))
+			c.openStream(2, fmt.Sprintf(wsExec, 2, "SELECT 1"))
 		}, "expected on stream 1 on socket 1"},
 		{"no close_stream after COMMIT", []Exchange{begin, Pipeline(b1, Execute(SQL("COMMIT")), Close()).Respond("", ExecuteOK(Empty()), CloseOK())}, func(dial func() *wsClient) {
 			c := dial()
-			c.request(fmt.Sprintf(wsOpen, 1))
-			c.request(fmt.Sprintf(wsBegin, 1))
-			c.read()
-			c.read()
+			c.openStream(1, fmt.Sprintf(wsBegin, 1))
 			c.read2(c.request(fmt.Sprintf(wsExec, 1, "COMMIT")))
 		}, "close_stream of stream 1 on socket 1 after exchange #1, which never arrived"},
 		{"no guard after a batch", []Exchange{Pipeline("", Sequence("BEGIN; SELECT 1"), Close()).Respond("", SequenceOK(), CloseOK()), auto}, func(dial func() *wsClient) {
 			c := dial()
-			c.request(fmt.Sprintf(wsOpen, 1))
-			c.request(`{"type":"sequence","stream_id":1,"sql":"BEGIN; SELECT 1"}`)
-			c.read()
-			c.read()
+			c.openStream(1, `{"type":"sequence","stream_id":1,"sql":"BEGIN; SELECT 1"}`)
 			c.read2(c.request(fmt.Sprintf(wsExec, 1, wsInsert)))
 		}, "expected batch [ROLLBACK if not is_autocommit]"},
 		{"HTTP reply", []Exchange{Pipeline("", Execute(SQL(wsInsert)), Close()).Reply(HTTPError(503, "Replicator exited"))}, func(dial func() *wsClient) {
 			c := dial()
-			c.request(fmt.Sprintf(wsOpen, 1))
-			c.request(fmt.Sprintf(wsExec, 1, wsInsert))
-			c.read()
-			c.read()
+			c.openStream(1, fmt.Sprintf(wsExec, 1, wsInsert))
 		}, "its reply has no WebSocket form"},
 		{"cursor", []Exchange{Cursor("", Step(SQL("SELECT 1"))).Stream("")}, func(dial func() *wsClient) {
 			c := dial()
-			c.request(fmt.Sprintf(wsOpen, 1))
-			c.request(fmt.Sprintf(wsExec, 1, "SELECT 1"))
-			c.read()
-			c.read()
+			c.openStream(1, fmt.Sprintf(wsExec, 1, "SELECT 1"))
 		}, "it has no WebSocket form"},
 	}
 	for _, tt := range tests {
@@ -236,6 +209,16 @@ func TestWSMismatches(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openStream opens stream id with first as its first request, and reads
+// both answers (open_stream's and first's), whatever they are.
+func (w *wsClient) openStream(id int, first string) {
+	w.t.Helper()
+	w.request(fmt.Sprintf(wsOpen, id))
+	w.request(first)
+	w.read()
+	w.read()
 }
 
 // read2 reads the answer to id, whatever it is.
@@ -256,15 +239,9 @@ func TestWSResetOvertaken(t *testing.T) {
 				Pipeline(b1, Close()).Respond("", CloseOK()),
 				Pipeline("", Execute(SQL("SELECT 1")), Close()).Respond("", ExecuteOK(Empty()), CloseOK()))
 			own := dialWS(t, s)
-			own.request(fmt.Sprintf(wsOpen, 1))
-			own.request(fmt.Sprintf(wsBegin, 1))
-			own.read()
-			own.read()
+			own.openStream(1, fmt.Sprintf(wsBegin, 1))
 			shared := dialWS(t, s)
-			shared.request(fmt.Sprintf(wsOpen, 1))
-			shared.request(fmt.Sprintf(wsExec, 1, "SELECT 1"))
-			shared.read()
-			shared.read()
+			shared.openStream(1, fmt.Sprintf(wsExec, 1, "SELECT 1"))
 			if closes {
 				own.read2(own.request(fmt.Sprintf(wsClose, 1)))
 			}
