@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gohrana/libsql/internal/loopback"
 )
 
 // TestBodies: Content-Length, chunked and empty bodies from net/http's
@@ -566,12 +568,10 @@ func TestConcurrent(t *testing.T) {
 // TestDialError: a refused connection is a *net.OpError with Op "dial",
 // which the driver reports as not sent.
 func TestDialError(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.RefusedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	tr := newTestTransport(t, Options{})
 	_, err = tr.RoundTrip(newReq(t, "POST", "http://"+addr+"/x", "x"))
 	var op *net.OpError

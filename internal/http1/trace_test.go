@@ -1,10 +1,11 @@
 package http1
 
 import (
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"testing"
+
+	"github.com/gohrana/libsql/internal/loopback"
 )
 
 // TestGotConn: the GotConn hook fires once per request as soon as a TCP
@@ -25,12 +26,10 @@ func TestGotConn(t *testing.T) {
 		t.Fatalf("GotConn calls %+v, want a new connection then the same one reused", got)
 	}
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.RefusedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	got = nil
 	if _, _, err := do(t, tr, withTrace(newReq(t, "GET", "http://"+addr, ""), &got)); err == nil || len(got) != 0 {
 		t.Fatalf("refused dial: err %v, GotConn calls %d", err, len(got))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/codec/direct"
+	"github.com/gohrana/libsql/internal/loopback"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -244,12 +244,10 @@ func TestDecodeFailureForgetsStream(t *testing.T) {
 // RoundTripper, a refused connection is Safe and BadConn, and matches
 // driver.ErrBadConn; an answered request is neither.
 func TestNotSentIsBadConn(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.RefusedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	for _, rt := range []http.RoundTripper{nil, &http.Transport{}} {
 		c := newTestClient(t, transport.Options{URL: "http://" + addr, Codec: direct.Codec, RoundTripper: rt})
 		err := sendClose(context.Background(), c.NewStream())

@@ -17,6 +17,7 @@ import (
 
 	"github.com/gohrana/libsql/codec"
 	"github.com/gohrana/libsql/codec/direct"
+	"github.com/gohrana/libsql/internal/loopback"
 	"github.com/gohrana/libsql/transport"
 )
 
@@ -313,12 +314,10 @@ func TestTimeoutAndCancel(t *testing.T) {
 }
 
 func TestUnreachableIsUnsent(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.RefusedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
 	c := newTestClient(t, transport.Options{URL: "http://" + addr, Codec: direct.Codec})
 	err = sendClose(context.Background(), c.NewStream())
 	var te *transport.Error

@@ -7,15 +7,15 @@ import (
 	"io"
 	"net"
 	"testing"
+
+	"github.com/gohrana/libsql/internal/loopback"
 )
 
 func TestDial(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.RefusedAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
 	_, refused := (&net.Dialer{}).DialContext(context.Background(), "tcp", addr)
 	if refused == nil {
 		t.Skip("something listens on the closed port")
