@@ -647,6 +647,16 @@ func marshal(v any, indent string) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
+// mapSlice returns a new slice of f of each element of l, for the
+// functions that rebuild a JSON tree.
+func mapSlice(l []any, f func(any) any) []any {
+	out := make([]any, len(l))
+	for i, e := range l {
+		out[i] = f(e)
+	}
+	return out
+}
+
 // renderAny replaces Any by a string, for showing a tree.
 func renderAny(v any) any {
 	switch x := v.(type) {
@@ -659,11 +669,7 @@ func renderAny(v any) any {
 		}
 		return m
 	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = renderAny(e)
-		}
-		return l
+		return mapSlice(x, renderAny)
 	}
 	return v
 }
@@ -694,11 +700,7 @@ func normalize(v any) any {
 		}
 		return m
 	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = normalize(e)
-		}
-		return l
+		return mapSlice(x, normalize)
 	case int:
 		return float64(x)
 	}
