@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/loopback"
 )
 
 // tinyproxy is a real forward proxy (Debian's tinyproxy, which make itest
@@ -33,11 +35,13 @@ func startTinyproxy(t testing.TB) *tinyproxy {
 	t.Helper()
 	bin, err := exec.LookPath("tinyproxy")
 	require.NoError(t, err, "tinyproxy is not installed: make itest installs it (scripts/apt-install.sh tinyproxy)")
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// loopback.Port, not a port the kernel picked for a listener closed at
+	// once: that one is in the ephemeral range, where a client connection
+	// can take it before tinyproxy binds it.
+	n, err := loopback.Port()
 	require.NoError(t, err)
-	addr := ln.Addr().String()
-	ln.Close()
-	_, port, _ := net.SplitHostPort(addr)
+	port := strconv.Itoa(n)
+	addr := net.JoinHostPort("127.0.0.1", port)
 	dir := t.TempDir()
 	p := &tinyproxy{addr: addr, user: "itest", pass: "pr0xy-s3cret", log: filepath.Join(dir, "tinyproxy.log")}
 	conf := filepath.Join(dir, "tinyproxy.conf")
