@@ -281,16 +281,24 @@ func (c *conn) QueryContext(ctx context.Context, query string, args []driver.Nam
 }
 
 func (c *conn) exec(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Result, error) {
-	var ev *TraceEvent
-	if c.tr != nil {
-		ev = c.tr.statement(TraceStatement, CallExec, query, params.Keyword, c.inTx())
-		ctx = c.tr.startStatement(ctx, ev)
-	}
+	ctx, ev := c.startStatement(ctx, CallExec, query, params.Keyword)
 	res, err := c.runExec(ctx, query, params, args)
 	if ev != nil {
 		c.tr.endExec(ctx, ev, res, err)
 	}
 	return res, err
+}
+
+// startStatement starts the TraceStatement of an Exec or Query (call) of
+// query, whose first keyword is keyword, on a traced connection, returning
+// the context that carries it and the event; on an untraced one it returns
+// ctx and a nil event.
+func (c *conn) startStatement(ctx context.Context, call TraceCall, query, keyword string) (context.Context, *TraceEvent) {
+	if c.tr == nil {
+		return ctx, nil
+	}
+	ev := c.tr.statement(TraceStatement, call, query, keyword, c.inTx())
+	return c.tr.startStatement(ctx, ev), ev
 }
 
 // runExec is exec without its trace.
@@ -329,11 +337,7 @@ func (c *conn) runExec(ctx context.Context, query string, params sqlText, args [
 // number with bounded memory. A statement that writes is never run twice:
 // its RESPONSE_TOO_LARGE error is returned.
 func (c *conn) query(ctx context.Context, query string, params sqlText, args []driver.NamedValue) (driver.Rows, error) {
-	var ev *TraceEvent
-	if c.tr != nil {
-		ev = c.tr.statement(TraceStatement, CallQuery, query, params.Keyword, c.inTx())
-		ctx = c.tr.startStatement(ctx, ev)
-	}
+	ctx, ev := c.startStatement(ctx, CallQuery, query, params.Keyword)
 	rows, err := c.runQuery(ctx, query, params, args)
 	if ev != nil {
 		if err != nil {
