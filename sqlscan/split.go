@@ -64,31 +64,25 @@ func (s splitState) next(t Token, src string) splitState {
 	return splitNext[s][tkOther]
 }
 
+// splitWords are the words sqlite3_complete tells apart, with their
+// classes; any other word is tkOther.
+var splitWords = [...]struct {
+	word string
+	tk   splitToken
+}{
+	{"END", tkEnd},
+	{"TEMP", tkTemp},
+	{"TEMPORARY", tkTemp},
+	{"CREATE", tkCreate},
+	{"EXPLAIN", tkExplain},
+	{"TRIGGER", tkTrigger},
+}
+
 // wordClass classifies a word as sqlite3_complete does.
 func wordClass(w string) splitToken {
-	switch len(w) {
-	case 3:
-		if equalFold(w, "END") {
-			return tkEnd
-		}
-	case 4:
-		if equalFold(w, "TEMP") {
-			return tkTemp
-		}
-	case 6:
-		if equalFold(w, "CREATE") {
-			return tkCreate
-		}
-	case 7:
-		if equalFold(w, "EXPLAIN") {
-			return tkExplain
-		}
-		if equalFold(w, "TRIGGER") {
-			return tkTrigger
-		}
-	case 9:
-		if equalFold(w, "TEMPORARY") {
-			return tkTemp
+	for _, k := range splitWords {
+		if equalFold(w, k.word) {
+			return k.tk
 		}
 	}
 	return tkOther
