@@ -66,14 +66,9 @@ func TestFakeKeptStream(t *testing.T) {
 	db := openKept(t, srv, "")
 	queryInt(t, db, "SELECT 1")
 	queryInt(t, db, "SELECT 2")
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, db, nil)
 	mustExec(t, tx, "INSERT INTO t VALUES (1)")
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
 	closeAndVerify(t, db, srv)
 }
 
@@ -132,10 +127,7 @@ func TestFakeKeptStreamInTransaction(t *testing.T) {
 		closeStream(b3),
 	)
 	db := openKept(t, srv, "")
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, db, nil)
 	mustExec(t, tx, "INSERT INTO t VALUES (1)")
 	if err := tx.Commit(); err == nil {
 		t.Fatal("the failed COMMIT succeeded")
@@ -261,15 +253,10 @@ func TestFakeBusyRetry(t *testing.T) {
 		srv := fs.New(t, fs.Pipeline("", beginBatch(fs.SQL(ins))).Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("SQLITE_BUSY", "SQLite error: database is locked"))),
 			finish(b1, "ROLLBACK"))
 		db := openDB(t, srv, "")
-		tx, err := db.Begin()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = tx.Exec(ins)
+		tx := mustBegin(t, db, nil)
+		_, err := tx.Exec(ins)
 		wantErr(t, err, errs(libsql.ErrBusy), errs(libsql.ErrTxLost), "database is locked")
-		if err := tx.Rollback(); err != nil {
-			t.Fatal(err)
-		}
+		mustRollback(t, tx)
 	})
 	t.Run("script", func(t *testing.T) {
 		t.Parallel()

@@ -81,17 +81,12 @@ func TestFakeBatchInTx(t *testing.T) {
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
 		defer c.Close()
-		tx, err := c.BeginTx(bg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx := mustBegin(t, c, nil)
 		out, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "UPDATE t SET v = 1"}})
 		if err != nil || len(out) != 1 || out[0].RowsAffected != 3 {
 			t.Fatalf("%+v, %v", out, err)
 		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		mustCommit(t, tx)
 	})
 }
 

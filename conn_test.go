@@ -28,18 +28,13 @@ func TestFakeConnRetryAfter(t *testing.T) {
 		finish(b2, "COMMIT"))
 	db := openDB(t, srv, "")
 	wantOne(t, db)
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, db, nil)
 	for _, q := range []string{"INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)"} {
 		if _, err := tx.Exec(q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
 	srv.Verify()
 }
 
@@ -99,13 +94,11 @@ func TestFakeConnMultiStatement(t *testing.T) {
 				fs.Pipeline(b2, fs.Sequence(script)).Respond(b3, fs.SequenceOK()),
 				finish(b3, "COMMIT"))
 			db := openDB(t, srv, "")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			if _, err := tx.Exec(script); err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
-			}
+			mustCommit(t, tx)
 		})
 		t.Run("BEGIN for a sequence fails", func(t *testing.T) {
 			t.Parallel()
@@ -115,12 +108,10 @@ func TestFakeConnMultiStatement(t *testing.T) {
 				closeStream(b1),
 				fs.Pipeline("", beginBatch(fs.SQL("SELECT 1"))).Reply(fs.HTTPError(503, "Replicator exited")))
 			db := openDB(t, srv, "")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			_, err := tx.Exec(script)
 			wantErr(t, err, errs(libsql.ErrTooManyRequests), nil, "Replicator exited")
-			if err := tx.Rollback(); err != nil {
-				t.Error(err)
-			}
+			mustRollback(t, tx)
 		})
 		t.Run("sequence request fails", func(t *testing.T) {
 			t.Parallel()
@@ -130,13 +121,11 @@ func TestFakeConnMultiStatement(t *testing.T) {
 				fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many),
 				fs.Pipeline(b2, fs.Sequence(script)).Reply(fs.StreamExpired()))
 			db := openDB(t, srv, "")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			mustExec(t, tx, "DELETE FROM t")
 			_, err := tx.Exec(script)
 			wantErr(t, err, errs(libsql.ErrTxLost), nil, "STREAM_EXPIRED")
-			if err := tx.Rollback(); err != nil {
-				t.Error(err)
-			}
+			mustRollback(t, tx)
 		})
 		t.Run("transaction lost in a sequence", func(t *testing.T) {
 			t.Parallel()
@@ -146,13 +135,11 @@ func TestFakeConnMultiStatement(t *testing.T) {
 				fs.Pipeline(b2, fs.Sequence(script)).Respond(b3, fs.Fail("TRANSACTION_TIMEOUT", "Transaction timed out")),
 				closeStream(b3))
 			db := openDB(t, srv, "")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			mustExec(t, tx, "DELETE FROM t")
 			_, err := tx.Exec(script)
 			wantErr(t, err, errs(libsql.ErrTxLost), nil, "TRANSACTION_TIMEOUT")
-			if err := tx.Rollback(); err != nil {
-				t.Error(err)
-			}
+			mustRollback(t, tx)
 		})
 	})
 }
@@ -358,10 +345,7 @@ func TestFakeConnPrepare(t *testing.T) {
 			t.Errorf("Prepare(%q): NumInput %d, %v; want %d", tt.sql, n, err, tt.want)
 		}
 	}
-	tx, err := c.BeginTx(bg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, c, nil)
 	mustExec(t, tx, "UPDATE t SET a = 1")
 	st, err := tx.Prepare("DELETE FROM t WHERE a = ?")
 	if err != nil {
@@ -370,7 +354,5 @@ func TestFakeConnPrepare(t *testing.T) {
 	if _, err := st.Exec(1); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
 }

@@ -241,10 +241,7 @@ func TestFakeCursorInTx(t *testing.T) {
 	startTx := func(t *testing.T, srv *fs.Server) (*sql.Tx, *sql.Rows) {
 		t.Helper()
 		db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see replication_test.go
-		tx, err := db.Begin()
-		if err != nil {
-			t.Fatal(err)
-		}
+		tx := mustBegin(t, db, nil)
 		mustExec(t, tx, "DELETE FROM u")
 		rows, err := tx.Query(bigSQL)
 		if err != nil {
@@ -259,9 +256,7 @@ func TestFakeCursorInTx(t *testing.T) {
 			finish(c3, "COMMIT"))
 		tx, rows := startTx(t, srv)
 		wantRows(t, rows, 1)
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		mustCommit(t, tx)
 	})
 	t.Run("interrupted", func(t *testing.T) {
 		t.Parallel()
@@ -281,9 +276,7 @@ func TestFakeCursorInTx(t *testing.T) {
 		}
 		wantErr(t, rows.Err(), nil, nil, "another statement ran")
 		rows.Close()
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		mustCommit(t, tx)
 	})
 	t.Run("lost", func(t *testing.T) {
 		t.Parallel()
@@ -313,13 +306,11 @@ func TestFakeCursorInTx(t *testing.T) {
 		t.Parallel()
 		srv := fs.New(t, first, large, describe(bigSQL, true), cursor.Reply(fs.StreamExpired()))
 		db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see replication_test.go
-		tx, _ := db.Begin()
+		tx := mustBegin(t, db, nil)
 		mustExec(t, tx, "DELETE FROM u")
 		_, err := tx.Query(bigSQL)
 		wantErr(t, err, errs(libsql.ErrTxLost), nil, "STREAM_EXPIRED")
-		if err := tx.Rollback(); err != nil {
-			t.Errorf("Rollback: %v", err)
-		}
+		mustRollback(t, tx)
 	})
 }
 
@@ -342,7 +333,7 @@ func TestFakeCursorKeepAlive(t *testing.T) {
 		finish(k4, "COMMIT"),
 	)
 	db := openDB(t, srv, "")
-	tx, _ := db.Begin()
+	tx := mustBegin(t, db, nil)
 	mustExec(t, tx, "DELETE FROM u")
 	rows, err := tx.Query(bigSQL)
 	if err != nil {
@@ -362,9 +353,7 @@ func TestFakeCursorKeepAlive(t *testing.T) {
 		t.Errorf("the touch came %v after the cursor, want about 4 s", d)
 	}
 	wantRows(t, rows, 1) // the second row; the first was read above
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
 	srv.Verify()
 }
 
@@ -400,16 +389,11 @@ func TestFakeCursorFirstInTx(t *testing.T) {
 		fs.Cursor(b2, fs.Step(fs.SQL(bigSQL))).Stream(c3, fs.StepBegin(0, bigCols...), bigRow(1, "a"), bigRow(2, "b"), fs.StepEnd(), fs.ReplicationIndex(1)),
 		finish(c3, "COMMIT"))
 	db := openDB(t, srv, "readYourWrites=0") // the cursor's index would ride on later requests; see replication_test.go
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, db, nil)
 	rows, err := tx.Query(bigSQL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantRows(t, rows, 2)
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
 }

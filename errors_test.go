@@ -190,10 +190,7 @@ func TestFakeBadConnNotInTx(t *testing.T) {
 				tt.cfg(cfg)
 			}
 			db := connectorDB(t, srv.URL, cfg, libsql.WithRoundTripper(rt))
-			tx, err := db.Begin()
-			if err != nil {
-				t.Fatal(err)
-			}
+			tx := mustBegin(t, db, nil)
 			defer func() { _ = tx.Rollback() }()
 			for i, s := range tt.steps {
 				err := s(tx)
@@ -309,13 +306,11 @@ func TestFakeConnRefusedLater(t *testing.T) {
 		srv := fs.New(t, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)))
 		_, rt := newDialScript(t, refusingAfter(1))
 		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(rt))
-		tx, _ := db.Begin()
+		tx := mustBegin(t, db, nil)
 		mustExec(t, tx, "DELETE FROM t")
 		_, err := tx.Exec("DELETE FROM u")
 		wantErr(t, err, errs(libsql.ErrTxLost), nil, "refused")
-		if err := tx.Rollback(); err != nil {
-			t.Errorf("Rollback: %v", err)
-		}
+		mustRollback(t, tx)
 	})
 }
 

@@ -191,6 +191,41 @@ func mustExec(t *testing.T, e execer, queries ...string) {
 	}
 }
 
+// beginner is what mustBegin begins a transaction on: a *sql.DB or a
+// *sql.Conn.
+type beginner interface {
+	BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error)
+}
+
+// mustBegin begins a transaction on b with opts, failing the test on an
+// error.
+func mustBegin(t *testing.T, b beginner, opts *sql.TxOptions) *sql.Tx {
+	t.Helper()
+	tx, err := b.BeginTx(bg, opts)
+	if err != nil {
+		t.Fatalf("Begin: %v", err)
+	}
+	return tx
+}
+
+// mustCommit commits tx (a *sql.Tx, or the driver's own), failing the
+// test on an error.
+func mustCommit(t *testing.T, tx driver.Tx) {
+	t.Helper()
+	if err := tx.Commit(); err != nil {
+		t.Fatalf("Commit: %v", err)
+	}
+}
+
+// mustRollback rolls tx (a *sql.Tx, or the driver's own) back, failing
+// the test on an error.
+func mustRollback(t *testing.T, tx driver.Tx) {
+	t.Helper()
+	if err := tx.Rollback(); err != nil {
+		t.Fatalf("Rollback: %v", err)
+	}
+}
+
 // wantOne runs SELECT 1 on db, failing the test unless it answers 1.
 func wantOne(t *testing.T, db *sql.DB) {
 	t.Helper()

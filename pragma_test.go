@@ -34,19 +34,14 @@ func TestFakePragmaPersists(t *testing.T) {
 	db.SetMaxOpenConns(1)
 	mustExec(t, db, pragmaOff)
 	mustExec(t, db, ins)
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, db, nil)
 	if _, err := tx.Exec(del); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tx.Exec(ins); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
 	mustExec(t, db, pragmaOn)
 	mustExec(t, db, ins)
 }

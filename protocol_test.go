@@ -81,9 +81,7 @@ func exercise(t *testing.T, db *sql.DB, cursor bool) {
 	if err := tx.QueryRowContext(ctx, "SELECT 10").Scan(&n); err != nil || n != 10 {
 		t.Fatalf("in the transaction: %d, %v", n, err)
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
 	if cursor {
 		if got := bigRows(t, db); got != "1,2,3" {
 			t.Fatalf("SELECT big: %q", got)

@@ -209,22 +209,14 @@ func TestFakeTraceTx(t *testing.T) {
 		fs.Pipeline(b3, fs.Execute(st)).Reply(fs.HTTPError(500, "boom")),
 	)
 	db, rec := openTraced(t, srv, nil)
-	tx, err := db.BeginTx(bg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, db, nil)
 	for range 2 {
 		if _, err := tx.ExecContext(bg, "INSERT INTO t VALUES (1)"); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
-	tx, err = db.BeginTx(bg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
+	tx = mustBegin(t, db, nil)
 	if _, err := tx.ExecContext(bg, "INSERT INTO t VALUES (1)"); err != nil {
 		t.Fatal(err)
 	}
@@ -263,10 +255,7 @@ func TestFakeTraceDeferred(t *testing.T) {
 		fs.Pipeline(b1, guarded(false, inserts(3, 3), "COMMIT"), fs.Close()).Respond("", allOK(2), fs.CloseOK()),
 	)
 	db, rec := openTraced(t, srv, func(c *libsql.Config) { c.DeferredExec = true })
-	tx, err := db.BeginTx(bg, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, db, nil)
 	exec := func(i int) {
 		if _, err := tx.ExecContext(bg, "INSERT INTO t VALUES (?)", i); err != nil {
 			t.Fatal(err)
@@ -279,9 +268,7 @@ func TestFakeTraceDeferred(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec(3)
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
 	wantTree(t, rec, `statement exec INSERT tx deferred=1
 statement exec INSERT tx deferred=2
 statement query SELECT tx rows=1

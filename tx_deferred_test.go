@@ -67,9 +67,7 @@ func TestFakeDeferredCommit(t *testing.T) {
 				if sent := srv.Count() > 0; sent == tt.defer_ {
 					t.Errorf("deferred %v, but %d requests before Commit", tt.defer_, srv.Count())
 				}
-				if err := tx.Commit(); err != nil {
-					t.Fatal(err)
-				}
+				mustCommit(t, tx)
 				for i, r := range res {
 					if id, err := r.LastInsertId(); err != nil || id != int64(101+i) {
 						t.Errorf("statement %d: LastInsertId %d, %v", i+1, id, err)
@@ -92,15 +90,13 @@ func TestFakeDeferredFlush(t *testing.T) {
 				inTx(b1, b2, fs.SQL("SELECT count(*) FROM t"), fs.Query(fs.Cols("count(*)"), fs.Vals(fs.Int(2)))),
 				finish(b2, "COMMIT"))
 			db := openDB(t, srv, "deferredExec=1")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			execInserts(t, tx, 2)
 			var n int
 			if err := tx.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 2 {
 				t.Fatalf("count %d, %v", n, err)
 			}
-			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
-			}
+			mustCommit(t, tx)
 		})
 		t.Run("result", func(t *testing.T) {
 			t.Parallel()
@@ -109,7 +105,7 @@ func TestFakeDeferredFlush(t *testing.T) {
 				// BEGIN has run: the rest of the queue goes with COMMIT.
 				fs.Pipeline(b1, guarded(false, inserts(2, 2), "COMMIT"), fs.Close()).Respond("", allOK(2), fs.CloseOK()))
 			db := openDB(t, srv, "deferredExec=1")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			r, err := tx.Exec("UPDATE t SET a = 0")
 			if err != nil {
 				t.Fatal(err)
@@ -126,16 +122,14 @@ func TestFakeDeferredFlush(t *testing.T) {
 			if _, err := tx.Exec("INSERT INTO t VALUES (?)", 2); err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
-			}
+			mustCommit(t, tx)
 		})
 		t.Run("128 statements", func(t *testing.T) {
 			t.Parallel()
 			srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 128), "")).Respond(b1, allOK(129)),
 				fs.Pipeline(b1, guarded(false, inserts(129, 130), "COMMIT"), fs.Close()).Respond("", allOK(3), fs.CloseOK()))
 			db := openDB(t, srv, "deferredExec=1")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			for i := 1; i <= 130; i++ {
 				if _, err := tx.Exec("INSERT INTO t VALUES (?)", i); err != nil {
 					t.Fatal(err)
@@ -148,9 +142,7 @@ func TestFakeDeferredFlush(t *testing.T) {
 					t.Fatalf("after %d statements: %d round trips, want %d", i, roundTrips(srv), want)
 				}
 			}
-			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
-			}
+			mustCommit(t, tx)
 			if roundTrips(srv) != 2 {
 				t.Errorf("%d round trips for 130 statements", roundTrips(srv))
 			}
@@ -162,7 +154,7 @@ func TestFakeDeferredFlush(t *testing.T) {
 			srv := newFake(t, tp, fs.Pipeline("", guarded(true, []fs.Stmt{st}, "")).Respond(b1, allOK(2)),
 				finish(b1, "COMMIT"))
 			db := openDB(t, srv, "deferredExec=1")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			arg := bytes.Clone(big)
 			if _, err := tx.Exec("INSERT INTO b VALUES (?)", arg); err != nil {
 				t.Fatal(err)
@@ -170,9 +162,7 @@ func TestFakeDeferredFlush(t *testing.T) {
 			if roundTrips(srv) != 1 {
 				t.Fatalf("%d round trips after a 400 KiB statement, want the flush", roundTrips(srv))
 			}
-			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
-			}
+			mustCommit(t, tx)
 		})
 	})
 }
@@ -188,13 +178,11 @@ func TestFakeDeferredFlushFails(t *testing.T) {
 		t.Parallel()
 		srv := fs.New(t, fs.Pipeline("", guarded(true, inserts(1, 128), "")).Reply(fs.HTTPError(503, "Replicator exited")))
 		db := openDB(t, srv, "deferredExec=1")
-		tx, _ := db.Begin()
+		tx := mustBegin(t, db, nil)
 		execInserts(t, tx, 127)
 		_, err := tx.Exec("INSERT INTO t VALUES (?)", 128)
 		wantErr(t, err, errs(libsql.ErrTxLost, libsql.ErrTooManyRequests), nil, "Replicator exited")
-		if err := tx.Rollback(); err != nil {
-			t.Errorf("Rollback: %v", err)
-		}
+		mustRollback(t, tx)
 	})
 	t.Run("refused batch", func(t *testing.T) {
 		t.Parallel()
@@ -203,15 +191,13 @@ func TestFakeDeferredFlushFails(t *testing.T) {
 			Respond(b1, fs.Fail("ARGS_BOTH_POSITIONAL_AND_NAMED", "Arguments do not match SQL parameters: both positional and named")),
 			closeStream(b1))
 		db := openDB(t, srv, "deferredExec=1")
-		tx, _ := db.Begin()
+		tx := mustBegin(t, db, nil)
 		if _, err := tx.Exec("INSERT INTO t VALUES (:a, :b)", sql.Named("a", 1), sql.Named("b", "x")); err != nil {
 			t.Fatal(err)
 		}
 		_, err := tx.Query("SELECT 1")
 		wantErr(t, err, errs(libsql.ErrTxLost), nil, "deferred statements refused", "ARGS_BOTH_POSITIONAL_AND_NAMED")
-		if err := tx.Rollback(); err != nil {
-			t.Errorf("Rollback: %v", err)
-		}
+		mustRollback(t, tx)
 	})
 
 }
@@ -226,7 +212,7 @@ func TestFakeDeferredCopiesBlobs(t *testing.T) {
 			fs.SQL("INSERT INTO b VALUES (?)", fs.Blob([]byte("two"))).WantRows(false),
 		}, "COMMIT"), fs.Close()).Respond("", allOK(4), fs.CloseOK()))
 		db := openDB(t, srv, "deferredExec=1")
-		tx, _ := db.Begin()
+		tx := mustBegin(t, db, nil)
 		buf := []byte("one")
 		if _, err := tx.Exec("INSERT INTO b VALUES (?)", buf); err != nil {
 			t.Fatal(err)
@@ -236,9 +222,7 @@ func TestFakeDeferredCopiesBlobs(t *testing.T) {
 			t.Fatal(err)
 		}
 		copy(buf, "xxx")
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		mustCommit(t, tx)
 	})
 }
 
@@ -266,7 +250,7 @@ func TestFakeDeferredFailure(t *testing.T) {
 					fs.StepOK(fs.Empty()), fs.StepOK(fs.Inserted(1, 1)), fs.StepFailed(tt.code, tt.msg),
 					fs.StepSkipped(), fs.StepSkipped()), fs.CloseOK()))
 				db := openDB(t, srv, "deferredExec=1")
-				tx, _ := db.Begin()
+				tx := mustBegin(t, db, nil)
 				res := execInserts(t, tx, 3)
 				err := tx.Commit()
 				wantErr(t, err, errs(tt.class, libsql.ErrTxLost), nil, "deferred statement #2", "INSERT INTO t VALUES (?)", tt.msg)
@@ -287,7 +271,7 @@ func TestFakeDeferredFailure(t *testing.T) {
 				// The transaction is rolled back at once, releasing its locks.
 				closeStream(b1))
 			db := openDB(t, srv, "deferredExec=1")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			execInserts(t, tx, 2)
 			_, err := tx.Query("SELECT * FROM t")
 			wantErr(t, err, errs(libsql.ErrConstraint, libsql.ErrTxLost), nil, "deferred statement #1", "NOT NULL")
@@ -347,7 +331,7 @@ func TestFakeDeferredCommitFails(t *testing.T) {
 				t.Parallel()
 				srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).Respond("", tt.answer, fs.CloseOK()))
 				db := openDB(t, srv, "deferredExec=1&busyTimeout=0") // a busy BEGIN is not retried
-				tx, _ := db.Begin()
+				tx := mustBegin(t, db, nil)
 				r, err := tx.Exec("INSERT INTO t VALUES (?)", 1)
 				if err != nil {
 					t.Fatal(err)
@@ -371,7 +355,7 @@ func TestFakeDeferredCommitTransport(t *testing.T) {
 		t.Run("unreachable", func(t *testing.T) {
 			t.Parallel()
 			db := openURL(t, refusedURL(t, tp), "deferredExec=1")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			r, err := tx.Exec("INSERT INTO t VALUES (?)", 1)
 			if err != nil {
 				t.Fatal(err)
@@ -389,7 +373,7 @@ func TestFakeDeferredCommitTransport(t *testing.T) {
 			t.Parallel()
 			srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 1), "COMMIT"), fs.Close()).Reply(fs.Drop()))
 			db := openDB(t, srv, "deferredExec=1")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			if _, err := tx.Exec("INSERT INTO t VALUES (?)", 1); err != nil {
 				t.Fatal(err)
 			}
@@ -406,7 +390,7 @@ func TestFakeDeferredCommitTransport(t *testing.T) {
 			srv := newFake(t, tp, fs.Pipeline("", guarded(true, inserts(1, 1), "")).Respond(b1, allOK(2)),
 				fs.Pipeline(b1, guarded(false, inserts(2, 2), "")).Reply(fs.StreamExpired()))
 			db := openDB(t, srv, "deferredExec=1")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			r1, _ := tx.Exec("INSERT INTO t VALUES (?)", 1)
 			if _, err := r1.RowsAffected(); err != nil {
 				t.Fatal(err)
@@ -414,9 +398,7 @@ func TestFakeDeferredCommitTransport(t *testing.T) {
 			r2, _ := tx.Exec("INSERT INTO t VALUES (?)", 2)
 			_, err := r2.RowsAffected()
 			wantErr(t, err, errs(libsql.ErrTxLost), nil, "STREAM_EXPIRED")
-			if err := tx.Rollback(); err != nil {
-				t.Errorf("Rollback: %v", err)
-			}
+			mustRollback(t, tx)
 		})
 	})
 }
@@ -428,11 +410,9 @@ func TestFakeDeferredRollback(t *testing.T) {
 	forTransports(t, func(t *testing.T, tp string) {
 		srv := newFake(t, tp)
 		db := openDB(t, srv, "deferredExec=1")
-		tx, _ := db.Begin()
+		tx := mustBegin(t, db, nil)
 		res := execInserts(t, tx, 3)
-		if err := tx.Rollback(); err != nil {
-			t.Fatal(err)
-		}
+		mustRollback(t, tx)
 		if srv.Count() != 0 {
 			t.Errorf("Rollback of a deferred transaction sent %d requests", srv.Count())
 		}
@@ -460,27 +440,23 @@ func TestFakeDeferredNotQueued(t *testing.T) {
 				fs.Pipeline(b2, fs.Sequence(script)).Respond(b3, fs.SequenceOK()),
 				finish(b3, "COMMIT"))
 			db := openDB(t, srv, "deferredExec=1")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			if _, err := tx.Exec("INSERT INTO t VALUES (?)", 1); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := tx.Exec(script); err != nil {
 				t.Fatal(err)
 			}
-			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
-			}
+			mustCommit(t, tx)
 		})
 		t.Run("read-only", func(t *testing.T) {
 			t.Parallel()
 			srv := newFake(t, tp, describe("SELECT 1", true),
 				begin(b1, fs.SQL("SELECT 1"), fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))), finish(b1, "COMMIT"))
 			db := openDB(t, srv, "deferredExec=1")
-			tx, _ := db.BeginTx(bg, &sql.TxOptions{ReadOnly: true})
+			tx := mustBegin(t, db, &sql.TxOptions{ReadOnly: true})
 			mustExec(t, tx, "SELECT 1")
-			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
-			}
+			mustCommit(t, tx)
 		})
 		t.Run("autocommit", func(t *testing.T) {
 			t.Parallel()

@@ -44,10 +44,7 @@ func TestFakeTxRequestCounts(t *testing.T) {
 							srv.Add(finish(baton, end))
 						}
 						db := openDB(t, srv, "codec="+codec)
-						tx, err := db.BeginTx(bg, nil)
-						if err != nil {
-							t.Fatal(err)
-						}
+						tx := mustBegin(t, db, nil)
 						for i := 1; i <= k; i++ {
 							res, err := tx.Exec("INSERT INTO t VALUES (?)", i)
 							if err != nil {
@@ -60,6 +57,7 @@ func TestFakeTxRequestCounts(t *testing.T) {
 								t.Errorf("statement %d: RowsAffected = %d", i, n)
 							}
 						}
+						var err error
 						if end == "COMMIT" {
 							err = tx.Commit()
 						} else {
@@ -104,10 +102,7 @@ func testFakeTxQueryAndPrepared(t *testing.T, tp string) {
 		finish(b4, "COMMIT"),
 	)
 	db := openDB(t, srv, "")
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, db, nil)
 	rows, err := tx.Query("SELECT id, name FROM u WHERE id > ?", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -142,9 +137,7 @@ func testFakeTxQueryAndPrepared(t *testing.T, tp string) {
 	if err := tx.QueryRow("SELECT count(*) FROM u").Scan(&n); err != nil || n != 2 {
 		t.Fatalf("count %d, %v", n, err)
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
 }
 
 // A first statement the server refuses as a whole (sqld compiles the whole
@@ -164,11 +157,8 @@ func TestFakeTxRefusedBeforeBegin(t *testing.T) {
 			finish(b3, "COMMIT"),
 		)
 		db := openDB(t, srv, "")
-		tx, err := db.Begin()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = tx.Exec("INSRT INTO t VALUES (1)")
+		tx := mustBegin(t, db, nil)
+		_, err := tx.Exec("INSRT INTO t VALUES (1)")
 		wantErr(t, err, errs(libsql.ErrSyntax), errs(libsql.ErrTxLost), "INSRT", "SQL_PARSE_ERROR")
 		if e := asError(t, err); e.Code != "SQL_PARSE_ERROR" || e.HTTPStatus != 0 {
 			t.Errorf("error %+v", e)
@@ -178,9 +168,7 @@ func TestFakeTxRefusedBeforeBegin(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		mustCommit(t, tx)
 	})
 }
 
@@ -235,11 +223,8 @@ func TestFakeTxBeginFailsAlike(t *testing.T) {
 				db := openDB(t, srv, tt.params)
 				c := pinned(t, db)
 				defer c.Close()
-				tx, err := c.BeginTx(bg, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				err = tt.run(c, tx)
+				tx := mustBegin(t, c, nil)
+				err := tt.run(c, tx)
 				isNot := errs(libsql.ErrTxLost)
 				is := errs(libsql.ErrBusy)
 				if tt.lost {
@@ -291,15 +276,10 @@ func TestFakeTxBeginFails(t *testing.T) {
 				}
 				srv := newFake(t, tp, fs.Pipeline("", beginBatch(st)).Respond(b1, tt.answer), end)
 				db := openDB(t, srv, "busyTimeout=0") // a BEGIN that failed with SQLITE_BUSY is not retried
-				tx, err := db.Begin()
-				if err != nil {
-					t.Fatal(err)
-				}
-				_, err = tx.Exec("INSERT INTO t VALUES (1)")
+				tx := mustBegin(t, db, nil)
+				_, err := tx.Exec("INSERT INTO t VALUES (1)")
 				wantErr(t, err, tt.is, tt.isNot, tt.has)
-				if err := tx.Rollback(); err != nil {
-					t.Fatalf("Rollback: %v", err)
-				}
+				mustRollback(t, tx)
 			})
 		}
 	})
@@ -353,12 +333,9 @@ func TestFakeTxLost(t *testing.T) {
 						srv.Add(closeStream(tt.closeWith))
 					}
 					db := openDB(t, srv, "")
-					tx, err := db.Begin()
-					if err != nil {
-						t.Fatal(err)
-					}
+					tx := mustBegin(t, db, nil)
 					mustExec(t, tx, "UPDATE t SET a = 1")
-					_, err = tx.Exec("UPDATE t SET a = 2")
+					_, err := tx.Exec("UPDATE t SET a = 2")
 					wantErr(t, err, errs(libsql.ErrTxLost), nil, tt.has)
 					if e := asError(t, err); e.Code != tt.code {
 						t.Errorf("code %q, want %q", e.Code, tt.code)
@@ -394,7 +371,7 @@ func TestFakeTxTimeoutInFirstStatement(t *testing.T) {
 		srv := newFake(t, tp, fs.Pipeline("", beginBatch(st)).Respond(b1, fs.BatchOK(fs.StepOK(fs.Empty()), fs.StepFailed("TRANSACTION_TIMEOUT", "Transaction timed out"))),
 			closeStream(b1))
 		db := openDB(t, srv, "")
-		tx, _ := db.Begin()
+		tx := mustBegin(t, db, nil)
 		_, err := tx.Exec("INSERT INTO t VALUES (1)")
 		wantErr(t, err, errs(libsql.ErrTxLost), nil, "TRANSACTION_TIMEOUT")
 		wantErr(t, tx.Commit(), errs(libsql.ErrTxLost), nil)
@@ -425,7 +402,7 @@ func TestFakeTxFinishFails(t *testing.T) {
 				srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(3)),
 					fs.Pipeline(b1, fs.Execute(fs.SQL(tt.end)), fs.Close()).Respond("", fs.Fail(tt.code, "SQLite error: it failed"), fs.CloseOK()))
 				db := openDB(t, srv, "")
-				tx, _ := db.Begin()
+				tx := mustBegin(t, db, nil)
 				mustExec(t, tx, "DELETE FROM t")
 				var err error
 				if tt.end == "COMMIT" {
@@ -456,11 +433,9 @@ func TestFakeTxDone(t *testing.T) {
 			t.Parallel()
 			srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)), finish(b1, "COMMIT"))
 			db := openDB(t, srv, "")
-			tx, _ := db.Begin()
+			tx := mustBegin(t, db, nil)
 			mustExec(t, tx, "DELETE FROM t")
-			if err := tx.Commit(); err != nil {
-				t.Fatal(err)
-			}
+			mustCommit(t, tx)
 			if err := tx.Commit(); !errors.Is(err, sql.ErrTxDone) {
 				t.Errorf("second Commit: %v", err)
 			}
@@ -480,9 +455,7 @@ func TestFakeTxDone(t *testing.T) {
 				if _, err := conn.(driver.ExecerContext).ExecContext(bg, "DELETE FROM t", nil); err != nil {
 					t.Fatal(err)
 				}
-				if err := tx.Commit(); err != nil {
-					t.Fatal(err)
-				}
+				mustCommit(t, tx)
 				if second == "COMMIT" {
 					err = tx.Commit()
 				} else {
@@ -520,11 +493,8 @@ func TestFakeTxReadOnly(t *testing.T) {
 		)
 		db := openDB(t, srv, "")
 		db.SetMaxOpenConns(1) // the describe cache is per connection
-		tx, err := db.BeginTx(bg, &sql.TxOptions{ReadOnly: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = tx.Exec(ins)
+		tx := mustBegin(t, db, &sql.TxOptions{ReadOnly: true})
+		_, err := tx.Exec(ins)
 		wantErr(t, err, errs(libsql.ErrReadOnly), errs(libsql.ErrTxLost), "read-only transaction")
 		if e := asError(t, err); e.HTTPStatus != 0 || e.SafeToRetry() {
 			t.Errorf("error %+v", e)
@@ -543,9 +513,7 @@ func TestFakeTxReadOnly(t *testing.T) {
 		if srv.Count() != n {
 			t.Errorf("the refused write sent %d requests; describe's answer is cached", srv.Count()-n)
 		}
-		if err := tx.Commit(); err != nil {
-			t.Fatal(err)
-		}
+		mustCommit(t, tx)
 	})
 }
 
@@ -560,17 +528,12 @@ func TestFakeTxReadOnlyDescribeFails(t *testing.T) {
 		fs.Pipeline("", fs.Describe("SELECT 1"), fs.Close()).Reply(fs.HTTPError(503, "Namespace store has shut down")),
 	)
 	db := openDB(t, srv, "")
-	tx, err := db.BeginTx(bg, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = tx.Query("SELEC 1")
+	tx := mustBegin(t, db, &sql.TxOptions{ReadOnly: true})
+	_, err := tx.Query("SELEC 1")
 	wantErr(t, err, errs(libsql.ErrSyntax), errs(libsql.ErrReadOnly), "SQL_INPUT_ERROR")
 	_, err = tx.Query("SELECT 1")
 	wantErr(t, err, errs(libsql.ErrTooManyRequests), nil, "shut down")
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
+	mustRollback(t, tx)
 
 }
 
@@ -584,13 +547,8 @@ func TestFakeTxIsolation(t *testing.T) {
 		if _, err := db.BeginTx(bg, &sql.TxOptions{Isolation: sql.LevelReadCommitted}); err == nil || !strings.Contains(err.Error(), "isolation level") {
 			t.Errorf("read committed: %v", err)
 		}
-		tx, err := db.BeginTx(bg, &sql.TxOptions{Isolation: sql.LevelSerializable})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tx.Rollback(); err != nil {
-			t.Fatal(err)
-		}
+		tx := mustBegin(t, db, &sql.TxOptions{Isolation: sql.LevelSerializable})
+		mustRollback(t, tx)
 		ctx, cancel := context.WithCancel(bg)
 		cancel()
 		if _, err := db.BeginTx(ctx, nil); !errors.Is(err, context.Canceled) {
@@ -656,15 +614,13 @@ func TestFakeTxStatementContextEnds(t *testing.T) {
 			srv.Add(closeStream(b1))
 		}
 		db := openDB(t, srv, "")
-		tx, _ := db.Begin()
+		tx := mustBegin(t, db, nil)
 		mustExec(t, tx, "DELETE FROM t")
 		ctx, cancel := context.WithTimeout(bg, 100*time.Millisecond)
 		defer cancel()
 		_, err := tx.ExecContext(ctx, "DELETE FROM u")
 		wantErr(t, err, errs(libsql.ErrTxLost, context.DeadlineExceeded), nil)
-		if err := tx.Rollback(); err != nil {
-			t.Fatal(err)
-		}
+		mustRollback(t, tx)
 	})
 }
 
@@ -681,16 +637,11 @@ func TestFakeTx429ClosesStream(t *testing.T) {
 		fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (2)"))).Reply(fs.TooManyRequests("Too many concurrent requests", "60")),
 		closeStream(b1))
 	db := openDB(t, srv, "")
-	tx, err := db.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, db, nil)
 	mustExec(t, tx, "INSERT INTO t VALUES (1)")
-	_, err = tx.Exec("INSERT INTO t VALUES (2)")
+	_, err := tx.Exec("INSERT INTO t VALUES (2)")
 	wantErr(t, err, errs(libsql.ErrTooManyRequests, libsql.ErrTxLost), nil, "Too many concurrent requests")
-	if err := tx.Rollback(); err != nil {
-		t.Fatal(err)
-	}
+	mustRollback(t, tx)
 
 }
 
@@ -748,16 +699,11 @@ func TestFakeTxLock(t *testing.T) {
 				db := openDB(t, srv, tt.params)
 				c := pinned(t, db)
 				defer c.Close()
-				tx, err := c.BeginTx(bg, &sql.TxOptions{ReadOnly: tt.readOnly})
-				if err != nil {
-					t.Fatal(err)
-				}
+				tx := mustBegin(t, c, &sql.TxOptions{ReadOnly: tt.readOnly})
 				if err := tt.run(c, tx); err != nil {
 					t.Fatal(err)
 				}
-				if err := tx.Commit(); err != nil {
-					t.Fatalf("Commit: %v", err)
-				}
+				mustCommit(t, tx)
 			})
 		}
 	})
@@ -825,11 +771,8 @@ func TestFakeTxBeginBusyRetried(t *testing.T) {
 				t.Parallel()
 				srv := newFake(t, tp, tt.exchange...)
 				db := openDB(t, srv, tt.params)
-				tx, err := db.BeginTx(bg, nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				err = tt.run(tx)
+				tx := mustBegin(t, db, nil)
+				err := tt.run(tx)
 				if err == nil {
 					err = tx.Commit()
 				} else {
@@ -870,12 +813,9 @@ func TestFakeTxStreamGone(t *testing.T) {
 			t.Parallel()
 			srv := fs.New(t, begin(b1, fs.SQL("UPDATE t SET a = 1"), fs.Updated(1)), fs.Pipeline(b1, fs.Execute(st2)).Reply(tt.reply))
 			db := openDB(t, srv, "")
-			tx, err := db.Begin()
-			if err != nil {
-				t.Fatal(err)
-			}
+			tx := mustBegin(t, db, nil)
 			mustExec(t, tx, "UPDATE t SET a = 1")
-			_, err = tx.Exec("UPDATE t SET a = 2")
+			_, err := tx.Exec("UPDATE t SET a = 2")
 			wantErr(t, err, errs(libsql.ErrTxLost), nil, "the server no longer has this connection's stream (it restarted, or the stream was idle past its timeout)", tt.said)
 			if !asError(t, err).SafeToRetry() {
 				t.Errorf("%v: not SafeToRetry, though the server refused the statement before running it", err)
@@ -936,12 +876,9 @@ func TestFakeCommitOutcome(t *testing.T) {
 					srv.Add(fs.Pipeline(b1, fs.Close()).Reply(fs.ProtocolError("Received an invalid baton")))
 				}
 				db := openDB(t, srv, tt.params)
-				tx, err := db.Begin()
-				if err != nil {
-					t.Fatal(err)
-				}
+				tx := mustBegin(t, db, nil)
 				mustExec(t, tx, "INSERT INTO t VALUES (1)")
-				err = tx.Commit()
+				err := tx.Commit()
 				has := tt.has
 				if h, ok := wsHas[tt.name]; ok && tp == overWS {
 					has = h
@@ -990,7 +927,7 @@ func TestFakeRollbackFails(t *testing.T) {
 					srv.Add(closeStream(b1))
 				}
 				db := openDB(t, srv, "")
-				tx, _ := db.Begin()
+				tx := mustBegin(t, db, nil)
 				mustExec(t, tx, "INSERT INTO t VALUES (1)")
 				err := tx.Rollback()
 				switch {

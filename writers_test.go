@@ -231,9 +231,7 @@ func TestFakeMaxWritersTransactionsUnbounded(t *testing.T) {
 	if _, err := tx.ExecContext(ctx, ins); err != nil {
 		t.Fatalf("a transaction waited for the write slot: %v", err)
 	}
-	if err := tx.Commit(); err != nil {
-		t.Fatal(err)
-	}
+	mustCommit(t, tx)
 	if err := <-held; err != nil {
 		t.Fatal(err)
 	}
