@@ -25,7 +25,6 @@ func TestFakeBatch(t *testing.T) {
 			fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
-		defer c.Close()
 		out, err := libsql.Batch(bg, c, []libsql.Statement{
 			{SQL: "INSERT INTO t (v) VALUES (?)", Args: []any{"a"}},
 			{SQL: "SELECT id, v, d FROM t"},
@@ -58,7 +57,6 @@ func TestFakeBatchFails(t *testing.T) {
 			fs.StepSkipped(), fs.StepOK(fs.Empty())), fs.CloseOK()))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
-		defer c.Close()
 		out, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "INSERT INTO t VALUES (1)"}, {SQL: "INSERT INTO t VALUES (1)"}})
 		wantErr(t, err, errs(libsql.ErrUniqueViolation), errs(libsql.ErrTxLost), "batch statement #2", "rolled back", "UNIQUE constraint failed")
 		if out != nil {
@@ -80,7 +78,6 @@ func TestFakeBatchInTx(t *testing.T) {
 			finish(b1, "COMMIT"))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
-		defer c.Close()
 		tx := mustBegin(t, c, nil)
 		out, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "UPDATE t SET v = 1"}})
 		if err != nil || len(out) != 1 || out[0].RowsAffected != 3 {
@@ -98,7 +95,6 @@ func TestFakeBatchRead(t *testing.T) {
 		srv := newFake(t, tp, fs.Pipeline("", fs.Describe("DELETE FROM t"), fs.Close()).Respond("", fs.DescribeOK(false), fs.CloseOK()))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
-		defer c.Close()
 		_, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "DELETE FROM t"}}, libsql.WithBatchMode(libsql.BatchRead))
 		wantErr(t, err, errs(libsql.ErrReadOnly), nil, "batch statement #1")
 	})
@@ -141,9 +137,8 @@ func TestFakeBatchThroughWrapper(t *testing.T) {
 		}
 		var writes atomic.Int32
 		db := sql.OpenDB(wrappedDriver{connector, &writes})
-		defer db.Close()
+		t.Cleanup(func() { _ = db.Close() }) // after c's, as pinned closes it
 		c := pinned(t, db)
-		defer c.Close()
 		out, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "DELETE FROM t"}})
 		if err != nil || out[0].RowsAffected != 2 {
 			t.Fatalf("%+v, %v", out, err)

@@ -30,9 +30,7 @@ func TestFakeConnRetryAfter(t *testing.T) {
 	wantOne(t, db)
 	tx := mustBegin(t, db, nil)
 	for _, q := range []string{"INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)"} {
-		if _, err := tx.Exec(q); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, tx, q)
 	}
 	mustCommit(t, tx)
 	srv.Verify()
@@ -95,9 +93,7 @@ func TestFakeConnMultiStatement(t *testing.T) {
 				finish(b3, "COMMIT"))
 			db := openDB(t, srv, "")
 			tx := mustBegin(t, db, nil)
-			if _, err := tx.Exec(script); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, tx, script)
 			mustCommit(t, tx)
 		})
 		t.Run("BEGIN for a sequence fails", func(t *testing.T) {
@@ -113,34 +109,31 @@ func TestFakeConnMultiStatement(t *testing.T) {
 			wantErr(t, err, errs(libsql.ErrTooManyRequests), nil, "Replicator exited")
 			mustRollback(t, tx)
 		})
-		t.Run("sequence request fails", func(t *testing.T) {
-			t.Parallel()
-			httpOnly(t, tp, "WebSocket streams do not expire")
-			b1, b2 := fs.Baton(1), fs.Baton(2)
-			srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
-				fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many),
-				fs.Pipeline(b2, fs.Sequence(script)).Reply(fs.StreamExpired()))
-			db := openDB(t, srv, "")
-			tx := mustBegin(t, db, nil)
-			mustExec(t, tx, "DELETE FROM t")
-			_, err := tx.Exec(script)
-			wantErr(t, err, errs(libsql.ErrTxLost), nil, "STREAM_EXPIRED")
-			mustRollback(t, tx)
-		})
-		t.Run("transaction lost in a sequence", func(t *testing.T) {
-			t.Parallel()
-			b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
-			srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
-				fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many),
-				fs.Pipeline(b2, fs.Sequence(script)).Respond(b3, fs.Fail("TRANSACTION_TIMEOUT", "Transaction timed out")),
-				closeStream(b3))
-			db := openDB(t, srv, "")
-			tx := mustBegin(t, db, nil)
-			mustExec(t, tx, "DELETE FROM t")
-			_, err := tx.Exec(script)
-			wantErr(t, err, errs(libsql.ErrTxLost), nil, "TRANSACTION_TIMEOUT")
-			mustRollback(t, tx)
-		})
+		// The sequence's own request fails, and the transaction is lost.
+		b1, b2, b3 := fs.Baton(1), fs.Baton(2), fs.Baton(3)
+		sequence := fs.Pipeline(b2, fs.Sequence(script))
+		for _, tc := range []struct {
+			name     string
+			httpOnly string        // why the case runs over HTTP only ("": it does not)
+			answer   []fs.Exchange // the sequence's answer, and what follows it
+			has      string
+		}{
+			{"sequence request fails", "WebSocket streams do not expire",
+				[]fs.Exchange{sequence.Reply(fs.StreamExpired())}, "STREAM_EXPIRED"},
+			{"transaction lost in a sequence", "",
+				[]fs.Exchange{sequence.Respond(b3, fs.Fail("TRANSACTION_TIMEOUT", "Transaction timed out")), closeStream(b3)}, "TRANSACTION_TIMEOUT"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				if tc.httpOnly != "" {
+					httpOnly(t, tp, tc.httpOnly)
+				}
+				srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(0)),
+					fs.Pipeline(b1, fs.Execute(fs.SQL(script))).Respond(b2, many))
+				srv.Add(tc.answer...)
+				secondFails(t, openDB(t, srv, ""), "DELETE FROM t", script, errs(libsql.ErrTxLost), tc.has)
+			})
+		}
 	})
 }
 
@@ -315,7 +308,6 @@ func TestFakeConnPrepare(t *testing.T) {
 	)
 	db := openDB(t, srv, "")
 	c := pinned(t, db)
-	defer c.Close()
 	for range 2 {
 		_, err := c.PrepareContext(bg, "invalid sql")
 		wantErr(t, err, errs(libsql.ErrSyntax), nil, syntax)

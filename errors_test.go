@@ -306,11 +306,7 @@ func TestFakeConnRefusedLater(t *testing.T) {
 		srv := fs.New(t, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(1)))
 		_, rt := newDialScript(t, refusingAfter(1))
 		db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(rt))
-		tx := mustBegin(t, db, nil)
-		mustExec(t, tx, "DELETE FROM t")
-		_, err := tx.Exec("DELETE FROM u")
-		wantErr(t, err, errs(libsql.ErrTxLost), nil, "refused")
-		mustRollback(t, tx)
+		secondFails(t, db, "DELETE FROM t", "DELETE FROM u", errs(libsql.ErrTxLost), "refused")
 	})
 }
 

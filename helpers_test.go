@@ -165,13 +165,15 @@ func driverConn(t *testing.T, url string, cfg *libsql.Config) driver.Conn {
 	return c
 }
 
-// pinned takes one connection of db for the test (the caller closes it).
+// pinned takes one connection of db for the test; it is closed when the
+// test ends, before db (a test may close it sooner).
 func pinned(t *testing.T, db *sql.DB) *sql.Conn {
 	t.Helper()
 	c, err := db.Conn(bg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = c.Close() })
 	return c
 }
 
@@ -224,6 +226,18 @@ func mustRollback(t *testing.T, tx driver.Tx) {
 	if err := tx.Rollback(); err != nil {
 		t.Fatalf("Rollback: %v", err)
 	}
+}
+
+// secondFails begins a transaction on db and runs first in it, which must
+// succeed, then second, which must fail matching every class in is and
+// mentioning has; the transaction must then roll back without error.
+func secondFails(t *testing.T, db *sql.DB, first, second string, is []error, has string) {
+	t.Helper()
+	tx := mustBegin(t, db, nil)
+	mustExec(t, tx, first)
+	_, err := tx.Exec(second)
+	wantErr(t, err, is, nil, has)
+	mustRollback(t, tx)
 }
 
 // wantOne runs SELECT 1 on db, failing the test unless it answers 1.

@@ -35,12 +35,8 @@ func TestFakePragmaPersists(t *testing.T) {
 	mustExec(t, db, pragmaOff)
 	mustExec(t, db, ins)
 	tx := mustBegin(t, db, nil)
-	if _, err := tx.Exec(del); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ins); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, tx, del)
+	mustExec(t, tx, ins)
 	mustCommit(t, tx)
 	mustExec(t, db, pragmaOn)
 	mustExec(t, db, ins)

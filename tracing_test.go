@@ -211,15 +211,11 @@ func TestFakeTraceTx(t *testing.T) {
 	db, rec := openTraced(t, srv, nil)
 	tx := mustBegin(t, db, nil)
 	for range 2 {
-		if _, err := tx.ExecContext(bg, "INSERT INTO t VALUES (1)"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, tx, "INSERT INTO t VALUES (1)")
 	}
 	mustCommit(t, tx)
 	tx = mustBegin(t, db, nil)
-	if _, err := tx.ExecContext(bg, "INSERT INTO t VALUES (1)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, tx, "INSERT INTO t VALUES (1)")
 	if _, err := tx.ExecContext(bg, "INSERT INTO t VALUES (1)"); err == nil {
 		t.Fatal("the failed request succeeded")
 	}
@@ -293,7 +289,6 @@ func TestFakeTraceBatch(t *testing.T) {
 		fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
 	db, rec := openTraced(t, srv, nil)
 	c := pinned(t, db)
-	defer c.Close()
 	stmts := []libsql.Statement{{SQL: "INSERT INTO t (v) VALUES (?)", Args: []any{"a"}}, {SQL: "SELECT v FROM t"}}
 	if _, err := libsql.Batch(bg, c, stmts); err != nil {
 		t.Fatal(err)
@@ -315,9 +310,7 @@ func TestFakeTraceBusy(t *testing.T) {
 		Respond("", fs.Fail("SQLITE_BUSY", "SQLite error: database is locked"), fs.CloseOK())
 	srv := fs.New(t, busy, busy, auto(fs.SQL(ins), fs.Inserted(1, 1)))
 	db, rec := openTraced(t, srv, nil)
-	if _, err := db.ExecContext(bg, ins); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, db, ins)
 	wantTree(t, rec, `statement exec INSERT
   request execute n=1
   retry busy #2 err
@@ -341,7 +334,6 @@ func TestFakeTraceStreamExpired(t *testing.T) {
 	srv := fs.New(t, lingeringExpired()...)
 	db, rec := openTraced(t, srv, nil)
 	c := pinned(t, db)
-	defer c.Close()
 	mustExec(t, c, lingeringExpiredSQL...)
 	wantTree(t, rec, `statement exec BEGIN
   request execute n=2

@@ -444,9 +444,7 @@ func TestFakeDeferredNotQueued(t *testing.T) {
 			if _, err := tx.Exec("INSERT INTO t VALUES (?)", 1); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := tx.Exec(script); err != nil {
-				t.Fatal(err)
-			}
+			mustExec(t, tx, script)
 			mustCommit(t, tx)
 		})
 		t.Run("read-only", func(t *testing.T) {

@@ -27,7 +27,6 @@ func TestFakeSQLTxCommit(t *testing.T) {
 				Respond("", fs.ExecuteOK(fs.Query(fs.Cols("1"), fs.Vals(fs.Int(1)))), fs.CloseOK()))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
-		defer c.Close()
 		mustExec(t, c, "BEGIN IMMEDIATE", "INSERT INTO t VALUES (1)", "COMMIT")
 		var n int
 		if err := c.QueryRowContext(bg, "SELECT 1").Scan(&n); err != nil || n != 1 {
@@ -49,14 +48,10 @@ func TestFakeSQLTxCommentAndFailure(t *testing.T) {
 			closeStream(b3))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
-		if _, err := c.ExecContext(bg, "/* note */ begin"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, c, "/* note */ begin")
 		_, err := c.ExecContext(bg, "INSERT INTO t VALUES (1)")
 		wantErr(t, err, errs(libsql.ErrUniqueViolation), errs(libsql.ErrTxLost))
-		if _, err := c.ExecContext(bg, "ROLLBACK"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, c, "ROLLBACK")
 		// The lingering stream is closed when the connection is.
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
@@ -79,9 +74,7 @@ func TestFakeSQLTxLeftOpen(t *testing.T) {
 			auto(fs.SQL("INSERT INTO t VALUES (2)"), fs.Inserted(1, 2)))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
-		if _, err := c.ExecContext(bg, "BEGIN"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, c, "BEGIN")
 		if _, err := c.BeginTx(bg, nil); err == nil {
 			t.Error("BeginTx inside a transaction begun with SQL succeeded")
 		}
@@ -90,9 +83,7 @@ func TestFakeSQLTxLeftOpen(t *testing.T) {
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.ExecContext(bg, "INSERT INTO t VALUES (2)"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, db, "INSERT INTO t VALUES (2)")
 		if s := db.Stats(); s.OpenConnections != 1 {
 			t.Errorf("%d open connections, want the fresh one", s.OpenConnections)
 		}
@@ -110,10 +101,7 @@ func TestFakeSQLTxStreamExpired(t *testing.T) {
 		auto(fs.SQL("SELECT 2"), fs.Query(fs.Cols("2"), fs.Vals(fs.Int(2)))))
 	db := openDB(t, srv, "")
 	c := pinned(t, db)
-	defer c.Close()
-	if _, err := c.ExecContext(bg, "BEGIN"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, c, "BEGIN")
 	_, err := c.ExecContext(bg, "INSERT INTO t VALUES (1)")
 	wantErr(t, err, errs(libsql.ErrTxLost), nil, "expired")
 	var n int
@@ -132,7 +120,6 @@ func TestFakeSQLTxLingeringExpired(t *testing.T) {
 	srv := fs.New(t, lingeringExpired()...)
 	db := openDB(t, srv, "")
 	c := pinned(t, db)
-	defer c.Close()
 	mustExec(t, c, lingeringExpiredSQL...)
 }
 
@@ -150,12 +137,8 @@ func TestFakeSQLTxScript(t *testing.T) {
 			closeStream(b2))
 		db := openDB(t, srv, "")
 		c := pinned(t, db)
-		if _, err := c.ExecContext(bg, script); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.ExecContext(bg, "COMMIT"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, c, script)
+		mustExec(t, c, "COMMIT")
 		if err := c.Close(); err != nil {
 			t.Fatal(err)
 		}

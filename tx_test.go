@@ -222,7 +222,6 @@ func TestFakeTxBeginFailsAlike(t *testing.T) {
 				srv := newFake(t, tp, tt.exchange...)
 				db := openDB(t, srv, tt.params)
 				c := pinned(t, db)
-				defer c.Close()
 				tx := mustBegin(t, c, nil)
 				err := tt.run(c, tx)
 				isNot := errs(libsql.ErrTxLost)
@@ -636,13 +635,8 @@ func TestFakeTx429ClosesStream(t *testing.T) {
 	srv := fs.New(t, begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
 		fs.Pipeline(b1, fs.Execute(fs.SQL("INSERT INTO t VALUES (2)"))).Reply(fs.TooManyRequests("Too many concurrent requests", "60")),
 		closeStream(b1))
-	db := openDB(t, srv, "")
-	tx := mustBegin(t, db, nil)
-	mustExec(t, tx, "INSERT INTO t VALUES (1)")
-	_, err := tx.Exec("INSERT INTO t VALUES (2)")
-	wantErr(t, err, errs(libsql.ErrTooManyRequests, libsql.ErrTxLost), nil, "Too many concurrent requests")
-	mustRollback(t, tx)
-
+	secondFails(t, openDB(t, srv, ""), "INSERT INTO t VALUES (1)", "INSERT INTO t VALUES (2)",
+		errs(libsql.ErrTooManyRequests, libsql.ErrTxLost), "Too many concurrent requests")
 }
 
 // _txlock says which BEGIN a transaction sends, wherever it rides: with
@@ -698,7 +692,6 @@ func TestFakeTxLock(t *testing.T) {
 				srv := newFake(t, tp, tt.exchange...)
 				db := openDB(t, srv, tt.params)
 				c := pinned(t, db)
-				defer c.Close()
 				tx := mustBegin(t, c, &sql.TxOptions{ReadOnly: tt.readOnly})
 				if err := tt.run(c, tx); err != nil {
 					t.Fatal(err)

@@ -149,9 +149,7 @@ func TestFakeMaxWritersReadsUnbounded(t *testing.T) {
 		fs.Pipeline("", fs.Sequence(script), fs.Close()).Respond("", fs.SequenceOK(), fs.CloseOK()),
 	)
 	cnt.max.Store(0)
-	if _, err := db.Exec(script); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, db, script)
 	if err := <-held; err != nil {
 		t.Fatal(err)
 	}
