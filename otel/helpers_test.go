@@ -1,6 +1,7 @@
 package otellibsql_test
 
 import (
+	"context"
 	"database/sql"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/gohrana/libsql"
 	otellibsql "github.com/gohrana/libsql/otel"
@@ -82,6 +84,41 @@ func (r *recording) one(t *testing.T, name string) tracetest.SpanStub {
 	return spans[0]
 }
 
+// querier is what readRows queries: a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// readRows runs query on q and reads its rows to the end, failing the test
+// on an error; it returns how many there were.
+func readRows(t *testing.T, q querier, query string) int {
+	t.Helper()
+	rows, err := q.QueryContext(t.Context(), query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// oneOfKind returns the one span ended so far with the name, which must
+// be of the kind.
+func (r *recording) oneOfKind(t *testing.T, name string, kind trace.SpanKind) tracetest.SpanStub {
+	t.Helper()
+	s := r.one(t, name)
+	if s.SpanKind != kind {
+		t.Errorf("%s: kind %v, want %v", name, s.SpanKind, kind)
+	}
+	return s
+}
+
 func wantTree(t *testing.T, r *recording, want string) {
 	t.Helper()
 	if got := r.tree(); got != want {
@@ -115,15 +152,16 @@ func wantAttrs(t *testing.T, s tracetest.SpanStub, want map[attribute.Key]string
 	}
 }
 
-// openDB opens a database on cfg, traced into r.
-func openDB(t *testing.T, cfg *libsql.Config, r *recording, opts ...libsql.ConnectorOption) *sql.DB {
+// openDB opens a database on cfg, traced into a new recording, which it
+// returns with it.
+func openDB(t *testing.T, cfg *libsql.Config) (*sql.DB, *recording) {
 	t.Helper()
-	opts = append(opts, libsql.WithTracer(newTracer(r)))
-	c, err := libsql.NewConnector(cfg, opts...)
+	r := newRecording(t)
+	c, err := libsql.NewConnector(cfg, libsql.WithTracer(newTracer(r)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sqlOpenDB(t, c)
+	return sqlOpenDB(t, c), r
 }
 
 // newTracer returns a Tracer whose spans r records.

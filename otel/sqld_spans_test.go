@@ -30,11 +30,10 @@ func TestSqld(t *testing.T) {
 	})
 	for _, transport := range []string{libsql.TransportHTTP, libsql.TransportWS} {
 		t.Run(transport, func(t *testing.T) {
-			rec := newRecording(t)
 			cfg := libsql.NewConfig()
 			cfg.URL = srv.URL()
 			cfg.Transport = transport
-			db := openDB(t, cfg, rec)
+			db, rec := openDB(t, cfg)
 			ctx := t.Context()
 			table := "t_" + transport
 			for _, q := range []string{
@@ -77,16 +76,8 @@ func TestSqld(t *testing.T) {
 			rec.one(t, "COMMIT")
 			rec.reset()
 
-			rows, err := db.QueryContext(ctx, "SELECT id, v FROM "+table+" ORDER BY id")
-			if err != nil {
-				t.Fatal(err)
-			}
-			n := 0
-			for rows.Next() {
-				n++
-			}
-			if err := rows.Err(); err != nil || n != rowsInBig {
-				t.Fatalf("%d rows, %v", n, err)
+			if n := readRows(t, db, "SELECT id, v FROM "+table+" ORDER BY id"); n != rowsInBig {
+				t.Fatalf("%d rows", n)
 			}
 			sel := rec.one(t, "SELECT")
 			wantAttrs(t, sel, map[attribute.Key]string{semconv.DBResponseReturnedRowsKey: strconv.Itoa(rowsInBig)})
@@ -118,13 +109,8 @@ func TestSqld(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tx.Rollback()
-			if rows, err = tx.QueryContext(ctx, "SELECT id, v FROM "+table+" ORDER BY id"); err != nil {
-				t.Fatal(err)
-			}
-			for n = 0; rows.Next(); n++ {
-			}
-			if err := rows.Err(); err != nil || n != rowsInBig {
-				t.Fatalf("in a transaction: %d rows, %v", n, err)
+			if n := readRows(t, tx, "SELECT id, v FROM "+table+" ORDER BY id"); n != rowsInBig {
+				t.Fatalf("in a transaction: %d rows", n)
 			}
 			sel = rec.one(t, "SELECT")
 			fetches, fetched = rec.named("libsql.fetch"), 0
