@@ -72,13 +72,10 @@ func TestFakeBatchInTx(t *testing.T) {
 	forTransports(t, func(t *testing.T, tp string) {
 		b1 := fs.Baton(1)
 		st := fs.SQL("UPDATE t SET v = 1")
-		srv := newFake(t, tp, fs.Pipeline("", savepointSteps("BEGIN", st)).Respond(b1, fs.BatchOK(
+		c, tx := pinnedTx(t, tp, "", nil, fs.Pipeline("", savepointSteps("BEGIN", st)).Respond(b1, fs.BatchOK(
 			fs.StepOK(fs.Empty()), fs.StepOK(fs.Empty()), fs.StepOK(fs.Updated(3)), fs.StepOK(fs.Empty()),
 			fs.StepSkipped(), fs.StepSkipped())),
 			finish(b1, "COMMIT"))
-		db := openDB(t, srv, "")
-		c := pinned(t, db)
-		tx := mustBegin(t, c, nil)
 		out, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "UPDATE t SET v = 1"}})
 		if err != nil || len(out) != 1 || out[0].RowsAffected != 3 {
 			t.Fatalf("%+v, %v", out, err)

@@ -177,6 +177,14 @@ func pinned(t *testing.T, db *sql.DB) *sql.Conn {
 	return c
 }
 
+// pinnedTx begins a transaction with opts on a connection of its own of a
+// database with the DSN params on a fake over tp that serves the script.
+func pinnedTx(t *testing.T, tp, params string, opts *sql.TxOptions, script ...fs.Exchange) (*sql.Conn, *sql.Tx) {
+	t.Helper()
+	c := pinned(t, openDB(t, newFake(t, tp, script...), params))
+	return c, mustBegin(t, c, opts)
+}
+
 // execer is what mustExec runs statements on: a *sql.DB, *sql.Conn or
 // *sql.Tx.
 type execer interface {

@@ -219,10 +219,7 @@ func TestFakeTxBeginFailsAlike(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, tt.exchange...)
-				db := openDB(t, srv, tt.params)
-				c := pinned(t, db)
-				tx := mustBegin(t, c, nil)
+				c, tx := pinnedTx(t, tp, tt.params, nil, tt.exchange...)
 				err := tt.run(c, tx)
 				isNot := errs(libsql.ErrTxLost)
 				is := errs(libsql.ErrBusy)
@@ -374,51 +371,6 @@ func TestFakeTxTimeoutInFirstStatement(t *testing.T) {
 		_, err := tx.Exec("INSERT INTO t VALUES (1)")
 		wantErr(t, err, errs(libsql.ErrTxLost), nil, "TRANSACTION_TIMEOUT")
 		wantErr(t, tx.Commit(), errs(libsql.ErrTxLost), nil)
-	})
-}
-
-// COMMIT or ROLLBACK failing inside a successful response.
-func TestFakeTxFinishFails(t *testing.T) {
-	t.Parallel()
-	forTransports(t, func(t *testing.T, tp string) {
-		b1 := fs.Baton(1)
-		tests := []struct {
-			end   string
-			code  string
-			is    []error
-			isNot []error
-		}{
-			// The close after a failed COMMIT rolled the transaction back.
-			{"COMMIT", "SQLITE_BUSY", errs(libsql.ErrBusy, libsql.ErrTxLost), nil},
-			{"COMMIT", "TRANSACTION_TIMEOUT", errs(libsql.ErrTxLost), nil},
-			{"COMMIT", "SQLITE_UNKNOWN", errs(libsql.ErrTxLost), nil},
-			{"ROLLBACK", "SQLITE_UNKNOWN", nil, errs(libsql.ErrTxLost)},
-			{"ROLLBACK", "TRANSACTION_TIMEOUT", errs(libsql.ErrTxLost), nil},
-		}
-		for _, tt := range tests {
-			t.Run(tt.end+"/"+tt.code, func(t *testing.T) {
-				t.Parallel()
-				srv := newFake(t, tp, begin(b1, fs.SQL("DELETE FROM t"), fs.Updated(3)),
-					fs.Pipeline(b1, fs.Execute(fs.SQL(tt.end)), fs.Close()).Respond("", fs.Fail(tt.code, "SQLite error: it failed"), fs.CloseOK()))
-				db := openDB(t, srv, "")
-				tx := mustBegin(t, db, nil)
-				mustExec(t, tx, "DELETE FROM t")
-				var err error
-				if tt.end == "COMMIT" {
-					err = tx.Commit()
-				} else {
-					err = tx.Rollback()
-				}
-				shown := tt.code
-				if shown == "SQLITE_UNKNOWN" {
-					shown = "SQLITE_ERROR" // sqld's name for it; the text uses SQLite's
-				}
-				wantErr(t, err, tt.is, tt.isNot, "it failed", shown)
-				if e := asError(t, err); e.Code != tt.code {
-					t.Errorf("Code %q, want %q", e.Code, tt.code)
-				}
-			})
-		}
 	})
 }
 
@@ -689,10 +641,7 @@ func TestFakeTxLock(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
 				t.Parallel()
-				srv := newFake(t, tp, tt.exchange...)
-				db := openDB(t, srv, tt.params)
-				c := pinned(t, db)
-				tx := mustBegin(t, c, &sql.TxOptions{ReadOnly: tt.readOnly})
+				c, tx := pinnedTx(t, tp, tt.params, &sql.TxOptions{ReadOnly: tt.readOnly}, tt.exchange...)
 				if err := tt.run(c, tx); err != nil {
 					t.Fatal(err)
 				}
@@ -819,119 +768,135 @@ func TestFakeTxStreamGone(t *testing.T) {
 	}
 }
 
+// The end of a transaction, COMMIT or ROLLBACK (sent with the stream's
+// close), failing.
+//
+// Inside a successful response: the error is the statement's, with its
+// code; the close after a failed COMMIT rolled the transaction back.
+//
 // A COMMIT that reached the server and got no usable answer may have run:
 // the error says its outcome is unknown, is not safe to retry, and does not
 // claim the transaction was lost. A COMMIT refused with 4xx did not run
 // (sqld refuses the whole pipeline and drops the stream): the transaction
 // is lost.
-func TestFakeCommitOutcome(t *testing.T) {
+//
+// ROLLBACK refused with 4xx succeeds (the server dropped the stream, which
+// rolled back); a ROLLBACK without an answer is an error, but never an
+// unknown COMMIT.
+func TestFakeTxEndFails(t *testing.T) {
 	t.Parallel()
 	forTransports(t, func(t *testing.T, tp string) {
 		b1 := fs.Baton(1)
-		tests := []struct {
-			name    string
-			reply   fs.Reply
-			params  string
-			unknown bool
-			// closeAfter: the driver still holds the baton (no HTTP answer),
-			// so it closes the stream, which rolls back whatever is left.
-			closeAfter bool
-			is         []error
-			has        string
-		}{
-			{"connection closed", fs.Drop(), "", true, true, nil, "request failed"},
-			{"no answer in time", fs.Hang(), "timeout=1s", true, true, nil, "deadline"},
-			{"late answer", fs.Delay(2*time.Second, fs.PipelineReply("", fs.ExecuteOK(fs.Empty()), fs.CloseOK())), "timeout=1s", true, true, nil, "deadline"},
-			{"HTTP 500", fs.HTTPError(500, "Internal Error: `database disk image is malformed`"), "", true, false, nil, "malformed"},
-			{"HTTP 502", fs.PlainText(502, "Bad Gateway"), "", true, false, nil, "Bad Gateway"},
-			{"HTTP 503", fs.HTTPError(503, "Replicator exited"), "", true, false, errs(libsql.ErrTooManyRequests), "Replicator exited"},
-			{"HTTP 400 invalid baton", fs.ProtocolError("Received an invalid baton"), "", false, false, nil, "invalid baton"},
-			{"HTTP 400 expired", fs.StreamExpired(), "", false, false, nil, "expired due to inactivity"},
-			{"HTTP 401", fs.HTTPError(401, "Unauthorized: `The JWT has expired`"), "", false, false, errs(libsql.ErrAuth), "JWT has expired"},
-			{"HTTP 403", fs.HTTPError(403, "Authorization forbidden: Current session doesn't not have Write permission to namespace default"), "",
-				false, false, errs(libsql.ErrPermission), "Write permission"},
-			// sqld refuses with 429 before it touches the stream, which lives
-			// on with the transaction's lock: the driver closes it.
-			{"HTTP 429", fs.TooManyRequests("Too many concurrent requests", "60"), "", false, true, errs(libsql.ErrTooManyRequests), "Too many concurrent requests"},
+		type endCase struct {
+			end, name string
+			reply     fs.Reply // the answer to the end's request
+			params    string
+			// after are the exchanges that follow over HTTP: where the
+			// driver still holds the baton (no HTTP answer), it closes the
+			// stream, which rolls back whatever is left. Over WebSocket the
+			// close_stream goes out in the end's burst.
+			after []fs.Exchange
+			check func(t *testing.T, err error)
+		}
+		// inResponse is the end's statement failing with code in a
+		// successful response.
+		inResponse := func(end, code string, is, isNot []error) endCase {
+			return endCase{end, code, fs.PipelineReply("", fs.Fail(code, "SQLite error: it failed"), fs.CloseOK()), "", nil,
+				func(t *testing.T, err error) {
+					shown := code
+					if shown == "SQLITE_UNKNOWN" {
+						shown = "SQLITE_ERROR" // sqld's name for it; the text uses SQLite's
+					}
+					wantErr(t, err, is, isNot, "it failed", shown)
+					if e := asError(t, err); e.Code != code {
+						t.Errorf("Code %q, want %q", e.Code, code)
+					}
+				}}
+		}
+		// unknown is a COMMIT whose outcome is unknown, lost one the server
+		// refused: each matches the classes in is and mentions has.
+		unknown := func(is []error, has string) func(*testing.T, error) {
+			return func(t *testing.T, err error) {
+				wantErr(t, err, is, errs(libsql.ErrTxLost), "the outcome of COMMIT is unknown", has)
+				if e := asError(t, err); e.SafeToRetry() {
+					t.Errorf("an unknown outcome is SafeToRetry: %+v", e)
+				}
+			}
+		}
+		lost := func(is []error, has string) func(*testing.T, error) {
+			return func(t *testing.T, err error) {
+				wantErr(t, err, append(is, libsql.ErrTxLost), nil, has)
+				asError(t, err)
+			}
+		}
+		rolledBack := func(t *testing.T, err error) {
+			if err != nil {
+				t.Errorf("Rollback: %v", err)
+			}
+		}
+		rollbackFailed := func(t *testing.T, err error) {
+			wantErr(t, err, nil, nil)
+			if err != nil && strings.Contains(err.Error(), "outcome") {
+				t.Errorf("a ROLLBACK error speaks of an outcome: %v", err)
+			}
 		}
 		// What the WebSocket transport says where its words differ.
-		wsHas := map[string]string{"connection closed": "the server closed the connection while the request was in flight"}
+		dropped := "request failed"
+		if tp == overWS {
+			dropped = "the server closed the connection while the request was in flight"
+		}
+		gone := []fs.Exchange{fs.Pipeline(b1, fs.Close()).Reply(fs.ProtocolError("Received an invalid baton"))}
+		closed := []fs.Exchange{closeStream(b1)}
+		tests := []endCase{
+			inResponse("COMMIT", "SQLITE_BUSY", errs(libsql.ErrBusy, libsql.ErrTxLost), nil),
+			inResponse("COMMIT", "TRANSACTION_TIMEOUT", errs(libsql.ErrTxLost), nil),
+			inResponse("COMMIT", "SQLITE_UNKNOWN", errs(libsql.ErrTxLost), nil),
+			inResponse("ROLLBACK", "SQLITE_UNKNOWN", nil, errs(libsql.ErrTxLost)),
+			inResponse("ROLLBACK", "TRANSACTION_TIMEOUT", errs(libsql.ErrTxLost), nil),
+
+			{"COMMIT", "connection closed", fs.Drop(), "", gone, unknown(nil, dropped)},
+			{"COMMIT", "no answer in time", fs.Hang(), "timeout=1s", gone, unknown(nil, "deadline")},
+			{"COMMIT", "late answer", fs.Delay(2*time.Second, fs.PipelineReply("", fs.ExecuteOK(fs.Empty()), fs.CloseOK())), "timeout=1s", gone,
+				unknown(nil, "deadline")},
+			{"COMMIT", "HTTP 500", fs.HTTPError(500, "Internal Error: `database disk image is malformed`"), "", nil, unknown(nil, "malformed")},
+			{"COMMIT", "HTTP 502", fs.PlainText(502, "Bad Gateway"), "", nil, unknown(nil, "Bad Gateway")},
+			{"COMMIT", "HTTP 503", fs.HTTPError(503, "Replicator exited"), "", nil, unknown(errs(libsql.ErrTooManyRequests), "Replicator exited")},
+			{"COMMIT", "HTTP 400 invalid baton", fs.ProtocolError("Received an invalid baton"), "", nil, lost(nil, "invalid baton")},
+			{"COMMIT", "HTTP 400 expired", fs.StreamExpired(), "", nil, lost(nil, "expired due to inactivity")},
+			{"COMMIT", "HTTP 401", fs.HTTPError(401, "Unauthorized: `The JWT has expired`"), "", nil, lost(errs(libsql.ErrAuth), "JWT has expired")},
+			{"COMMIT", "HTTP 403", fs.HTTPError(403, "Authorization forbidden: Current session doesn't not have Write permission to namespace default"), "", nil,
+				lost(errs(libsql.ErrPermission), "Write permission")},
+			// sqld refuses with 429 before it touches the stream, which lives
+			// on with the transaction's lock: the driver closes it.
+			{"COMMIT", "HTTP 429", fs.TooManyRequests("Too many concurrent requests", "60"), "", gone,
+				lost(errs(libsql.ErrTooManyRequests), "Too many concurrent requests")},
+
+			{"ROLLBACK", "HTTP 400", fs.ProtocolError("Received an invalid baton"), "", nil, rolledBack},
+			{"ROLLBACK", "HTTP 400 expired", fs.StreamExpired(), "", nil, rolledBack},
+			{"ROLLBACK", "connection closed", fs.Drop(), "", closed, rollbackFailed},
+			{"ROLLBACK", "HTTP 500", fs.HTTPError(500, "Internal Error"), "", nil, rollbackFailed},
+		}
 		for _, tt := range tests {
 			if tp == overWS && !tt.reply.OverWS() {
 				continue // an HTTP status has no WebSocket form
 			}
-			t.Run(tt.name, func(t *testing.T) {
+			t.Run(tt.end+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
 				srv := newFake(t, tp, begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
-					fs.Pipeline(b1, fs.Execute(fs.SQL("COMMIT")), fs.Close()).Reply(tt.reply))
-				// Over WebSocket the close_stream goes out in COMMIT's burst.
-				if tt.closeAfter && tp == overHTTP {
-					srv.Add(fs.Pipeline(b1, fs.Close()).Reply(fs.ProtocolError("Received an invalid baton")))
+					fs.Pipeline(b1, fs.Execute(fs.SQL(tt.end)), fs.Close()).Reply(tt.reply))
+				if tp == overHTTP {
+					srv.Add(tt.after...)
 				}
 				db := openDB(t, srv, tt.params)
 				tx := mustBegin(t, db, nil)
 				mustExec(t, tx, "INSERT INTO t VALUES (1)")
-				err := tx.Commit()
-				has := tt.has
-				if h, ok := wsHas[tt.name]; ok && tp == overWS {
-					has = h
-				}
-				if tt.unknown {
-					wantErr(t, err, tt.is, errs(libsql.ErrTxLost), "the outcome of COMMIT is unknown", has)
+				var err error
+				if tt.end == "COMMIT" {
+					err = tx.Commit()
 				} else {
-					wantErr(t, err, append(tt.is, libsql.ErrTxLost), nil, has)
+					err = tx.Rollback()
 				}
-				if e := asError(t, err); e.SafeToRetry() && tt.unknown {
-					t.Errorf("an unknown outcome is SafeToRetry: %+v", e)
-				}
-			})
-		}
-	})
-}
-
-// ROLLBACK refused with 4xx succeeds (the server dropped the stream, which
-// rolled back); a ROLLBACK without an answer is an error, but never an
-// unknown COMMIT.
-func TestFakeRollbackFails(t *testing.T) {
-	t.Parallel()
-	forTransports(t, func(t *testing.T, tp string) {
-		b1 := fs.Baton(1)
-		tests := []struct {
-			name       string
-			reply      fs.Reply
-			closeAfter bool
-			ok         bool
-		}{
-			{"HTTP 400", fs.ProtocolError("Received an invalid baton"), false, true},
-			{"HTTP 400 expired", fs.StreamExpired(), false, true},
-			{"connection closed", fs.Drop(), true, false},
-			{"HTTP 500", fs.HTTPError(500, "Internal Error"), false, false},
-		}
-		for _, tt := range tests {
-			if tp == overWS && !tt.reply.OverWS() {
-				continue // an HTTP status has no WebSocket form
-			}
-			t.Run(tt.name, func(t *testing.T) {
-				t.Parallel()
-				srv := newFake(t, tp, begin(b1, fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)),
-					fs.Pipeline(b1, fs.Execute(fs.SQL("ROLLBACK")), fs.Close()).Reply(tt.reply))
-				// Over WebSocket the close_stream goes out in ROLLBACK's burst.
-				if tt.closeAfter && tp == overHTTP {
-					srv.Add(closeStream(b1))
-				}
-				db := openDB(t, srv, "")
-				tx := mustBegin(t, db, nil)
-				mustExec(t, tx, "INSERT INTO t VALUES (1)")
-				err := tx.Rollback()
-				switch {
-				case tt.ok && err != nil:
-					t.Errorf("Rollback: %v", err)
-				case !tt.ok:
-					wantErr(t, err, nil, nil)
-					if err != nil && strings.Contains(err.Error(), "outcome") {
-						t.Errorf("a ROLLBACK error speaks of an outcome: %v", err)
-					}
-				}
+				tt.check(t, err)
 			})
 		}
 	})
