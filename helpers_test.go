@@ -248,6 +248,23 @@ func secondFails(t *testing.T, db *sql.DB, first, second string, is []error, has
 	mustRollback(t, tx)
 }
 
+// mustQuery runs each query on db in turn and reads its rows to the end,
+// failing the test on an error (the rows' Close's too).
+func mustQuery(t *testing.T, db *sql.DB, queries ...string) {
+	t.Helper()
+	for _, q := range queries {
+		rows, err := db.QueryContext(bg, q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		for rows.Next() {
+		}
+		if err := rows.Close(); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
 // wantOne runs SELECT 1 on db, failing the test unless it answers 1.
 func wantOne(t *testing.T, db *sql.DB) {
 	t.Helper()

@@ -43,33 +43,15 @@ func TestFakeReplicationIndexSent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mustQuery := func(sql string) {
-		t.Helper()
-		rows, err := db.QueryContext(ctx, sql)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for rows.Next() {
-		}
-		if err := rows.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	mustExec(ctx, ins)
-	// Another connection of the pool, held open meanwhile.
-	held, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.Close()
-	mustQuery(sel)
+	pinned(t, db) // another connection of the pool, held open meanwhile
+	mustQuery(t, db, sel)
 	mustExec(libsql.WithReplicationIndex(ctx, 3845), ins)
 	if idx, err := libsql.ReplicationIndex(ctx, db); err != nil || idx != 24 {
 		t.Fatalf("ReplicationIndex after the reset = %d, %v; want 24", idx, err)
 	}
 	mustExec(ctx, script)
-	mustQuery(bigSQL)
-	mustQuery(sel)
+	mustQuery(t, db, bigSQL, sel)
 	srv.Verify()
 }
 

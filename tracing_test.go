@@ -358,15 +358,7 @@ func TestFakeTraceCursor(t *testing.T) {
 		fs.Cursor("", fs.Step(fs.SQL(bigSQL))).Stream(c1, body...),
 		closeStream(c1))
 	db, rec := openTraced(t, srv, func(c *libsql.Config) { c.DisableReadYourWrites = true })
-	rows, err := db.QueryContext(bg, bigSQL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-	}
-	if err := rows.Close(); err != nil {
-		t.Fatal(err)
-	}
+	mustQuery(t, db, bigSQL)
 	wantTree(t, rec, `statement query SELECT rows=2
   request execute n=1
   request describe n=1
