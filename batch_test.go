@@ -128,12 +128,8 @@ func TestFakeBatchThroughWrapper(t *testing.T) {
 			fs.StepOK(fs.Empty()), fs.StepOK(fs.Updated(2)), fs.StepOK(fs.Empty()), fs.StepSkipped()), fs.CloseOK()))
 		cfg := fakeConfig()
 		setURL(cfg, srv.URL)
-		connector, err := libsql.NewConnector(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var writes atomic.Int32
-		db := sql.OpenDB(wrappedDriver{connector, &writes})
+		db := sql.OpenDB(wrappedDriver{mustConnector(t, cfg), &writes})
 		t.Cleanup(func() { _ = db.Close() }) // after c's, as pinned closes it
 		c := pinned(t, db)
 		out, err := libsql.Batch(bg, c, []libsql.Statement{{SQL: "DELETE FROM t"}})

@@ -35,10 +35,7 @@ func TestFakeConnConnector(t *testing.T) {
 	cfg.URL = srv.URL
 	cfg.AuthToken = "s3cret-token-value"
 	cfg.Compression = "gzip"
-	cn, err := libsql.NewConnector(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cn := mustConnector(t, cfg)
 	for _, s := range []string{cn.String(), cn.GoString(), fmt.Sprintf("%v %+v %#v %s", cn, cn, cn, cn)} {
 		if strings.Contains(s, cfg.AuthToken) || !strings.Contains(s, "[REDACTED]") {
 			t.Errorf("connector shown as %s", s)

@@ -137,13 +137,19 @@ func connectorDB(t *testing.T, url string, cfg *libsql.Config, opts ...libsql.Co
 		cfg = fakeConfig()
 	}
 	cfg.URL = url
+	db := sql.OpenDB(mustConnector(t, cfg, opts...))
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+// mustConnector is libsql.NewConnector, failing the test on an error.
+func mustConnector(t *testing.T, cfg *libsql.Config, opts ...libsql.ConnectorOption) *libsql.Connector {
+	t.Helper()
 	cn, err := libsql.NewConnector(cfg, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := sql.OpenDB(cn)
-	t.Cleanup(func() { _ = db.Close() })
-	return db
+	return cn
 }
 
 // driverConn opens a driver.Conn straight from a Connector.
@@ -153,10 +159,7 @@ func driverConn(t *testing.T, url string, cfg *libsql.Config) driver.Conn {
 		cfg = fakeConfig()
 	}
 	setURL(cfg, url)
-	cn, err := libsql.NewConnector(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cn := mustConnector(t, cfg)
 	c, err := cn.Connect(bg)
 	if err != nil {
 		t.Fatal(err)

@@ -68,10 +68,7 @@ func TestFakeReplicationOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	connector, err := libsql.NewConnector(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	connector := mustConnector(t, cfg)
 	db := sql.OpenDB(connector)
 	t.Cleanup(func() { _ = db.Close() })
 	for _, ctx := range []context.Context{context.Background(), context.Background(), libsql.WithReplicationIndex(context.Background(), 77)} {
