@@ -117,24 +117,15 @@ func TestFakeBadConnRefused(t *testing.T) {
 // HTTP only: the dials are scripted through WithRoundTripper.
 func TestFakeBadConnRetried(t *testing.T) {
 	t.Parallel()
-	for _, tt := range []struct {
-		name   string
-		refuse int
-	}{{"statement", 1}} {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			srv := fs.New(t, auto(fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)))
-			dials, rt := newDialScript(t, refusing(tt.refuse))
-			db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(rt))
-			if _, err := db.Exec("INSERT INTO t VALUES (1)"); err != nil {
-				t.Fatalf("a refused request was not retried: %v", err)
-			}
-			if dials.dials() != 2 {
-				t.Errorf("%d dials, want 2 (one refused)", dials.dials())
-			}
-		})
+	srv := fs.New(t, auto(fs.SQL("INSERT INTO t VALUES (1)"), fs.Inserted(1, 1)))
+	dials, rt := newDialScript(t, refusing(1))
+	db := connectorDB(t, srv.URL, nil, libsql.WithRoundTripper(rt))
+	if _, err := db.Exec("INSERT INTO t VALUES (1)"); err != nil {
+		t.Fatalf("a refused request was not retried: %v", err)
 	}
-
+	if dials.dials() != 2 {
+		t.Errorf("%d dials, want 2 (one refused)", dials.dials())
+	}
 }
 
 // Inside a transaction a refused request is never driver.ErrBadConn:
