@@ -120,6 +120,15 @@ func byteAt(s string, i int) byte {
 	return 0
 }
 
+// operator returns the kind and the end of the operator at s[i], of two
+// bytes if two, else of one.
+func operator(i int, two bool) (Kind, int) {
+	if two {
+		return Punct, i + 2
+	}
+	return Punct, i + 1
+}
+
 // scan returns the kind and the end of the token at s[i], i < len(s).
 func scan(s string, i int) (Kind, int) {
 	switch c := s[i]; c {
@@ -163,27 +172,15 @@ func scan(s string, i int) (Kind, int) {
 	case '(', ')', ',', '+', '*', '%', '&', '~':
 		return Punct, i + 1
 	case '=':
-		if byteAt(s, i+1) == '=' {
-			return Punct, i + 2
-		}
-		return Punct, i + 1
+		return operator(i, byteAt(s, i+1) == '=')
 	case '<':
-		switch byteAt(s, i+1) {
-		case '=', '>', '<':
-			return Punct, i + 2
-		}
-		return Punct, i + 1
+		d := byteAt(s, i+1)
+		return operator(i, d == '=' || d == '>' || d == '<')
 	case '>':
-		switch byteAt(s, i+1) {
-		case '=', '>':
-			return Punct, i + 2
-		}
-		return Punct, i + 1
+		d := byteAt(s, i+1)
+		return operator(i, d == '=' || d == '>')
 	case '|':
-		if byteAt(s, i+1) == '|' {
-			return Punct, i + 2
-		}
-		return Punct, i + 1
+		return operator(i, byteAt(s, i+1) == '|')
 	case '!':
 		if byteAt(s, i+1) == '=' {
 			return Punct, i + 2
