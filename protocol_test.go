@@ -66,17 +66,10 @@ func exercise(t *testing.T, db *sql.DB, cursor bool) {
 	}
 	want("SELECT 7", 7)
 	want("SELECT 8", 8)
-	if _, err := db.ExecContext(ctx, "PRAGMA foreign_keys = ON"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, db, "PRAGMA foreign_keys = ON")
 	want("SELECT 9", 9)
-	tx, err := db.BeginTx(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO t VALUES (1)"); err != nil {
-		t.Fatal(err)
-	}
+	tx := mustBegin(t, db, nil)
+	mustExec(t, tx, "INSERT INTO t VALUES (1)")
 	var n int64
 	if err := tx.QueryRowContext(ctx, "SELECT 10").Scan(&n); err != nil || n != 10 {
 		t.Fatalf("in the transaction: %d, %v", n, err)
