@@ -99,21 +99,19 @@ const (
 // String returns libSQL's name of the type, "float32" for VectorFloat32,
 // or "VectorType(n)" for a code that is none of them.
 func (t VectorType) String() string {
-	switch t {
-	case VectorFloat32:
-		return "float32"
-	case VectorFloat64:
-		return "float64"
-	case VectorFloat1Bit:
-		return "float1bit"
-	case VectorFloat8:
-		return "float8"
-	case VectorFloat16:
-		return "float16"
-	case VectorFloatB16:
-		return "floatb16"
+	if s := enumName(vectorTypeNames[:], int(t)); s != "" {
+		return s
 	}
 	return "VectorType(" + strconv.Itoa(int(t)) + ")"
+}
+
+var vectorTypeNames = [...]string{
+	VectorFloat32:   "float32",
+	VectorFloat64:   "float64",
+	VectorFloat1Bit: "float1bit",
+	VectorFloat8:    "float8",
+	VectorFloat16:   "float16",
+	VectorFloatB16:  "floatb16",
 }
 
 // VectorError is the error of Vector32.Scan and Vector64.Scan for a value
