@@ -2,6 +2,7 @@ package libsql
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -44,14 +45,8 @@ var dsnParamTable = []dsnParam{
 			}
 			return nonZero(c.Codec)
 		}},
-	{names: []string{"transport"},
-		parse: func(c *Config, _, v string) error {
-			if v != "" && v != TransportHTTP && v != TransportWS {
-				return &DSNError{Msg: "transport: want http or ws"}
-			}
-			c.Transport = v
-			return nil
-		}}, // FormatDSN writes it, or a ws:// scheme
+	{names: []string{"transport"}, // FormatDSN writes it, or a ws:// scheme
+		parse: choiceParam(func(c *Config) *string { return &c.Transport }, "transport: want http or ws", "", TransportHTTP, TransportWS)},
 	{names: []string{"tls"}}, // libsql:// only: ParseDSN's scheme
 	{names: []string{"timeout"},
 		parse:  durationParam(func(c *Config) *time.Duration { return &c.Timeout }, parseTimeout),
@@ -71,13 +66,8 @@ var dsnParamTable = []dsnParam{
 		parse:  durationParam(func(c *Config) *time.Duration { return &c.BusyTimeout }, parseBusyTimeout),
 		format: func(c *Config) []string { return nonZeroDuration(c.BusyTimeout, DefaultBusyTimeout) }},
 	{names: []string{"_txlock"},
-		parse: func(c *Config, _, v string) error {
-			if v != TxLockDeferred && v != TxLockImmediate && v != TxLockExclusive {
-				return &DSNError{Msg: "_txlock: want deferred, immediate or exclusive"}
-			}
-			c.TxLock = v
-			return nil
-		},
+		parse: choiceParam(func(c *Config) *string { return &c.TxLock }, "_txlock: want deferred, immediate or exclusive",
+			TxLockDeferred, TxLockImmediate, TxLockExclusive),
 		format: func(c *Config) []string { return nonZero(c.TxLock) }},
 	{names: []string{"maxWriters"},
 		parse: func(c *Config, _, v string) error {
@@ -221,6 +211,18 @@ func disableParam(field func(*Config) *bool) func(*Config, string, string) error
 		b, err := parseBoolParam(name, v)
 		*field(c) = !b
 		return err
+	}
+}
+
+// choiceParam sets the field to a parameter's value, which must be one of
+// choices; any other fails with msg.
+func choiceParam(field func(*Config) *string, msg string, choices ...string) func(*Config, string, string) error {
+	return func(c *Config, _, v string) error {
+		if !slices.Contains(choices, v) {
+			return &DSNError{Msg: msg}
+		}
+		*field(c) = v
+		return nil
 	}
 }
 
