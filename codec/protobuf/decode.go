@@ -28,35 +28,24 @@ func (pbCodec) DecodePipelineResponse(data []byte, resp *codec.PipelineResponse)
 	resp.Reset()
 	rs := resp.Results
 	defer func() { resp.Results = rs }()
-	b := data
-	for i := 0; i < len(b); {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		switch num {
+	f := fieldReader{b: data}
+	for f.next() {
+		switch f.num {
 		case 1:
-			resp.Baton, j, err = stringField(b, j, at, wt, "baton", oldBaton)
+			resp.Baton = f.str("baton", oldBaton)
 		case 2:
-			resp.BaseURL, j, err = stringField(b, j, at, wt, "base_url", oldURL)
+			resp.BaseURL = f.str("base_url", oldURL)
 		case 3:
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, "results"); err == nil {
+			if s, e, ok := f.msg("results"); ok {
 				n := len(rs)
 				rs = grow(rs)
-				err = streamResult(b[:e], s, &rs[n])
-				j = e
+				f.err = streamResult(data[:e], s, &rs[n])
 			}
 		default:
-			j, err = skipField(b, num, wt, j)
+			f.skip()
 		}
-		if err != nil {
-			return err
-		}
-		i = j
 	}
-	return nil
+	return f.err
 }
 
 // grow extends s by one element, reusing its capacity. The new element
@@ -124,36 +113,25 @@ func streamResult(b []byte, i int, r *codec.StreamResult) error {
 	r.OK, r.Error = false, codec.Error{}
 	resetStreamResponse(&r.Response)
 	which := 0
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		switch num {
-		case 1, 2:
-			name := "ok"
-			if num == 2 {
-				name = "error"
+	f := fieldReader{b: b, i: i}
+	for f.next() {
+		switch f.num {
+		case 1:
+			if s, e, ok := f.msg("ok"); ok {
+				which = 1
+				f.err = streamResponse(b[:e], s, &r.Response)
 			}
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, name); err != nil {
-				return err
+		case 2:
+			if s, e, ok := f.msg("error"); ok {
+				which = 2
+				f.err = errorMsg(b[:e], s, &r.Error, oldErr)
 			}
-			which = int(num)
-			if num == 1 {
-				err = streamResponse(b[:e], s, &r.Response)
-			} else {
-				err = errorMsg(b[:e], s, &r.Error, oldErr)
-			}
-			j = e
 		default:
-			j, err = skipField(b, num, wt, j)
+			f.skip()
 		}
-		if err != nil {
-			return err
-		}
-		i = j
+	}
+	if f.err != nil {
+		return f.err
 	}
 	switch which {
 	case 1:
@@ -199,54 +177,14 @@ func responseType(num uint64) codec.RequestType {
 
 // errorMsg decodes an Error: message = 1, code = 2.
 func errorMsg(b []byte, i int, e *codec.Error, old codec.Error) error {
-	*e = codec.Error{}
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		switch num {
-		case 1:
-			e.Message, j, err = stringField(b, j, at, wt, "message", old.Message)
-		case 2:
-			e.Code, j, err = stringField(b, j, at, wt, "code", old.Code)
-		default:
-			j, err = skipField(b, num, wt, j)
-		}
-		if err != nil {
-			return err
-		}
-		i = j
-	}
-	return nil
+	return stringPair(b, i, "message", "code", &e.Message, &e.Code, old.Message, old.Code)
 }
 
 // col decodes a Col (or a DescribeCol, the same fields): name = 1,
 // decltype = 2. *c holds the strings of the earlier use to reuse.
 func col(b []byte, i int, c *codec.Col) error {
 	old := *c
-	*c = codec.Col{}
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		switch num {
-		case 1:
-			c.Name, j, err = stringField(b, j, at, wt, "name", old.Name)
-		case 2:
-			c.Decltype, j, err = stringField(b, j, at, wt, "decltype", old.Decltype)
-		default:
-			j, err = skipField(b, num, wt, j)
-		}
-		if err != nil {
-			return err
-		}
-		i = j
-	}
-	return nil
+	return stringPair(b, i, "name", "decltype", &c.Name, &c.Decltype, old.Name, old.Decltype)
 }
 
 // stmtResult decodes a StmtResult into r, which it resets first.
@@ -256,63 +194,49 @@ func stmtResult(b []byte, i int, r *codec.StmtResult) error {
 	defer func() { r.Cols, r.Values = cols, vals }()
 	rowLen, firstRow, badRow := -1, -1, -1
 	rowBytes := 0 // the first row's length in the input, once known
-	for i < len(b) {
-		at := i
-		num, wt, j, err := uint64(2), uint8(wireLen), i+1, error(nil)
-		if b[i] != 2<<3|wireLen { // a row's key, one byte, skips readTag
-			if num, wt, j, err = readTag(b, i); err != nil {
-				return err
-			}
-		}
-		switch num {
+	f := fieldReader{b: b, i: i}
+	for f.next() {
+		switch f.num {
 		case 1:
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, "cols"); err == nil {
+			if s, e, ok := f.msg("cols"); ok {
 				n := len(cols)
 				cols = grow(cols)
-				err = col(b[:e], s, &cols[n])
-				j = e
+				f.err = col(b[:e], s, &cols[n])
 			}
 		case 2:
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, "rows"); err == nil {
+			if s, e, ok := f.msg("rows"); ok {
 				before := len(vals)
 				if rowBytes > 0 && cap(vals)-before < rowLen {
-					vals = growValues(vals, rowLen, rowBytes, len(b)-at)
+					vals = growValues(vals, rowLen, rowBytes, len(b)-f.at)
 				}
-				if vals, err = row(b[:e], s, vals); err == nil {
+				if vals, f.err = row(b[:e], s, vals); f.err == nil {
 					switch n := len(vals) - before; {
 					case rowLen < 0:
-						rowLen, firstRow, rowBytes = n, at, e-at
+						rowLen, firstRow, rowBytes = n, f.at, e-f.at
 					case n != rowLen && badRow < 0:
-						badRow = at
+						badRow = f.at
 					}
 					r.NumRows++
 				}
-				j = e
 			}
 		case 3:
-			r.AffectedRowCount, j, err = varintField(b, j, at, wt, "affected_row_count")
+			r.AffectedRowCount = f.varint("affected_row_count")
 		case 4:
-			var v uint64
-			v, j, err = varintField(b, j, at, wt, "last_insert_rowid")
-			r.LastInsertRowID, r.HasLastInsertRowID = zigzag(v), true
+			r.LastInsertRowID, r.HasLastInsertRowID = zigzag(f.varint("last_insert_rowid")), true
 		case 5:
-			r.ReplicationIndex, j, err = varintField(b, j, at, wt, "replication_index")
-			r.HasReplicationIndex = true
+			r.ReplicationIndex, r.HasReplicationIndex = f.varint("replication_index"), true
 		case 6:
-			r.RowsRead, j, err = varintField(b, j, at, wt, "rows_read")
+			r.RowsRead = f.varint("rows_read")
 		case 7:
-			r.RowsWritten, j, err = varintField(b, j, at, wt, "rows_written")
+			r.RowsWritten = f.varint("rows_written")
 		case 8:
-			r.QueryDurationMS, j, err = doubleField(b, j, at, wt, "query_duration_ms")
+			r.QueryDurationMS = f.double("query_duration_ms")
 		default:
-			j, err = skipField(b, num, wt, j)
+			f.skip()
 		}
-		if err != nil {
-			return err
-		}
-		i = j
+	}
+	if f.err != nil {
+		return f.err
 	}
 	if r.NumRows > 0 {
 		switch {
@@ -436,52 +360,37 @@ func validUTF8(p []byte) bool {
 func value(b []byte, i int, v *codec.Value) error {
 	start := i
 	*v = codec.Value{Type: 0xff} // no member seen yet
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		switch num {
+	f := fieldReader{b: b, i: i}
+	for f.next() {
+		switch f.num {
 		case 1:
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, "null"); err == nil {
+			if s, e, ok := f.msg("null"); ok {
 				// The Null message has no fields; unknown ones must still
 				// be well formed.
-				err = skipAll(b[:e], s)
+				f.err = skipAll(b[:e], s)
 				*v = codec.Value{}
-				j = e
 			}
 		case 2:
-			var u uint64
-			u, j, err = varintField(b, j, at, wt, "integer")
-			*v = codec.Value{Type: codec.Integer, Int: zigzag(u)}
+			*v = codec.Value{Type: codec.Integer, Int: zigzag(f.varint("integer"))}
 		case 3:
-			var f float64
-			f, j, err = doubleField(b, j, at, wt, "float")
-			*v = codec.Value{Type: codec.Float, Float: f}
+			*v = codec.Value{Type: codec.Float, Float: f.double("float")}
 		case 4:
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, "text"); err == nil {
+			if s, e, ok := f.msg("text"); ok {
 				if !validUTF8(b[s:e]) {
 					return utf8Err(s, "text")
 				}
 				*v = codec.Value{Type: codec.Text, Bytes: b[s:e:e]}
-				j = e
 			}
 		case 5:
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, "blob"); err == nil {
+			if s, e, ok := f.msg("blob"); ok {
 				*v = codec.Value{Type: codec.Blob, Bytes: b[s:e:e]}
-				j = e
 			}
 		default:
-			j, err = skipField(b, num, wt, j)
+			f.skip()
 		}
-		if err != nil {
-			return err
-		}
-		i = j
+	}
+	if f.err != nil {
+		return f.err
 	}
 	if v.Type == 0xff {
 		*v = codec.Value{}
@@ -492,16 +401,11 @@ func value(b []byte, i int, v *codec.Value) error {
 
 // skipAll checks the fields of a message that has no known fields.
 func skipAll(b []byte, i int) error {
-	for i < len(b) {
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		if i, err = skipField(b, num, wt, j); err != nil {
-			return err
-		}
+	f := fieldReader{b: b, i: i}
+	for f.next() {
+		f.skip()
 	}
-	return nil
+	return f.err
 }
 
 // batchResult decodes a BatchResult: step_results = 1 and step_errors = 2,
@@ -512,55 +416,40 @@ func batchResult(b []byte, i int, br *codec.BatchResult) error {
 	steps := br.Steps[:0]
 	*br = codec.BatchResult{}
 	defer func() { br.Steps = steps }()
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		if num != 1 && num != 2 {
-			if j, err = skipField(b, num, wt, j); err != nil {
-				return err
-			}
-			i = j
+	f := fieldReader{b: b, i: i}
+	for f.next() {
+		if f.num != 1 && f.num != 2 {
+			f.skip()
 			continue
 		}
 		field := "step_results"
-		if num == 2 {
+		if f.num == 2 {
 			field = "step_errors"
 		}
-		s, e, err := lenField(b, j, at, wt, field)
-		if err != nil {
-			return err
+		s, e, ok := f.msg(field)
+		if !ok {
+			break
 		}
 		// The map entry: the key and the value's bounds (an absent value
 		// is an empty message), decoded once the key is known.
 		var key uint64
 		vs, ve := e, e
-		for k := s; k < e; {
-			at := k
-			n, wt, l, err := readTag(b[:e], k)
-			if err != nil {
-				return err
-			}
-			switch n {
+		m := fieldReader{b: b[:e], i: s}
+		for m.next() {
+			switch m.num {
 			case 1:
-				var v uint32
-				v, l, err = uint32Field(b[:e], l, at, wt, "key")
-				key = uint64(v)
+				key = uint64(m.uint32("key"))
 			case 2:
-				vs, ve, err = lenField(b[:e], l, at, wt, "value")
-				l = ve
+				vs, ve, _ = m.msg("value")
 			default:
-				l, err = skipField(b[:e], n, wt, l)
+				m.skip()
 			}
-			if err != nil {
-				return err
-			}
-			k = l
+		}
+		if m.err != nil {
+			return m.err
 		}
 		if key >= MaxBatchSteps {
-			return decodeErr(at, "batch step index "+strconv.FormatUint(key, 10)+" is too large")
+			return decodeErr(f.at, "batch step index "+strconv.FormatUint(key, 10)+" is too large")
 		}
 		idx := int(key)
 		for len(steps) <= idx {
@@ -574,17 +463,16 @@ func batchResult(b []byte, i int, br *codec.BatchResult) error {
 		st := &steps[idx]
 		// Status doubles as the set of maps the step was seen in (StepOK is
 		// 1, StepFailed 2); 3 is checked below.
-		if num == 1 {
+		if f.num == 1 {
 			st.Status |= codec.StepOK
-			err = stmtResult(b[:ve], vs, &st.Result)
+			f.err = stmtResult(b[:ve], vs, &st.Result)
 		} else {
 			st.Status |= codec.StepFailed
-			err = errorMsg(b[:ve], vs, &st.Error, st.Error)
+			f.err = errorMsg(b[:ve], vs, &st.Error, st.Error)
 		}
-		if err != nil {
-			return err
-		}
-		i = e
+	}
+	if f.err != nil {
+		return f.err
 	}
 	for k := range steps {
 		st := &steps[k]
@@ -606,71 +494,43 @@ func describeResult(b []byte, i int, r *codec.DescribeResult) error {
 	resetDescribe(r)
 	params, cols := r.Params, r.Cols
 	defer func() { r.Params, r.Cols = params, cols }()
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		switch num {
+	f := fieldReader{b: b, i: i}
+	for f.next() {
+		switch f.num {
 		case 1:
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, "params"); err == nil {
+			if s, e, ok := f.msg("params"); ok {
 				params = grow(params)
-				err = param(b[:e], s, &params[len(params)-1])
-				j = e
+				f.err = param(b[:e], s, &params[len(params)-1])
 			}
 		case 2:
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, "cols"); err == nil {
+			if s, e, ok := f.msg("cols"); ok {
 				cols = grow(cols)
-				err = col(b[:e], s, &cols[len(cols)-1])
-				j = e
+				f.err = col(b[:e], s, &cols[len(cols)-1])
 			}
-		case 3, 4:
-			name := "is_explain"
-			if num == 4 {
-				name = "is_readonly"
-			}
-			var v uint64
-			v, j, err = varintField(b, j, at, wt, name)
-			if num == 3 {
-				r.IsExplain = v != 0
-			} else {
-				r.IsReadonly = v != 0
-			}
+		case 3:
+			r.IsExplain = f.varint("is_explain") != 0
+		case 4:
+			r.IsReadonly = f.varint("is_readonly") != 0
 		default:
-			j, err = skipField(b, num, wt, j)
+			f.skip()
 		}
-		if err != nil {
-			return err
-		}
-		i = j
 	}
-	return nil
+	return f.err
 }
 
 // param decodes a DescribeParam: name = 1.
 func param(b []byte, i int, p *codec.DescribeParam) error {
 	old := p.Name
 	p.Name = ""
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		if num == 1 {
-			p.Name, j, err = stringField(b, j, at, wt, "name", old)
+	f := fieldReader{b: b, i: i}
+	for f.next() {
+		if f.num == 1 {
+			p.Name = f.str("name", old)
 		} else {
-			j, err = skipField(b, num, wt, j)
+			f.skip()
 		}
-		if err != nil {
-			return err
-		}
-		i = j
 	}
-	return nil
+	return f.err
 }
 
 // DecodeError decodes a Protobuf Error message (message = 1, code = 2), the
@@ -689,28 +549,7 @@ func (pbCodec) DecodeCursorHeader(data []byte, h *codec.CursorHeader) error {
 		return nilDest()
 	}
 	old := *h
-	*h = codec.CursorHeader{}
-	b := data
-	for i := 0; i < len(b); {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		switch num {
-		case 1:
-			h.Baton, j, err = stringField(b, j, at, wt, "baton", old.Baton)
-		case 2:
-			h.BaseURL, j, err = stringField(b, j, at, wt, "base_url", old.BaseURL)
-		default:
-			j, err = skipField(b, num, wt, j)
-		}
-		if err != nil {
-			return err
-		}
-		i = j
-	}
-	return nil
+	return stringPair(data, 0, "baton", "base_url", &h.Baton, &h.BaseURL, old.Baton, old.BaseURL)
 }
 
 // entryType maps a CursorEntry member number to its entry type.
@@ -749,38 +588,27 @@ func (pbCodec) DecodeCursorEntry(data []byte, e *codec.CursorEntry) error {
 func cursorEntry(b []byte, i int, e *codec.CursorEntry) error {
 	oldErr := e.Error
 	e.Reset()
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		t := entryType(num)
+	f := fieldReader{b: b, i: i}
+	for f.next() {
+		t := entryType(f.num)
 		if t == codec.EntryUnknown {
-			if j, err = skipField(b, num, wt, j); err != nil {
-				return err
-			}
-			i = j
+			f.skip()
 			continue
 		}
-		s, end, err := lenField(b, j, at, wt, entryName(t))
-		if err != nil {
-			return err
+		s, end, ok := f.msg(entryName(t))
+		if !ok {
+			break
 		}
 		// The last member wins as a whole.
 		e.Reset()
 		e.Type = t
 		if t == codec.EntryRow {
-			e.Row, err = row(b[:end], s, e.Row)
+			e.Row, f.err = row(b[:end], s, e.Row)
 		} else {
-			err = entryMember(b[:end], s, e, oldErr)
+			f.err = entryMember(b[:end], s, e, oldErr)
 		}
-		if err != nil {
-			return err
-		}
-		i = end
 	}
-	return nil
+	return f.err
 }
 
 func entryName(t codec.EntryType) string {
@@ -808,43 +636,29 @@ func entryMember(b []byte, i int, e *codec.CursorEntry, oldErr codec.Error) erro
 	if e.Type == codec.EntryReplicationIndex {
 		e.HasReplicationIndex = true
 	}
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		switch {
+	f := fieldReader{b: b, i: i}
+	for f.next() {
+		switch num := f.num; {
 		case e.Type == codec.EntryStepBegin && num == 1, e.Type == codec.EntryStepError && num == 1:
-			e.Step, j, err = uint32Field(b, j, at, wt, "step")
+			e.Step = f.uint32("step")
 		case e.Type == codec.EntryStepBegin && num == 2:
-			var s, end int
-			if s, end, err = lenField(b, j, at, wt, "cols"); err == nil {
+			if s, end, ok := f.msg("cols"); ok {
 				e.Cols = grow(e.Cols)
-				err = col(b[:end], s, &e.Cols[len(e.Cols)-1])
-				j = end
+				f.err = col(b[:end], s, &e.Cols[len(e.Cols)-1])
 			}
 		case e.Type == codec.EntryStepError && num == 2:
-			var s, end int
-			if s, end, err = lenField(b, j, at, wt, "error"); err == nil {
-				err = errorMsg(b[:end], s, &e.Error, oldErr)
-				j = end
+			if s, end, ok := f.msg("error"); ok {
+				f.err = errorMsg(b[:end], s, &e.Error, oldErr)
 			}
 		case e.Type == codec.EntryStepEnd && num == 1:
-			e.AffectedRowCount, j, err = varintField(b, j, at, wt, "affected_row_count")
+			e.AffectedRowCount = f.varint("affected_row_count")
 		case e.Type == codec.EntryStepEnd && num == 2:
-			var v uint64
-			v, j, err = varintField(b, j, at, wt, "last_insert_rowid")
-			e.LastInsertRowID, e.HasLastInsertRowID = zigzag(v), true
+			e.LastInsertRowID, e.HasLastInsertRowID = zigzag(f.varint("last_insert_rowid")), true
 		case e.Type == codec.EntryReplicationIndex && num == 1:
-			e.ReplicationIndex, j, err = varintField(b, j, at, wt, "replication_index")
+			e.ReplicationIndex = f.varint("replication_index")
 		default:
-			j, err = skipField(b, num, wt, j)
+			f.skip()
 		}
-		if err != nil {
-			return err
-		}
-		i = j
 	}
-	return nil
+	return f.err
 }

@@ -22,39 +22,29 @@ type memberFunc func(num uint64) (uint8, codec.SocketRequestType)
 func responseOneof(b []byte, i int, r *codec.SocketResponse, member memberFunc, id *int32) (uint8, error) {
 	resetResponse(r)
 	var typ uint8
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return 0, err
-		}
-		if num == 1 && id != nil {
-			if *id, j, err = int32Field(b, j, at, wt, "request_id"); err != nil {
-				return 0, err
-			}
-			i = j
+	f := fieldReader{b: b, i: i}
+	for f.next() {
+		if f.num == 1 && id != nil {
+			*id = f.int32("request_id")
 			continue
 		}
-		t, sh := member(num)
+		t, sh := member(f.num)
 		if t == 0 {
-			if j, err = skipField(b, num, wt, j); err != nil {
-				return 0, err
-			}
-			i = j
+			f.skip()
 			continue
 		}
-		s, e, err := lenField(b, j, at, wt, memberName(t, id != nil))
-		if err != nil {
-			return 0, err
+		s, e, ok := f.msg(memberName(t, id != nil))
+		if !ok {
+			break
 		}
 		// Drop what another member, or an earlier occurrence of this one,
 		// left behind.
 		resetResponse(r)
-		if err := responseBody(b[:e], s, sh, r); err != nil {
-			return 0, err
-		}
+		f.err = responseBody(b[:e], s, sh, r)
 		typ = t
-		i = e
+	}
+	if f.err != nil {
+		return 0, f.err
 	}
 	return typ, nil
 }
@@ -70,43 +60,27 @@ func memberName(t uint8, socket bool) string {
 // responseBody decodes the message b[i:] of a response member into r; sh
 // says which fields it carries.
 func responseBody(b []byte, i int, sh codec.SocketRequestType, r *codec.SocketResponse) error {
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
+	f := fieldReader{b: b, i: i}
+	for f.next() {
 		switch {
-		case num == 1 && sh.HasResult():
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, "result"); err == nil {
-				err = resultAs(b[:e], s, sh, r)
-				j = e
+		case f.num == 1 && sh.HasResult():
+			if s, e, ok := f.msg("result"); ok {
+				f.err = resultAs(b[:e], s, sh, r)
 			}
-		case num == 1 && sh == codec.SocketGetAutocommit:
-			var v uint64
-			v, j, err = varintField(b, j, at, wt, "is_autocommit")
-			r.IsAutocommit = v != 0
-		case num == 1 && sh == codec.SocketFetchCursor:
-			var s, e int
-			if s, e, err = lenField(b, j, at, wt, "entries"); err == nil {
+		case f.num == 1 && sh == codec.SocketGetAutocommit:
+			r.IsAutocommit = f.varint("is_autocommit") != 0
+		case f.num == 1 && sh == codec.SocketFetchCursor:
+			if s, e, ok := f.msg("entries"); ok {
 				r.Entries = grow(r.Entries)
-				err = cursorEntry(b[:e], s, &r.Entries[len(r.Entries)-1])
-				j = e
+				f.err = cursorEntry(b[:e], s, &r.Entries[len(r.Entries)-1])
 			}
-		case num == 2 && sh == codec.SocketFetchCursor:
-			var v uint64
-			v, j, err = varintField(b, j, at, wt, "done")
-			r.Done = v != 0
+		case f.num == 2 && sh == codec.SocketFetchCursor:
+			r.Done = f.varint("done") != 0
 		default:
-			j, err = skipField(b, num, wt, j)
+			f.skip()
 		}
-		if err != nil {
-			return err
-		}
-		i = j
 	}
-	return nil
+	return f.err
 }
 
 // resultAs decodes the result message b[i:] of a response of type t (one

@@ -110,47 +110,38 @@ func (pbCodec) DecodeServerMsg(data []byte, m *codec.ServerMsg) error {
 	}
 	oldErr := m.Error
 	m.Reset()
-	b := data
-	for i := 0; i < len(b); {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
-		if num < 1 || num > 4 {
-			if j, err = skipField(b, num, wt, j); err != nil {
-				return err
-			}
-			i = j
+	f := fieldReader{b: data}
+	for f.next() {
+		if f.num < 1 || f.num > 4 {
+			f.skip()
 			continue
 		}
-		t := codec.ServerMsgType(num)
-		s, e, err := lenField(b, j, at, wt, t.String())
-		if err != nil {
-			return err
+		t := codec.ServerMsgType(f.num)
+		s, e, ok := f.msg(t.String())
+		if !ok {
+			break
 		}
 		// The last member wins as a whole.
 		m.Type, m.RequestID, m.Error = t, 0, codec.Error{}
 		resetResponse(&m.Response)
 		switch t {
 		case codec.ServerHelloOK:
-			err = skipAll(b[:e], s)
+			f.err = skipAll(data[:e], s)
 		case codec.ServerHelloError:
-			err = errorHolder(b[:e], s, nil, &m.Error, oldErr)
+			f.err = errorHolder(data[:e], s, nil, &m.Error, oldErr)
 		case codec.ServerResponseOK:
 			var rt uint8
-			rt, err = responseOneof(b[:e], s, &m.Response, socketMember, &m.RequestID)
-			if err == nil && rt == 0 {
-				err = decodeErr(at, "response_ok message without a response")
+			rt, f.err = responseOneof(data[:e], s, &m.Response, socketMember, &m.RequestID)
+			if f.err == nil && rt == 0 {
+				f.err = decodeErr(f.at, "response_ok message without a response")
 			}
 			m.Response.Type = codec.SocketRequestType(rt)
 		case codec.ServerResponseError:
-			err = errorHolder(b[:e], s, &m.RequestID, &m.Error, oldErr)
+			f.err = errorHolder(data[:e], s, &m.RequestID, &m.Error, oldErr)
 		}
-		if err != nil {
-			return err
-		}
-		i = e
+	}
+	if f.err != nil {
+		return f.err
 	}
 	if m.Type == codec.ServerMsgUnknown {
 		return decodeErr(0, "server message without a known member")
@@ -166,30 +157,20 @@ func errorHolder(b []byte, i int, id *int32, e *codec.Error, old codec.Error) er
 	if id != nil {
 		errNum = 2
 	}
-	for i < len(b) {
-		at := i
-		num, wt, j, err := readTag(b, i)
-		if err != nil {
-			return err
-		}
+	f := fieldReader{b: b, i: i}
+	for f.next() {
 		switch {
-		case num == errNum:
-			var s, end int
-			if s, end, err = lenField(b, j, at, wt, "error"); err == nil {
-				err = errorMsg(b[:end], s, e, old)
-				j = end
+		case f.num == errNum:
+			if s, end, ok := f.msg("error"); ok {
+				f.err = errorMsg(b[:end], s, e, old)
 			}
-		case num == 1 && id != nil:
-			*id, j, err = int32Field(b, j, at, wt, "request_id")
+		case f.num == 1 && id != nil:
+			*id = f.int32("request_id")
 		default:
-			j, err = skipField(b, num, wt, j)
+			f.skip()
 		}
-		if err != nil {
-			return err
-		}
-		i = j
 	}
-	return nil
+	return f.err
 }
 
 // socketMember is the memberFunc of ResponseOkMsg: the member number of a
