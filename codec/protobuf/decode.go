@@ -195,7 +195,15 @@ func stmtResult(b []byte, i int, r *codec.StmtResult) error {
 	rowLen, firstRow, badRow := -1, -1, -1
 	rowBytes := 0 // the first row's length in the input, once known
 	f := fieldReader{b: b, i: i}
-	for f.next() {
+	for {
+		// A row's key, one byte, skips next's call: most of a result is
+		// rows.
+		if f.err == nil && f.i < len(b) && b[f.i] == 2<<3|wireLen {
+			f.at, f.num, f.wt = f.i, 2, wireLen
+			f.i++
+		} else if !f.next() {
+			break
+		}
 		switch f.num {
 		case 1:
 			if s, e, ok := f.msg("cols"); ok {
