@@ -12,32 +12,32 @@ import (
 
 // DecodePipelineRequest decodes a PipelineReqBody, as sqld would read it.
 func DecodePipelineRequest(data []byte) (req codec.PipelineRequest, err error) {
-	err = run(func() {
-		for _, f := range fields(data) {
-			switch f.num {
-			case 1:
-				req.Baton = str(f)
-			case 2:
-				req.Requests = append(req.Requests, streamRequest(msg(f)))
-			}
-		}
+	err = requestBody(data, &req.Baton, func(f field) {
+		req.Requests = append(req.Requests, streamRequest(msg(f)))
 	})
 	return req, err
 }
 
 // DecodeCursorRequest decodes a CursorReqBody.
 func DecodeCursorRequest(data []byte) (req codec.CursorRequest, err error) {
-	err = run(func() {
+	err = requestBody(data, &req.Baton, func(f field) { req.Batch = batch(msg(f)) })
+	return req, err
+}
+
+// requestBody decodes a request body whose fields are the baton (1) and
+// one more (2: the pipeline's requests, the cursor's batch), which second
+// reads.
+func requestBody(data []byte, baton *string, second func(field)) error {
+	return run(func() {
 		for _, f := range fields(data) {
 			switch f.num {
 			case 1:
-				req.Baton = str(f)
+				*baton = str(f)
 			case 2:
-				req.Batch = batch(msg(f))
+				second(f)
 			}
 		}
 	})
-	return req, err
 }
 
 // DecodeClientMsg decodes a ClientMsg of the hrana3-protobuf subprotocol,
