@@ -18,6 +18,10 @@ type decodeCase struct {
 	want  codectest.Result // when !fail
 	fail  bool
 	errIs error
+	// errAt and errMsg, when errMsg is set, are the error's offset and
+	// message.
+	errAt  int
+	errMsg string
 }
 
 func pipe(rs ...codec.StreamResult) codectest.Result {
@@ -46,6 +50,11 @@ func decodeCases() []decodeCase {
 	long := strings.Repeat("x", 300)
 	pipeFail := func(name string, in msg) decodeCase {
 		return decodeCase{name: name, kind: codectest.KindPipeline, in: in, fail: true}
+	}
+	// fieldErr is a case of the field readers' errors, which name the
+	// field and what is wrong with it, at the field's key.
+	fieldErr := func(name string, kind codectest.Kind, in msg, at int, text string) decodeCase {
+		return decodeCase{name: name, kind: kind, in: in, fail: true, errAt: at, errMsg: text}
 	}
 	entry := func(name string, in msg, want codec.CursorEntry) decodeCase {
 		return decodeCase{name: name, kind: codectest.KindCursorEntry, in: in, want: codectest.Result{Entry: want}}
@@ -78,7 +87,8 @@ func decodeCases() []decodeCase {
 		{name: "long text not UTF-8", kind: codectest.KindPipeline, in: valuePipe(vText(long + "\xc3")), fail: true, errIs: codec.ErrInvalidUTF8},
 		{name: "column name not UTF-8", kind: codectest.KindPipeline,
 			in: pipeline(execResult(f().sub(1, col("\xff", "")))), fail: true, errIs: codec.ErrInvalidUTF8},
-		{name: "baton not UTF-8", kind: codectest.KindPipeline, in: f().str(1, "\xed\xa0\x80"), fail: true, errIs: codec.ErrInvalidUTF8},
+		{name: "baton not UTF-8", kind: codectest.KindPipeline, in: f().str(1, "\xed\xa0\x80"), fail: true, errIs: codec.ErrInvalidUTF8,
+			errAt: 2, errMsg: `field "baton"`},
 		{name: "blob not UTF-8 is fine", kind: codectest.KindPipeline, in: valuePipe(vBlob([]byte{0xff})),
 			want: pipe(okExec(oneCol(codec.BlobValue([]byte{0xff}))))},
 		{name: "stmt result, every field, zeros omitted", kind: codectest.KindPipeline,
@@ -161,7 +171,16 @@ func decodeCases() []decodeCase {
 		pipeFail("field number above 2^31-1", f().key(1<<31, 0).raw(0)),
 		pipeFail("wire type 6", f().raw(0x0e)),
 		pipeFail("wire type 7", f().raw(0x0f)),
-		pipeFail("known field with the wrong wire type", f().uint(1, 1)),
+		fieldErr("known field with the wrong wire type", codectest.KindPipeline, f().uint(1, 1), 0, `field "baton": wrong wire type 0`),
+		fieldErr("double with the wrong wire type", codectest.KindPipeline, pipeline(execResult(f().uint(8, 1))), 8,
+			`field "query_duration_ms": wrong wire type 0`),
+		fieldErr("truncated length", codectest.KindPipeline, f().key(1, 2).varint(5), 0, `field "baton": truncated`),
+		fieldErr("truncated double", codectest.KindPipeline, pipeline(execResult(f().key(8, 1).raw(0, 0))), 8,
+			`field "query_duration_ms": truncated`),
+		fieldErr("varint overflow", codectest.KindPipeline,
+			pipeline(execResult(f().key(3, 0).raw(0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02))), 8,
+			`field "affected_row_count": varint overflows 64 bits`),
+		fieldErr("uint32 above 2^32-1", codectest.KindCursorEntry, f().sub(1, f().uint(1, 1<<32)), 2, `field "step": value above 2^32-1`),
 		pipeFail("results with the wrong wire type", f().uint(3, 1)),
 		pipeFail("truncated fixed32", f().raw(0x7d, 1, 2)),
 		pipeFail("truncated fixed64", f().raw(0x79, 1, 2)),
@@ -231,13 +250,7 @@ func TestDecode(t *testing.T) {
 					t.Fatal(pe)
 				}
 				if tc.fail {
-					var de *codec.DecodeError
-					if !errors.As(got.Err, &de) || de.Codec != protobuf.Name || de.Offset < 0 || de.Offset > len(tc.in) {
-						t.Fatalf("input %x: error %#v, want a *codec.DecodeError of this codec", []byte(tc.in), got.Err)
-					}
-					if tc.errIs != nil && !errors.Is(got.Err, tc.errIs) {
-						t.Fatalf("error %v does not wrap %v", got.Err, tc.errIs)
-					}
+					checkDecodeFailed(t, tc.in, got.Err, tc.errIs, tc.errAt, tc.errMsg)
 					continue
 				}
 				if got.Err != nil {
@@ -250,6 +263,23 @@ func TestDecode(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkDecodeFailed fails t unless err is a DecodeError of this codec at
+// an offset within in, wrapping errIs if that is not nil, and, if text is
+// set, at offset at with the message text.
+func checkDecodeFailed(t *testing.T, in msg, err, errIs error, at int, text string) {
+	t.Helper()
+	var de *codec.DecodeError
+	if !errors.As(err, &de) || de.Codec != protobuf.Name || de.Offset < 0 || de.Offset > len(in) {
+		t.Fatalf("input %x: error %#v, want a *codec.DecodeError of this codec", []byte(in), err)
+	}
+	if errIs != nil && !errors.Is(err, errIs) {
+		t.Fatalf("error %v does not wrap %v", err, errIs)
+	}
+	if text != "" && (de.Offset != at || de.Msg != text) {
+		t.Fatalf("error at %d: %q; want at %d: %q", de.Offset, de.Msg, at, text)
 	}
 }
 

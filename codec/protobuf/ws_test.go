@@ -132,6 +132,10 @@ type serverCase struct {
 	want  codec.ServerMsg // when !fail
 	fail  bool
 	errIs error
+	// errAt and errMsg, when errMsg is set, are the error's offset and
+	// message.
+	errAt  int
+	errMsg string
 }
 
 // responseOK is a ServerMsg holding a ResponseOkMsg with the request id and
@@ -203,6 +207,8 @@ func serverCases() []serverCase {
 		{name: "response_error: field 1 is the request id, not the error", in: f().sub(4, f().uint(1, 6).uint(3, 1)),
 			want: codec.ServerMsg{Type: codec.ServerResponseError, RequestID: 6}},
 		fail("response_error with an error of the wrong wire type", f().sub(4, f().uint(2, 1))),
+		{name: "request id outside the int32 range", in: f().sub(4, f().uint(1, 1<<31)), fail: true,
+			errAt: 2, errMsg: `field "request_id": value outside the int32 range`},
 	}
 }
 
@@ -211,13 +217,7 @@ func TestDecodeServerMsg(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := codectest.Decode(protobuf.Codec, codectest.KindServerMsg, tc.in)
 			if tc.fail {
-				var de *codec.DecodeError
-				if !errors.As(got.Err, &de) || de.Codec != protobuf.Name || de.Offset < 0 || de.Offset > len(tc.in) {
-					t.Fatalf("error %#v, want a *codec.DecodeError", got.Err)
-				}
-				if tc.errIs != nil && !errors.Is(got.Err, tc.errIs) {
-					t.Fatalf("%v does not wrap %v", got.Err, tc.errIs)
-				}
+				checkDecodeFailed(t, tc.in, got.Err, tc.errIs, tc.errAt, tc.errMsg)
 				return
 			}
 			if got.Err != nil {
