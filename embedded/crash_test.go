@@ -85,22 +85,7 @@ func testCrashDuringSync(t *testing.T, key string) {
 	// applied, the others once the file has moved past the last run's
 	// rows (right after a local commit, during the next batch).
 	for run := range 5 {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), crashPathEnv+"="+path, crashURLEnv+"="+p.URL(), crashKeyEnv+"="+key)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewScanner(out)
-		if !lines.Scan() || lines.Text() != "open" {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("helper: %q", lines.Text())
-		}
+		cmd, lines := startCrashHelper(t, run, "open", crashPathEnv+"="+path, crashURLEnv+"="+p.URL(), crashKeyEnv+"="+key)
 		switch run {
 		case 0:
 			cmd.Process.Kill()
@@ -139,6 +124,30 @@ func testCrashDuringSync(t *testing.T, key string) {
 		t.Errorf("the last run applied %d frames of the log's %d", applied, frameNo+1)
 	}
 	t.Logf("the last run applied %d frames of the log's %d", applied, frameNo+1)
+}
+
+// startCrashHelper starts the test binary again as a crash helper, with
+// env added to its environment and killed if the test dies, and fails run
+// unless the first line it prints is want; lines reads what it prints next.
+func startCrashHelper(t *testing.T, run int, want string, env ...string) (cmd *exec.Cmd, lines *bufio.Scanner) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines = bufio.NewScanner(out)
+	if !lines.Scan() || lines.Text() != want {
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("run %d: helper: %q", run, lines.Text())
+	}
+	return cmd, lines
 }
 
 // waitRows waits until the replica file at path (encrypted under key, if

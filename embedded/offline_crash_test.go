@@ -1,18 +1,16 @@
 package embedded_test
 
 import (
-	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gohrana/libsql/embedded"
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
 // offlineCrashEnv names the replica file of the offline crash helper: the
@@ -59,15 +57,10 @@ func TestOfflineWritesCrash(t *testing.T) {
 	if testing.Short() {
 		t.Skip("processes killed at several points")
 	}
-	for _, transport := range []string{"http", "ws"} {
-		t.Run(transport, func(t *testing.T) { offlineCrash(t, transport) })
-	}
+	forEachTransport(t, offlineCrash)
 }
 
-func offlineCrash(t *testing.T, transport string) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
-	url := transports(p)[transport]
+func offlineCrash(t *testing.T, _ *sqldproc.Server, prim *sql.DB, url string) {
 	mustExec(t, prim, "CREATE TABLE log (v TEXT)")
 	path := t.TempDir() + "/replica.db"
 	r, _ := openOffline(t, path, url)
@@ -87,25 +80,11 @@ func offlineCrash(t *testing.T, transport string) {
 	)
 	delays := []time.Duration{beforeSync, 0, 20 * time.Millisecond, 100 * time.Millisecond, 300 * time.Millisecond, pushed, 10 * time.Millisecond, finish}
 	for run, delay := range delays {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), offlineCrashEnv+"="+path, crashURLEnv+"="+url)
+		env := []string{offlineCrashEnv + "=" + path, crashURLEnv + "=" + url}
 		if delay == beforeSync {
-			cmd.Env = append(cmd.Env, offlineWritesEnv+"="+strconv.Itoa(writes))
+			env = append(env, offlineWritesEnv+"="+strconv.Itoa(writes))
 		}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		lines := bufio.NewScanner(out)
-		if !lines.Scan() || lines.Text() != "syncing" {
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("run %d: helper: %q", run, lines.Text())
-		}
+		cmd, lines := startCrashHelper(t, run, "syncing", env...)
 		switch {
 		case delay == beforeSync:
 			cmd.Process.Kill()

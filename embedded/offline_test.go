@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql/embedded"
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
 // offlineReplica opens a replica with offline writes that records the
@@ -48,6 +49,18 @@ func transports(p interface {
 	WS() string
 }) map[string]string {
 	return map[string]string{"http": p.URL(), "ws": p.WS()}
+}
+
+// forEachTransport runs test in a subtest per transport of the primary
+// (http, then ws), each against a sqld of its own: the test gets the
+// server, the primary opened directly and the URL of the transport.
+func forEachTransport(t *testing.T, test func(t *testing.T, p *sqldproc.Server, prim *sql.DB, url string)) {
+	for _, transport := range []string{"http", "ws"} {
+		t.Run(transport, func(t *testing.T) {
+			p := startSqld(t)
+			test(t, p, primaryDB(t, p.URL()), transports(p)[transport])
+		})
+	}
 }
 
 // sameState checks that the replica's local file and the primary hold
@@ -135,15 +148,10 @@ func TestOfflineWritesPushOnce(t *testing.T) {
 // and one Sync once the primary is back applies each once: the local file
 // then equals the primary.
 func TestOfflineWritesPrimaryDown(t *testing.T) {
-	for _, transport := range []string{"http", "ws"} {
-		t.Run(transport, func(t *testing.T) { offlinePrimaryDown(t, transport) })
-	}
+	forEachTransport(t, offlinePrimaryDown)
 }
 
-func offlinePrimaryDown(t *testing.T, transport string) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
-	url := transports(p)[transport]
+func offlinePrimaryDown(t *testing.T, p *sqldproc.Server, prim *sql.DB, url string) {
 	fill(t, prim, "t", 2000)
 	r, _ := openOffline(t, "", url)
 	r.sync(t)
@@ -210,18 +218,14 @@ func offlinePrimaryDown(t *testing.T, transport string) {
 // the primary dropped: each is reported, the other local transactions
 // still apply, in order, and the local file ends as the primary.
 func TestOfflineWritesConflicts(t *testing.T) {
-	for _, transport := range []string{"http", "ws"} {
-		t.Run(transport, func(t *testing.T) { offlineConflicts(t, transport) })
-	}
+	forEachTransport(t, offlineConflicts)
 }
 
-func offlineConflicts(t *testing.T, transport string) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+func offlineConflicts(t *testing.T, _ *sqldproc.Server, prim *sql.DB, url string) {
 	mustExec(t, prim, "CREATE TABLE u (id INTEGER PRIMARY KEY, v TEXT)")
 	mustExec(t, prim, "CREATE TABLE gone (id INTEGER PRIMARY KEY)")
 	mustExec(t, prim, "INSERT INTO u VALUES (1, 'one'), (2, 'two')")
-	r, conflicts := openOffline(t, "", transports(p)[transport])
+	r, conflicts := openOffline(t, "", url)
 	r.sync(t)
 
 	mustExec(t, r.db, "INSERT INTO u VALUES (10, 'local ten')")    // conflict: the primary gets 10
@@ -522,15 +526,23 @@ func TestOfflineWritesNewLogAndSnapshot(t *testing.T) {
 	}
 }
 
+// vectorPrimary starts a primary with the table items of 8-dimension
+// vectors e under the vector index items_idx.
+func vectorPrimary(t *testing.T) (*sqldproc.Server, *sql.DB) {
+	t.Helper()
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, "CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(8))")
+	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
+	return p, prim
+}
+
 // TestOfflineWritesVectorAfterReopen: a replica opened again (a new writer
 // connection) writes locally to a table with a vector index, and the sync
 // pushes the row. The writer used to load the index while the driver's
 // libsql_vector_idx was not yet registered, and every such write failed.
 func TestOfflineWritesVectorAfterReopen(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
-	mustExec(t, prim, "CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(8))")
-	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
+	p, prim := vectorPrimary(t)
 	rng := rand.New(rand.NewPCG(7, 11))
 	mustExec(t, prim, "INSERT INTO items VALUES (1, vector32(?))", vecText(randomVec(rng, 8)))
 	path := t.TempDir() + "/replica.db"
@@ -554,10 +566,7 @@ func TestOfflineWritesVectorAfterReopen(t *testing.T) {
 // transactions, not only the primary's commits), before and after the
 // sync that pushes it.
 func TestOfflineWritesVectorTopK(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
-	mustExec(t, prim, "CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(8))")
-	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
+	p, prim := vectorPrimary(t)
 	rng := rand.New(rand.NewPCG(5, 25))
 	for id := 1; id <= 60; id++ {
 		mustExec(t, prim, "INSERT INTO items VALUES (?, vector32(?))", id, vecText(randomVec(rng, 8)))
