@@ -197,18 +197,14 @@ func TestEncryptionKeyErrors(t *testing.T) {
 // as on one in the clear: vector_top_k (its TEMP table in memory) and the
 // distance functions.
 func TestEncryptionVectors(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
-	mustExec(t, prim, "CREATE TABLE vecs (id INTEGER PRIMARY KEY, e F32_BLOB(3))")
-	mustExec(t, prim, "CREATE INDEX vecs_idx ON vecs (libsql_vector_idx(e))")
-	mustExec(t, prim, "INSERT INTO vecs VALUES (1, vector32('[1,0,0]')), (2, vector32('[0,1,0]')), (3, vector32('[0,0,1]'))")
+	p, _ := axesPrimary(t)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0), embedded.WithEncryption("vector key"))
 	r.sync(t)
 	p.Kill() // local answers only
-	if got := one[int](t, r.db, "SELECT id FROM vector_top_k('vecs_idx', vector32('[0.1,0.9,0]'), 1)"); got != 2 {
+	if got := one[int](t, r.db, "SELECT id FROM vector_top_k('items_idx', vector32('[0.1,0.9,0]'), 1)"); got != 2 {
 		t.Errorf("vector_top_k: %d, want 2", got)
 	}
-	if got := one[float64](t, r.db, "SELECT vector_distance_cos(e, vector32('[1,0,0]')) FROM vecs WHERE id = 1"); got != 0 {
+	if got := one[float64](t, r.db, "SELECT vector_distance_cos(e, vector32('[1,0,0]')) FROM items WHERE id = 1"); got != 0 {
 		t.Errorf("vector_distance_cos: %v, want 0", got)
 	}
 }

@@ -526,23 +526,12 @@ func TestOfflineWritesNewLogAndSnapshot(t *testing.T) {
 	}
 }
 
-// vectorPrimary starts a primary with the table items of 8-dimension
-// vectors e under the vector index items_idx.
-func vectorPrimary(t *testing.T) (*sqldproc.Server, *sql.DB) {
-	t.Helper()
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
-	mustExec(t, prim, "CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(8))")
-	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
-	return p, prim
-}
-
 // TestOfflineWritesVectorAfterReopen: a replica opened again (a new writer
 // connection) writes locally to a table with a vector index, and the sync
 // pushes the row. The writer used to load the index while the driver's
 // libsql_vector_idx was not yet registered, and every such write failed.
 func TestOfflineWritesVectorAfterReopen(t *testing.T) {
-	p, prim := vectorPrimary(t)
+	p, prim := vectorPrimary(t, 8)
 	rng := rand.New(rand.NewPCG(7, 11))
 	mustExec(t, prim, "INSERT INTO items VALUES (1, vector32(?))", vecText(randomVec(rng, 8)))
 	path := t.TempDir() + "/replica.db"
@@ -566,7 +555,7 @@ func TestOfflineWritesVectorAfterReopen(t *testing.T) {
 // transactions, not only the primary's commits), before and after the
 // sync that pushes it.
 func TestOfflineWritesVectorTopK(t *testing.T) {
-	p, prim := vectorPrimary(t)
+	p, prim := vectorPrimary(t, 8)
 	rng := rand.New(rand.NewPCG(5, 25))
 	for id := 1; id <= 60; id++ {
 		mustExec(t, prim, "INSERT INTO items VALUES (?, vector32(?))", id, vecText(randomVec(rng, 8)))

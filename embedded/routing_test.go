@@ -349,11 +349,7 @@ func render(t testing.TB, db *sql.DB, q string) string {
 // TestVectorOnPrimary: vector SQL through the Connector answers what the
 // primary answers (it runs locally since issue 24: vector_test.go).
 func TestVectorOnPrimary(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
-	mustExec(t, prim, "CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(3))")
-	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
-	mustExec(t, prim, "INSERT INTO items VALUES (1, vector32('[1,0,0]')), (2, vector32('[0,1,0]')), (3, vector32('[0,0,1]'))")
+	p, _ := axesPrimary(t)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
 	r.sync(t)
 	if got := one[int](t, r.db, "SELECT id FROM vector_top_k('items_idx', vector32('[0,1,0.1]'), 1)"); got != 2 {

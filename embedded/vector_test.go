@@ -12,7 +12,28 @@ import (
 	"testing"
 
 	"github.com/gohrana/libsql/embedded"
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
+
+// vectorPrimary starts a primary with the table items of vectors e of
+// dims dimensions under the vector index items_idx.
+func vectorPrimary(t *testing.T, dims int) (*sqldproc.Server, *sql.DB) {
+	t.Helper()
+	p := startSqld(t)
+	prim := primaryDB(t, p.URL())
+	mustExec(t, prim, fmt.Sprintf("CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(%d))", dims))
+	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
+	return p, prim
+}
+
+// axesPrimary is a vectorPrimary of 3 dimensions whose items 1 to 3 are
+// the unit vectors of the x, y and z axes.
+func axesPrimary(t *testing.T) (*sqldproc.Server, *sql.DB) {
+	t.Helper()
+	p, prim := vectorPrimary(t, 3)
+	mustExec(t, prim, "INSERT INTO items VALUES (1, vector32('[1,0,0]')), (2, vector32('[0,1,0]')), (3, vector32('[0,0,1]'))")
+	return p, prim
+}
 
 // answer is one function call's result, comparable across the primary and
 // the replica: a blob or text exactly, a float by its bits, an error by
