@@ -86,9 +86,19 @@ func TestEncryptionAtRest(t *testing.T) {
 		return openReplica(t, path, p.URL(), embedded.WithSyncInterval(0), embedded.WithEncryption(key), embedded.WithLogger(slog.New(&log)))
 	}
 	r := open()
-	r.sync(t)
-	sameContentKey(t, "first sync", r, prim, key)
-	assertNoMarker(t, "first sync", dir)
+	// synced syncs r, fails step unless the replica logged logged (if not
+	// ""), the sign that the sync took the path step is about, and checks
+	// that r holds the primary's rows and that no file holds the marker.
+	synced := func(step, logged string) {
+		t.Helper()
+		r.sync(t)
+		if logged != "" && log.count(logged) == 0 {
+			t.Fatalf("%s: %q never logged: %q", step, logged, log.msgs)
+		}
+		sameContentKey(t, step, r, prim, key)
+		assertNoMarker(t, step, dir)
+	}
+	synced("first sync", "")
 
 	// About 4 MB of frames over a few pages: the log compacts, and the
 	// replica left behind loads a snapshot.
@@ -96,24 +106,14 @@ func TestEncryptionAtRest(t *testing.T) {
 		mustExec(t, prim, "UPDATE t SET v = ? || printf('%.*c', 3000, 'x'), n = n + ? WHERE id <= 10", encMarker, i)
 	}
 	time.Sleep(500 * time.Millisecond) // compaction runs in the background
-	r.sync(t)
-	if log.count("snapshot applied") == 0 {
-		t.Fatalf("no snapshot applied: %q", log.msgs)
-	}
-	sameContentKey(t, "snapshot", r, prim, key)
-	assertNoMarker(t, "snapshot", dir)
+	synced("snapshot", "snapshot applied")
 
 	// A primary killed and started again starts a new log: the replica
 	// builds a new file beside the old one and swaps it in.
 	p.Kill()
 	restartSqld(t, p)
 	mustExec(t, prim, "INSERT INTO t (id, v, n) VALUES (5000, ?, 7)", encMarker+"-new-log")
-	r.sync(t)
-	if log.count("swapped in the new file") == 0 {
-		t.Fatalf("no rebuild: %q", log.msgs)
-	}
-	sameContentKey(t, "new log", r, prim, key)
-	assertNoMarker(t, "new log", dir)
+	synced("new log", "swapped in the new file")
 	r.close()
 
 	// Reopened with the key: the rows, and the sync goes on.
@@ -122,9 +122,7 @@ func TestEncryptionAtRest(t *testing.T) {
 		t.Fatalf("reopened: %d rows with the marker, want 101", got)
 	}
 	mustExec(t, prim, "INSERT INTO t (id, v, n) VALUES (5001, ?, 1)", encMarker+"-after")
-	r.sync(t)
-	sameContentKey(t, "reopened", r, prim, key)
-	assertNoMarker(t, "reopened", dir)
+	synced("reopened", "")
 }
 
 // TestEncryptionKeyErrors: each kind of key that does not fit the replica
