@@ -31,6 +31,27 @@ func openEnc(t *testing.T, path string, k *Key, pragmas ...string) *sql.DB {
 	return db
 }
 
+// loadKey loads the key of the encrypted file at path under pass,
+// creating its key file if there is none; it is closed at the end of the
+// test, after the databases opened on it.
+func loadKey(t *testing.T, path, pass string) *Key {
+	t.Helper()
+	k, err := Load(path, pass, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(k.Close)
+	return k
+}
+
+// mustExec runs q on db and fails the test if it fails.
+func mustExec(t *testing.T, db *sql.DB, q string, args ...any) {
+	t.Helper()
+	if _, err := db.Exec(q, args...); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
+
 // assertNoMarker fails if any file under dir holds marker.
 func assertNoMarker(t *testing.T, dir string) {
 	t.Helper()
@@ -52,15 +73,9 @@ func assertNoMarker(t *testing.T, dir string) {
 func TestVFSRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.db")
-	k, err := Load(path, "secret", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := loadKey(t, path, "secret")
 	db := openEnc(t, path, k, "journal_mode(WAL)", "page_size(4096)")
-	if _, err := db.Exec("CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, db, "CREATE TABLE t(id INTEGER PRIMARY KEY, v TEXT)")
 	tx, _ := db.Begin()
 	for i := range 3000 {
 		if _, err := tx.Exec("INSERT INTO t(v) VALUES (?)", marker+strings.Repeat("x", i%50)); err != nil {
@@ -74,9 +89,7 @@ func TestVFSRoundTrip(t *testing.T) {
 		t.Fatal("no WAL:", err)
 	}
 	assertNoMarker(t, dir)
-	if _, err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, db, "PRAGMA wal_checkpoint(TRUNCATE)")
 	// A sort larger than the cache spills to a temporary file.
 	var n int
 	if err := db.QueryRow("SELECT count(*) FROM (SELECT v FROM t ORDER BY v DESC)").Scan(&n); err != nil || n != 3000 {
@@ -98,14 +111,9 @@ func TestVFSRoundTrip(t *testing.T) {
 func TestLoadKeyErrors(t *testing.T) {
 	dir := t.TempDir()
 	enc := filepath.Join(dir, "enc.db")
-	k, err := Load(enc, "right", true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	k := loadKey(t, enc, "right")
 	db := openEnc(t, enc, k, "journal_mode(WAL)")
-	if _, err := db.Exec("CREATE TABLE t(x)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, db, "CREATE TABLE t(x)")
 	db.Close()
 	k.Close()
 
@@ -114,9 +122,7 @@ func TestLoadKeyErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pdb.Exec("CREATE TABLE t(x)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, pdb, "CREATE TABLE t(x)")
 	pdb.Close()
 
 	lostKeyFile := filepath.Join(dir, "lost.db")
@@ -188,32 +194,20 @@ func TestPages(t *testing.T) {
 func TestVFSSharedWAL(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "r.db")
-	k, err := Load(path, "secret", true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer k.Close()
+	k := loadKey(t, path, "secret")
 	a := openEnc(t, path, k, "journal_mode(WAL)", "page_size(4096)")
 	a.SetMaxOpenConns(1)
 	b := openEnc(t, path, k)
 	b.SetMaxOpenConns(1)
-	if _, err := a.Exec("CREATE TABLE t(v TEXT)"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, a, "CREATE TABLE t(v TEXT)")
+	mustExec(t, a, "PRAGMA wal_checkpoint(TRUNCATE)")
 	for round := range 5 {
-		if _, err := a.Exec("INSERT INTO t VALUES ('a')"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, a, "INSERT INTO t VALUES ('a')")
 		var busy, frames, done int
 		if err := b.QueryRow("PRAGMA wal_checkpoint(FULL)").Scan(&busy, &frames, &done); err != nil || busy != 0 {
 			t.Fatalf("checkpoint: %v, busy %d", err, busy)
 		}
-		if _, err := b.Exec("INSERT INTO t VALUES ('b')"); err != nil {
-			t.Fatal(err)
-		}
+		mustExec(t, b, "INSERT INTO t VALUES ('b')")
 		var n int
 		if err := a.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || n != 2*(round+1) {
 			t.Fatalf("round %d: a counts %d rows (%v), want %d", round, n, err, 2*(round+1))
