@@ -18,16 +18,29 @@ func localWrites(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for _, q := range []string{
+	execAll(t, w,
 		"INSERT INTO t SELECT value + 100000, printf('%0500d', value) FROM (WITH RECURSIVE g(value) AS (SELECT 1 UNION ALL SELECT value + 1 FROM g WHERE value < 300) SELECT value FROM g)",
 		"UPDATE t SET v = 'local' WHERE k % 3 = 0",
 		"DELETE FROM t WHERE k % 5 = 0",
 		"CREATE TABLE local_only (x)",
-	} {
-		if _, err := w.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
+	)
+}
+
+// restoreFixture opens, at a new path, a local file and a reader on it
+// that have applied a source's table t (k INTEGER PRIMARY KEY, v TEXT)
+// holding rows rows, v being k in digits digits (none if rows is 0): what
+// the restore tests write locally over.
+func restoreFixture(t *testing.T, ctx context.Context, rows, digits int) (src *source, f *File, r *sql.DB, path string) {
+	t.Helper()
+	src = newSource(t)
+	path = filepath.Join(t.TempDir(), "replica.db")
+	f, r = openLocal(t, path)
+	src.exec("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
+	if rows > 0 {
+		src.exec(fmt.Sprintf("INSERT INTO t SELECT value, printf('%%0%dd', value) FROM generate_series(1, %d)", digits, rows))
 	}
+	src.applyTo(ctx, f)
+	return src, f, r, path
 }
 
 // TestRestore: after local writes, the transaction of the next commit
@@ -47,9 +60,7 @@ func TestRestore(t *testing.T) {
 			}
 			src.exec("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
 			src.exec("INSERT INTO t SELECT value, printf('%0100d', value) FROM generate_series(1, 2000)")
-			if err := f.Apply(ctx, src.commit()); err != nil {
-				t.Fatal(err)
-			}
+			src.applyTo(ctx, f)
 			if err := f.Checkpoint(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -81,9 +92,7 @@ func TestRestore(t *testing.T) {
 
 			src.exec("UPDATE t SET v = 'primary' WHERE k % 11 = 0")
 			f.StartRestore()
-			if err := f.Apply(ctx, src.commit()); err != nil {
-				t.Fatal(err)
-			}
+			src.applyTo(ctx, f)
 			if f.Restoring() {
 				t.Fatal("still restoring after a commit")
 			}
@@ -120,14 +129,7 @@ func TestRestore(t *testing.T) {
 // transaction of its own.
 func TestRestoreAlone(t *testing.T) {
 	ctx := context.Background()
-	src := newSource(t)
-	path := filepath.Join(t.TempDir(), "replica.db")
-	f, r := openLocal(t, path)
-	src.exec("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
-	src.exec("INSERT INTO t SELECT value, printf('%0100d', value) FROM generate_series(1, 500)")
-	if err := f.Apply(ctx, src.commit()); err != nil {
-		t.Fatal(err)
-	}
+	src, f, r, path := restoreFixture(t, ctx, 500, 100)
 	if err := f.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -146,13 +148,7 @@ func TestRestoreAlone(t *testing.T) {
 
 func TestBaseFileRefusesDamage(t *testing.T) {
 	ctx := context.Background()
-	src := newSource(t)
-	path := filepath.Join(t.TempDir(), "replica.db")
-	f, _ := openLocal(t, path)
-	src.exec("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
-	if err := f.Apply(ctx, src.commit()); err != nil {
-		t.Fatal(err)
-	}
+	_, f, _, path := restoreFixture(t, ctx, 0, 0)
 	localWrites(t, path)
 	if err := SaveBase(path, nil); err != nil {
 		t.Fatal(err)
@@ -180,14 +176,7 @@ func TestBaseFileRefusesDamage(t *testing.T) {
 // grew (the caches rule, file.go).
 func TestRestoreSchemaCookie(t *testing.T) {
 	ctx := context.Background()
-	src := newSource(t)
-	path := filepath.Join(t.TempDir(), "replica.db")
-	f, r := openLocal(t, path)
-	src.exec("CREATE TABLE t (k INTEGER PRIMARY KEY, v TEXT)")
-	src.exec("INSERT INTO t SELECT value, printf('%05d', value) FROM generate_series(1, 300)")
-	if err := f.Apply(ctx, src.commit()); err != nil {
-		t.Fatal(err)
-	}
+	src, f, r, path := restoreFixture(t, ctx, 300, 5)
 	if err := f.Checkpoint(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -196,11 +185,7 @@ func TestRestoreSchemaCookie(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for _, q := range []string{"CREATE INDEX a ON t (v DESC)", "CREATE INDEX b ON t (v)", "DELETE FROM t WHERE k > 200"} {
-		if _, err := w.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	execAll(t, w, "CREATE INDEX a ON t (v DESC)", "CREATE INDEX b ON t (v)", "DELETE FROM t WHERE k > 200")
 	const indexes = "SELECT group_concat(name) FROM (SELECT name FROM pragma_index_list('t') ORDER BY name)"
 	const rows = "SELECT count(*) || '/' || coalesce(max(v), '') FROM t INDEXED BY b WHERE v >= '00150'"
 	before := dump(t, r, "PRAGMA schema_version")
@@ -216,9 +201,7 @@ func TestRestoreSchemaCookie(t *testing.T) {
 		t.Fatalf("the source's cookie %s, the local one %s: the test needs them equal", got, want)
 	}
 	f.StartRestore()
-	if err := f.Apply(ctx, src.commit()); err != nil {
-		t.Fatal(err)
-	}
+	src.applyTo(ctx, f)
 	for name, db := range map[string]*sql.DB{"reader": r, "writer": w} {
 		if got, want := dump(t, db, indexes), dump(t, src.db, indexes); got != want {
 			t.Errorf("%s: indexes %q after the restore, the primary's %q", name, got, want)
@@ -240,9 +223,7 @@ func TestRestoreSchemaCookie(t *testing.T) {
 	}{{"INSERT INTO t VALUES (1000, 'x')", false}, {"CREATE INDEX c ON t (k, v)", true}} {
 		was := dump(t, r, "PRAGMA schema_version")
 		src.exec(step.sql)
-		if err := f.Apply(ctx, src.commit()); err != nil {
-			t.Fatal(err)
-		}
+		src.applyTo(ctx, f)
 		if now := dump(t, r, "PRAGMA schema_version"); (now != was) != step.grow {
 			t.Errorf("%s: the cookie went from %s to %s", step.sql, was, now)
 		}

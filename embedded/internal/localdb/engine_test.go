@@ -21,11 +21,7 @@ func TestStaleSchemaCompilesAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for _, q := range []string{"CREATE TABLE t(a, b, c)", "INSERT INTO t VALUES (1, 2, 3)", "CREATE VIEW v AS SELECT a, b FROM t"} {
-		if _, err := w.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
+	execAll(t, w, "CREATE TABLE t(a, b, c)", "INSERT INTO t VALUES (1, 2, 3)", "CREATE VIEW v AS SELECT a, b FROM t")
 	r, err := OpenReaders(path, 1, nil)
 	if err != nil {
 		t.Fatal(err)

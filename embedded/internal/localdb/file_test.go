@@ -220,9 +220,7 @@ func TestReadersNeverTorn(t *testing.T) {
 	src.exec("INSERT INTO acct SELECT value, 1000, printf('%0500d', value) FROM generate_series(1, 200)")
 	f, r := openLocal(t, filepath.Join(t.TempDir(), "replica.db"))
 	ctx := context.Background()
-	if err := f.Apply(ctx, src.commit()); err != nil {
-		t.Fatal(err)
-	}
+	src.applyTo(ctx, f)
 	r.SetMaxOpenConns(4)
 
 	var reads, torn atomic.Int64
@@ -256,9 +254,7 @@ func TestReadersNeverTorn(t *testing.T) {
 		from, to := i%200+1, (i*7)%200+1
 		src.exec("UPDATE acct SET bal = bal - 5 WHERE id = ?", from)
 		src.exec("UPDATE acct SET bal = bal + 5 WHERE id = ?", to)
-		if err := f.Apply(ctx, src.commit()); err != nil {
-			t.Fatal(err)
-		}
+		src.applyTo(ctx, f)
 		commits++
 	}
 	close(stop)

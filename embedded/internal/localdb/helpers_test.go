@@ -45,6 +45,26 @@ func (s *source) exec(q string, args ...any) {
 	}
 }
 
+// applyTo commits what the source wrote since its last commit and
+// applies it to f, failing the source's test if f refuses it.
+func (s *source) applyTo(ctx context.Context, f *File) {
+	s.t.Helper()
+	if err := f.Apply(ctx, s.commit()); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// execAll runs the statements qs on db in order, failing the test at the
+// first that fails.
+func execAll(t testing.TB, db *sql.DB, qs ...string) {
+	t.Helper()
+	for _, q := range qs {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+}
+
 // pages returns every page of the source.
 func pages(t testing.TB, db *sql.DB) map[uint32][]byte {
 	t.Helper()

@@ -24,7 +24,7 @@ func libsqlFile(t *testing.T, lost bool) string {
 	}
 	db.SetMaxOpenConns(1)
 	defer db.Close()
-	for _, q := range []string{
+	execAll(t, db,
 		"CREATE TABLE v (id INTEGER PRIMARY KEY, emb BLOB, tag TEXT)",
 		"CREATE INDEX v_idx ON v (abs(emb))", // empty: made before the rows
 		"CREATE INDEX v_tag ON v (tag)",
@@ -35,11 +35,7 @@ func libsqlFile(t *testing.T, lost bool) string {
 		"UPDATE sqlite_schema SET sql = 'CREATE INDEX v_idx ON v (libsql_vector_idx(emb))' WHERE name = 'v_idx'",
 		"UPDATE sqlite_schema SET sql = 'CREATE TABLE r (x) RANDOM ROWID' WHERE name = 'r'",
 		"PRAGMA writable_schema = OFF",
-	} {
-		if _, err := db.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	if lost {
 		if _, err := db.Exec("PRAGMA writable_schema = ON; DELETE FROM sqlite_schema WHERE name = 'gone'; PRAGMA writable_schema = OFF"); err != nil {
 			t.Fatal(err)
@@ -52,15 +48,11 @@ func libsqlFile(t *testing.T, lost bool) string {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for _, q := range []string{
+	execAll(t, w,
 		`INSERT INTO v WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < 100)
 			SELECT x, randomblob(16), 't' || (x % 3) FROM g`,
 		"INSERT INTO r SELECT id FROM v WHERE id <= 10",
-	} {
-		if _, err := w.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	return path
 }
 

@@ -296,18 +296,14 @@ func TestNewConnectionLeavesVectorIndexOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{
+	execAll(t, setup,
 		"PRAGMA journal_mode = WAL",
 		"CREATE TABLE t (id INTEGER PRIMARY KEY, e BLOB)",
 		"CREATE INDEX t_vec ON t (e)",
 		"CREATE INDEX t_id_e ON t (id, e)",
 		"PRAGMA writable_schema = ON",
 		"UPDATE sqlite_schema SET sql = 'CREATE INDEX t_vec ON t (libsql_vector_idx(e))' WHERE name = 't_vec'",
-	} {
-		if _, err := setup.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
+	)
 	setup.Close()
 	for name, open := range map[string]func() (*sql.DB, error){
 		"writer":  func() (*sql.DB, error) { return OpenWriter(path, false, nil) },
