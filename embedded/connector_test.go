@@ -61,9 +61,7 @@ func TestNewConnectorRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fdb.Exec("CREATE TABLE mine (v)"); err != nil {
-		t.Fatal(err)
-	}
+	mustExec(t, fdb, "CREATE TABLE mine (v)")
 	fdb.Close()
 	tests := []struct {
 		name, path, dsn string

@@ -70,8 +70,7 @@ func TestCrashDuringSync(t *testing.T) {
 }
 
 func testCrashDuringSync(t *testing.T, key string) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	const txRows, txs = 10000, 16
 	mustExec(t, prim, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT, n INTEGER)")
 	for i := range txs {

@@ -66,8 +66,7 @@ func assertNoMarker(t *testing.T, step, dir string) {
 // steps in the clear find the marker, so the check can fail.
 func TestEncryptionAtRest(t *testing.T) {
 	const key = "correct horse battery staple"
-	p := startSqld(t, "--max-log-size", "1")
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t, "--max-log-size", "1")
 	fill(t, prim, "t", 100)
 	mustExec(t, prim, "UPDATE t SET v = ? || id", encMarker)
 
@@ -130,8 +129,7 @@ func TestEncryptionAtRest(t *testing.T) {
 // a page; none of them harms the file, which then opens with the right
 // key and checks ok.
 func TestEncryptionKeyErrors(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	fill(t, prim, "t", 500)
 	dir := t.TempDir()
 	encPath, plainPath := filepath.Join(dir, "enc.db"), filepath.Join(dir, "plain.db")
@@ -213,8 +211,7 @@ func TestEncryptionVectors(t *testing.T) {
 // the clear; the writes reach the primary once.
 func TestEncryptionOfflineWrites(t *testing.T) {
 	const key = "offline key"
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	fill(t, prim, "t", 200)
 	mustExec(t, prim, "UPDATE t SET v = ? || id", encMarker)
 	dir := t.TempDir()

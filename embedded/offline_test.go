@@ -57,8 +57,8 @@ func transports(p interface {
 func forEachTransport(t *testing.T, test func(t *testing.T, p *sqldproc.Server, prim *sql.DB, url string)) {
 	for _, transport := range []string{"http", "ws"} {
 		t.Run(transport, func(t *testing.T) {
-			p := startSqld(t)
-			test(t, p, primaryDB(t, p.URL()), transports(p)[transport])
+			p, prim := startPrimary(t)
+			test(t, p, prim, transports(p)[transport])
 		})
 	}
 }
@@ -289,8 +289,7 @@ func offlineConflicts(t *testing.T, _ *sqldproc.Server, prim *sql.DB, url string
 // it unmasks the client's frames to find the push); the next Sync applies
 // nothing twice, and a conflict the lost push recorded is still reported.
 func TestOfflineWritesAnswerLost(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	for name := range transports(p) {
 		t.Run(name, func(t *testing.T) {
 			k, log := "k_"+name, "log_"+name
@@ -346,8 +345,7 @@ func TestOfflineWritesAnswerLost(t *testing.T) {
 // while offline, then both sync: each transaction of both is applied once,
 // in each replica's own order.
 func TestOfflineWritesTwoReplicas(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	mustExec(t, prim, "CREATE TABLE ev (seq INTEGER PRIMARY KEY AUTOINCREMENT, v TEXT, n INTEGER)")
 	urls := transports(p)
 	a, _ := openOffline(t, "", urls["http"])
@@ -408,8 +406,7 @@ func TestOfflineWritesTwoReplicas(t *testing.T) {
 // pushes and pulls every few milliseconds, with another client
 // transferring on the primary.
 func TestOfflineWritesNoTornReads(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	b := newBank(t, prim)
 	r, conflicts := openOffline(t, "", p.URL(), embedded.WithSyncInterval(5*time.Millisecond))
 	r.sync(t)
@@ -460,8 +457,7 @@ func TestOfflineWritesNoTornReads(t *testing.T) {
 // local-first app's first start, offline), and its first sync pushes them
 // and pulls the primary's whole state.
 func TestOfflineWritesNewFile(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	fill(t, prim, "theirs", 500)
 	r, _ := openOffline(t, "", p.URL())
 	mustExec(t, r.db, "CREATE TABLE IF NOT EXISTS mine (id INTEGER PRIMARY KEY, v TEXT)")
@@ -489,8 +485,7 @@ func TestOfflineWritesNewLogAndSnapshot(t *testing.T) {
 		{"snapshot", "snapshot applied", []string{"--max-log-size", "1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := startSqld(t, tc.args...)
-			prim := primaryDB(t, p.URL())
+			p, prim := startPrimary(t, tc.args...)
 			fill(t, prim, "t", 500)
 			var log logRecorder
 			r, conflicts := openOffline(t, "", p.URL(), embedded.WithLogger(slog.New(&log)))
@@ -590,8 +585,7 @@ func TestOfflineWritesVectorTopK(t *testing.T) {
 // whose body has several statements is one statement, runs offline, and
 // works on the primary after the sync.
 func TestOfflineSQL(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	mustExec(t, prim, "CREATE TABLE t1 (x INTEGER PRIMARY KEY, n INTEGER)")
 	mustExec(t, prim, "CREATE TABLE t1_log (x INTEGER, v TEXT)")
 	r, conflicts := openOffline(t, "", p.URL())
@@ -666,8 +660,7 @@ func TestOfflineWritesEmptyPrimary(t *testing.T) {
 // local file keeps its writes until the next Sync brings the primary's
 // state. Nothing is pushed twice.
 func TestOfflinePush(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	mustExec(t, prim, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
 	proxy := newCutProxy(t, p.Addr(), "INSERT INTO libsql_offline_writes")
 	r, conflicts := openOffline(t, "", proxy.URL())

@@ -10,8 +10,7 @@ import (
 // updates and a schema change, each seen locally after a Sync with the
 // primary's content and integrity_check ok.
 func TestBootstrapAndIncrements(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	fill(t, prim, "t", 20000)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
 

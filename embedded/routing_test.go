@@ -20,8 +20,7 @@ import (
 // because it waits until the local file has applied the write's index.
 // With read-your-writes off the misses are only reported.
 func TestReadYourWrites(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	mustExec(t, prim, "CREATE TABLE rw (id INTEGER PRIMARY KEY, v INTEGER)")
 	for _, on := range []bool{true, false} {
 		name := map[bool]string{true: "on", false: "off"}[on]
@@ -135,8 +134,7 @@ func TestTransactions(t *testing.T) {
 // TestPragmas: PRAGMAs that read run locally; those that would change the
 // local file or a local connection are refused.
 func TestPragmas(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	mustExec(t, prim, "CREATE TABLE t (a INTEGER, b TEXT)")
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
 	r.sync(t)
@@ -270,8 +268,7 @@ var libsqlSchemaReads = []string{
 // it said 0), and RANDOM ROWID a syntax error (every statement failed
 // with "malformed database schema").
 func TestLibSQLSchema(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
 	r.sync(t) // the replica exists before the schema arrives, and after
 	for _, q := range libsqlSchema {

@@ -4,6 +4,7 @@ package embedded_test
 // scripts/sqld.sh or $LIBSQL_EMBEDDED_SQLD, killed with the test.
 
 import (
+	"database/sql"
 	"testing"
 
 	"github.com/gohrana/libsql/internal/sqldproc"
@@ -13,6 +14,14 @@ import (
 func startSqld(t testing.TB, args ...string) *sqldproc.Server {
 	t.Helper()
 	return startSqldWith(t, sqldproc.Config{Args: args})
+}
+
+// startPrimary starts a sqld of the test's own with the extra flags args
+// and opens it directly, as the primary the test's replicas follow.
+func startPrimary(t testing.TB, args ...string) (*sqldproc.Server, *sql.DB) {
+	t.Helper()
+	p := startSqld(t, args...)
+	return p, primaryDB(t, p.URL())
 }
 
 // startSqldWith starts a sqld of the test's own as cfg says.

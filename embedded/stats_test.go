@@ -12,8 +12,7 @@ import (
 // failed background sync in LastErr, with the position kept; both cleared
 // by a later sync that succeeds.
 func TestStats(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
 	if st := r.c.Stats(); st != (embedded.Stats{}) {
 		t.Fatalf("before any sync: %+v", st)

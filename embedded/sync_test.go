@@ -36,8 +36,7 @@ func sameContentKey(t *testing.T, step string, r *replica, prim *sql.DB, key str
 // that new tables then reuse (sqld refuses VACUUM, so the file does not
 // shrink; localdb's tests take the shrinking path with crafted commits).
 func TestDeleteDropReuse(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	fill(t, prim, "t", 5000)
 	fill(t, prim, "big", 5000)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
@@ -62,8 +61,7 @@ func TestDeleteDropReuse(t *testing.T) {
 // new replica and one left behind both take the NEED_SNAPSHOT path and end
 // with the primary's content.
 func TestCompaction(t *testing.T) {
-	p := startSqld(t, "--max-log-size", "1")
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t, "--max-log-size", "1")
 	fill(t, prim, "t", 100)
 	var behindLog logRecorder
 	behind := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0), embedded.WithLogger(slog.New(&behindLog)))
@@ -93,8 +91,7 @@ func TestCompaction(t *testing.T) {
 // dirty log into a new one (a new log_id); the replica builds a new file
 // from it and swaps it in, and reads go on through the swap.
 func TestPrimaryNewLog(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	fill(t, prim, "t", 2000)
 	var log logRecorder
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0), embedded.WithLogger(slog.New(&log)))
@@ -142,8 +139,7 @@ func TestPrimaryNewLog(t *testing.T) {
 // in every local read while the primary commits transfers and the replica
 // syncs every 10 ms.
 func TestNoTornReads(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	b := newBank(t, prim)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(10*time.Millisecond))
 	r.sync(t)
@@ -172,8 +168,7 @@ func TestNoTornReads(t *testing.T) {
 // TestReopenDownloadsOnlyNew: a replica closed and opened again resumes at
 // its position and applies only the frames written meanwhile.
 func TestReopenDownloadsOnlyNew(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	fill(t, prim, "t", 20000)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
 	first := r.sync(t)

@@ -19,8 +19,7 @@ import (
 // dims dimensions under the vector index items_idx.
 func vectorPrimary(t *testing.T, dims int) (*sqldproc.Server, *sql.DB) {
 	t.Helper()
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	mustExec(t, prim, fmt.Sprintf("CREATE TABLE items (id INTEGER PRIMARY KEY, e F32_BLOB(%d))", dims))
 	mustExec(t, prim, "CREATE INDEX items_idx ON items (libsql_vector_idx(e))")
 	return p, prim
@@ -211,8 +210,7 @@ var malformedBlobs = [][]byte{
 // stopped) what the primary answered: blobs and text bit for bit, floats
 // by their bits, errors with the primary's message.
 func TestVectorDifferential(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
 	r.sync(t)
 	rng := rand.New(rand.NewPCG(24, 0))

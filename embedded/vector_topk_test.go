@@ -85,8 +85,7 @@ func ids(t *testing.T, r *replica, q string, args ...any) []int64 {
 // WITHOUT ROWID table; ORDER BY vector_distance_cos(...) LIMIT 10 answers
 // what the primary answered; vector_top_k's errors are the primary's.
 func TestVectorTopKLocal(t *testing.T) {
-	p := startSqld(t)
-	prim := primaryDB(t, p.URL())
+	p, prim := startPrimary(t)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
 	rng := rand.New(rand.NewPCG(7, 24))
 	const dims, n = 16, 400
