@@ -36,20 +36,7 @@ type Object struct {
 // the primary, and an object the local SQLite lacks is no proof that the
 // primary lacks it.
 func Unloaded(ctx context.Context, q Queryer) ([]Object, error) {
-	rows, err := q.QueryContext(ctx, unloadedSQL)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []Object
-	for rows.Next() {
-		var o Object
-		if err := rows.Scan(&o.Type, &o.Name); err != nil {
-			return nil, err
-		}
-		out = append(out, o)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, q, unloadedSQL, func(o *Object) []any { return []any{&o.Type, &o.Name} })
 }
 
 // neverUsed matches SQLite's integrity_check message for a page that no
@@ -138,18 +125,24 @@ func IntegrityCheck(ctx context.Context, q Queryer, quick bool, limit int) ([]st
 
 // strings1 returns the first column of every row of a query, as text.
 func strings1(ctx context.Context, q Queryer, query string, args ...any) ([]string, error) {
+	return queryAll(ctx, q, query, func(s *string) []any { return []any{s} }, args...)
+}
+
+// queryAll returns every row of a query, each scanned into a new T
+// through the destinations that dests gives for it.
+func queryAll[T any](ctx context.Context, q Queryer, query string, dests func(*T) []any, args ...any) ([]T, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
+	var out []T
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var v T
+		if err := rows.Scan(dests(&v)...); err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
