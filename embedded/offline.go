@@ -11,13 +11,13 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/embedded/internal/durable"
 	"github.com/gohrana/libsql/embedded/internal/encrypt"
 	"github.com/gohrana/libsql/embedded/internal/localdb"
 	"github.com/gohrana/libsql/sqlscan"
@@ -199,23 +199,7 @@ func (o *offline) writeSidecar() error {
 		return err
 	}
 	_, err = f.WriteString(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err == nil {
-		var d *os.File
-		if d, err = os.Open(filepath.Dir(path)); err == nil {
-			err = d.Sync()
-			d.Close()
-		}
-	}
-	return err
+	return durable.Replace(f, path, err)
 }
 
 // Detach implements replica.Readers: a file swap closes the writer (the

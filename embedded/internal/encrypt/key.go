@@ -230,19 +230,7 @@ func newKeyFile(kf, passphrase string, k *Key) ([]byte, error) {
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), kf)
-	}
-	if err == nil {
-		err = durable.SyncDir(filepath.Dir(kf))
-	}
-	if err != nil {
+	if err := durable.Replace(tmp, kf, err); err != nil {
 		return nil, fmt.Errorf("embedded: write the key file: %w", err)
 	}
 	return b, nil

@@ -154,6 +154,9 @@ func TestLoadKeyErrors(t *testing.T) {
 				k.Close()
 				t.Fatalf("Load: %v, want reason %q", err, tc.reason)
 			}
+			if msg := err.Error(); !strings.Contains(msg, tc.path) || !strings.Contains(msg, tc.reason) {
+				t.Errorf("the error %q names not the file or not the reason", msg)
+			}
 		})
 	}
 	if k, err := Load(enc, "right", true); err != nil {
@@ -166,22 +169,44 @@ func TestLoadKeyErrors(t *testing.T) {
 	}
 }
 
-func TestPages(t *testing.T) {
-	ps := NewPages()
+// checkSealOpen checks a cipher that works in place on a block at a
+// position (a page number, an offset): a block sealed at at holds none of
+// its clear text, opens back to it at at, and not at other.
+func checkSealOpen[P any](t *testing.T, seal, open func(p []byte, pos P), at, other P) {
+	t.Helper()
 	p := bytes.Repeat([]byte(marker), BlockSize/len(marker)+1)[:BlockSize]
 	orig := bytes.Clone(p)
-	ps.Seal(p, 7)
+	seal(p, at)
 	if bytes.Contains(p, []byte(marker)) {
-		t.Fatal("sealed page holds the marker")
+		t.Fatal("sealed block holds the marker")
 	}
 	q := bytes.Clone(p)
-	ps.Open(q, 8)
+	open(q, other)
 	if bytes.Equal(q, orig) {
-		t.Fatal("page opened under another number")
+		t.Fatal("block opened at another position")
 	}
-	ps.Open(p, 7)
+	open(p, at)
 	if !bytes.Equal(p, orig) {
 		t.Fatal("round trip")
+	}
+}
+
+func TestPages(t *testing.T) {
+	ps := NewPages()
+	checkSealOpen(t, ps.Seal, ps.Open, 7, 8)
+}
+
+// TestUnits: a unit sealed under its offset holds none of its clear text
+// and opens back to it only under that offset; a unit of zeros (a hole)
+// opens as zeros.
+func TestUnits(t *testing.T) {
+	k := loadKey(t, filepath.Join(t.TempDir(), "r.db"), "secret")
+	u := k.Units(KindBase)
+	checkSealOpen(t, u.Seal, u.Open, 4096, 8192)
+	hole := make([]byte, BlockSize)
+	u.Open(hole, 0)
+	if !allZero(hole) {
+		t.Fatal("a hole did not open as zeros")
 	}
 }
 

@@ -233,20 +233,7 @@ func SaveBase(path string, key *encrypt.Key) error {
 	}
 	binary.BigEndian.PutUint32(num[:], sum.Sum32())
 	w.Write(num[:])
-	err = w.Flush()
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), BasePath(path))
-	}
-	if err == nil {
-		err = durable.SyncDir(filepath.Dir(path))
-	}
-	return err
+	return durable.Replace(tmp, BasePath(path), w.Flush())
 }
 
 // RemoveBase removes the base file of the database at path: call it once

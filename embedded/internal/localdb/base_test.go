@@ -3,6 +3,7 @@ package localdb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -165,6 +166,15 @@ func TestBaseFileRefusesDamage(t *testing.T) {
 		if err := f.Restore(ctx); err == nil {
 			t.Fatalf("a base file of %d bytes was used", len(bad))
 		}
+	}
+	// RemoveBase removes it, and finds nothing to do the second time.
+	for range 2 {
+		if err := RemoveBase(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(BasePath(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the base file outlived RemoveBase: %v", err)
 	}
 }
 
