@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/gohrana/libsql/embedded"
 	"github.com/gohrana/libsql/embedded/internal/encrypt"
 	"github.com/gohrana/libsql/embedded/internal/localdb"
+	"github.com/gohrana/libsql/embedded/internal/readloop"
 )
 
 // testCtx returns a context that ends with the test, bounded.
@@ -201,34 +201,13 @@ func (b bank) transfer(ctx context.Context, db *sql.DB, i int) error {
 // the returned function is called, which reports how many reads there were
 // and how many saw a total other than the bank's.
 func (b bank) watch(t testing.TB, db *sql.DB, n int) (stop func() (reads, torn int64)) {
-	done := make(chan struct{})
-	var reads, torn atomic.Int64
-	var wg sync.WaitGroup
-	for range n {
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				default:
-				}
-				var count, sum int64
-				if err := db.QueryRow("SELECT count(*), sum(bal) FROM acct").Scan(&count, &sum); err != nil {
-					t.Error(err)
-					return
-				}
-				reads.Add(1)
-				if count != b.rows || sum != b.rows*b.each {
-					torn.Add(1)
-				}
-			}
-		})
-	}
-	return func() (int64, int64) {
-		close(done)
-		wg.Wait()
-		return reads.Load(), torn.Load()
-	}
+	return readloop.Start(t, n, func() (bool, error) {
+		var count, sum int64
+		if err := db.QueryRow("SELECT count(*), sum(bal) FROM acct").Scan(&count, &sum); err != nil {
+			return false, err
+		}
+		return count == b.rows && sum == b.rows*b.each, nil
+	})
 }
 
 // checkSynced checks that the replica's accounts are the primary's, after

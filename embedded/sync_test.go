@@ -2,13 +2,13 @@ package embedded_test
 
 import (
 	"database/sql"
+	"fmt"
 	"log/slog"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gohrana/libsql/embedded"
+	"github.com/gohrana/libsql/embedded/internal/readloop"
 )
 
 const contentQuery = "SELECT (SELECT group_concat(name, ',') FROM (SELECT name FROM sqlite_schema ORDER BY name)) || '|' || (SELECT count(*) || '/' || coalesce(sum(n), 0) FROM t)"
@@ -102,34 +102,20 @@ func TestPrimaryNewLog(t *testing.T) {
 	restartSqld(t, p)
 	mustExec(t, prim, "INSERT INTO t (id, v, n) VALUES (5000, 'new log', 7)")
 
-	stop := make(chan struct{})
-	var reads atomic.Int64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			var n int
-			if err := r.db.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || (n != 2000 && n != 2001) {
-				t.Errorf("read during the swap: %d rows, %v", n, err)
-				return
-			}
-			reads.Add(1)
+	stop := readloop.Start(t, 1, func() (bool, error) {
+		var n int
+		if err := r.db.QueryRow("SELECT count(*) FROM t").Scan(&n); err != nil || (n != 2000 && n != 2001) {
+			return false, fmt.Errorf("read during the swap: %d rows, %v", n, err)
 		}
-	}()
+		return true, nil
+	})
 	r.sync(t)
-	close(stop)
-	wg.Wait()
+	reads, _ := stop()
 	if log.count("log was reset") == 0 || log.count("swapped in the new file") == 0 {
 		t.Fatalf("no reset and swap logged: %q", log.msgs)
 	}
 	sameContent(t, "after the swap", r, prim)
-	t.Logf("%d reads during the rebootstrap", reads.Load())
+	t.Logf("%d reads during the rebootstrap", reads)
 	mustExec(t, prim, "INSERT INTO t (id, v, n) VALUES (5001, 'later', 1)")
 	r.sync(t)
 	sameContent(t, "after the swap, increments", r, prim)

@@ -8,12 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/gohrana/libsql/embedded/internal/encrypt"
+	"github.com/gohrana/libsql/embedded/internal/readloop"
 )
 
 const contentQuery = `SELECT (SELECT group_concat(name || ':' || type, ',') FROM (SELECT name, type FROM sqlite_schema ORDER BY name))
@@ -223,31 +222,13 @@ func TestReadersNeverTorn(t *testing.T) {
 	src.applyTo(ctx, f)
 	r.SetMaxOpenConns(4)
 
-	var reads, torn atomic.Int64
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	for range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				var n, sum int64
-				if err := r.QueryRow("SELECT count(*), sum(bal) FROM acct").Scan(&n, &sum); err != nil {
-					t.Error(err)
-					return
-				}
-				reads.Add(1)
-				if n != 200 || sum != 200*1000 {
-					torn.Add(1)
-				}
-			}
-		}()
-	}
+	stop := readloop.Start(t, 3, func() (bool, error) {
+		var n, sum int64
+		if err := r.QueryRow("SELECT count(*), sum(bal) FROM acct").Scan(&n, &sum); err != nil {
+			return false, err
+		}
+		return n == 200 && sum == 200*1000, nil
+	})
 	deadline := time.Now().Add(time.Second)
 	commits := 0
 	for i := 0; time.Now().Before(deadline); i++ {
@@ -257,11 +238,10 @@ func TestReadersNeverTorn(t *testing.T) {
 		src.applyTo(ctx, f)
 		commits++
 	}
-	close(stop)
-	wg.Wait()
-	t.Logf("%d reads during %d commits", reads.Load(), commits)
-	if torn.Load() != 0 || reads.Load() == 0 {
-		t.Errorf("%d torn reads of %d", torn.Load(), reads.Load())
+	reads, torn := stop()
+	t.Logf("%d reads during %d commits", reads, commits)
+	if torn != 0 || reads == 0 {
+		t.Errorf("%d torn reads of %d", torn, reads)
 	}
 	if got := integrity(t, r); !strings.EqualFold(got, "ok") {
 		t.Errorf("integrity_check %q", got)
