@@ -1030,19 +1030,30 @@ func (r *diffRun) dumpFile(a *diffActor, rootpages bool) ([]string, error) {
 	return difftest.Dump(r.ctx, db, rootpages)
 }
 
+// sameAs reports whether local, a dump of a's local file, is the dump of
+// db (the name it has in a failure; rootpages as local was dumped). If it
+// is not, or db cannot be dumped, it fails step i: differs says what the
+// difference means.
+func (r *diffRun) sameAs(i int, a *diffActor, local []string, name string, db difftest.Queryer, rootpages bool, differs string) bool {
+	other, err := difftest.Dump(r.ctx, db, rootpages)
+	if err != nil {
+		r.fail(i, "%s: dump the %s: %v", a.spec.Name, name, err)
+		return false
+	}
+	if d := difftest.Diff("local", local, name, other); d != "" {
+		r.fail(i, "%s: %s:\n%s", a.spec.Name, differs, d)
+		return false
+	}
+	return true
+}
+
 func (r *diffRun) checkSynced(i int, a *diffActor) {
 	local, err := r.dumpFile(a, true)
 	if err != nil {
 		r.fail(i, "%s: dump the local file: %v", a.spec.Name, err)
 		return
 	}
-	prim, err := difftest.Dump(r.ctx, r.prim, true)
-	if err != nil {
-		r.fail(i, "%s: dump the primary: %v", a.spec.Name, err)
-		return
-	}
-	if d := difftest.Diff("local", local, "primary", prim); d != "" {
-		r.fail(i, "%s: after a sync the local file is not the primary's:\n%s", a.spec.Name, d)
+	if !r.sameAs(i, a, local, "primary", r.prim, true, "after a sync the local file is not the primary's") {
 		return
 	}
 	if got, err := r.quickCheck(a); err != nil || len(got) != 1 || got[0] != `t:"ok"` {
@@ -1051,13 +1062,7 @@ func (r *diffRun) checkSynced(i int, a *diffActor) {
 	}
 	if r.soleWriter(a) {
 		local, _ := r.dumpFile(a, false)
-		shadow, err := difftest.Dump(r.ctx, a.shadow, false)
-		if err != nil {
-			r.fail(i, "%s: dump the shadow: %v", a.spec.Name, err)
-			return
-		}
-		if d := difftest.Diff("local", local, "shadow", shadow); d != "" {
-			r.fail(i, "%s: the primary's state after the sync is not what the replica ran:\n%s", a.spec.Name, d)
+		if !r.sameAs(i, a, local, "shadow", a.shadow, false, "the primary's state after the sync is not what the replica ran") {
 			return
 		}
 	}
