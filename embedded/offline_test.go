@@ -158,7 +158,10 @@ func offlinePrimaryDown(t *testing.T, p *sqldproc.Server, prim *sql.DB, url stri
 	p.Kill()
 
 	for i := range 20 {
-		mustExec(t, r.db, "INSERT INTO t (id, v, n) VALUES (?, ?, ?)", 10000+i, "offline", i)
+		res := mustExec(t, r.db, "INSERT INTO t (id, v, n) VALUES (?, ?, ?)", 10000+i, "offline", i)
+		if id, err := res.LastInsertId(); err != nil || id != int64(10000+i) {
+			t.Fatalf("offline INSERT: LastInsertId %d, %v; want %d", id, err, 10000+i)
+		}
 	}
 	mustExec(t, r.db, "UPDATE t SET v = 'changed offline' WHERE id <= 100")
 	mustExec(t, r.db, "DELETE FROM t WHERE id > 1900 AND id <= 2000")
