@@ -1172,14 +1172,22 @@ func (r *diffRun) fault(i int, op difftest.Op) {
 }
 
 // startWriter starts the goroutine that writes to the shared tables.
+// stopWriter stops it between two statements, never in one: a statement
+// whose request a cancelled context cut off may still commit on the
+// primary after the checks that follow have read it.
 func (r *diffRun) startWriter() {
-	ctx, cancel := context.WithCancel(r.ctx)
-	done := make(chan struct{})
+	ctx := r.ctx
+	stop, done := make(chan struct{}), make(chan struct{})
 	gen := difftest.NewGen(r.seed ^ 0x5bd1e995)
 	go func() {
 		defer close(done)
 		var s difftest.Schema
 		for n := 0; ctx.Err() == nil; n++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
 			r.world.RLock()
 			if !r.down.Load() {
 				if n%10 == 0 {
@@ -1200,7 +1208,7 @@ func (r *diffRun) startWriter() {
 		}
 	}()
 	r.stopWriter = func() {
-		cancel()
+		close(stop)
 		<-done
 		r.stopWriter = nil
 	}
