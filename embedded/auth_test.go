@@ -36,7 +36,7 @@ func TestAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startSqldWith(t, sqldproc.Config{Env: []string{"SQLD_AUTH_JWT_KEY=" + base64.RawURLEncoding.EncodeToString(pub)}})
+	p := sqlds.StartWith(t, sqldproc.Config{Env: []string{"SQLD_AUTH_JWT_KEY=" + base64.RawURLEncoding.EncodeToString(pub)}})
 	token := jwt(t, priv, map[string]any{"iat": time.Now().Unix()})
 
 	r := openReplica(t, "", p.URL(), embedded.WithAuthToken(token), embedded.WithSyncInterval(0))
@@ -62,7 +62,7 @@ func TestAuth(t *testing.T) {
 // (the namespace in the DSN reaches the replication calls as
 // x-namespace-bin) has that database's tables only.
 func TestNamespace(t *testing.T) {
-	p := startSqldWith(t, sqldproc.Config{Args: []string{"--enable-namespaces"}, Listen: []string{sqldproc.AdminFlag}})
+	p := sqlds.StartWith(t, sqldproc.Config{Args: []string{"--enable-namespaces"}, Listen: []string{sqldproc.AdminFlag}})
 	for _, ns := range []string{"alpha", "beta"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+p.ListenAddr(sqldproc.AdminFlag)+"/v1/namespaces/"+ns+"/create", bytes.NewReader([]byte("{}")))

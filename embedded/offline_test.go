@@ -77,7 +77,7 @@ func sameState(t *testing.T, r *replica, prim *sql.DB, table string) {
 }
 
 func TestOfflineWritesPushOnce(t *testing.T) {
-	p := startSqld(t)
+	p := sqlds.Start(t)
 	for name, url := range transports(p) {
 		t.Run(name, func(t *testing.T) {
 			prim := primaryDB(t, p.URL())
@@ -635,7 +635,7 @@ func TestOfflineSQL(t *testing.T) {
 // offline, is closed and opened again with its writes (the file was once
 // refused as not a replica's), and pushes them.
 func TestOfflineWritesEmptyPrimary(t *testing.T) {
-	p := startSqld(t)
+	p := sqlds.Start(t)
 	r, _ := openOffline(t, "", p.URL())
 	r.sync(t)
 	mustExec(t, r.db, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")

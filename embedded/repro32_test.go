@@ -55,7 +55,7 @@ func TestRepro32(t *testing.T) {
 		"3": {"Sync", "CREATE TABLE t1(x)", "CREATE TEMP VIEW v2 AS SELECT x FROM t1", "Sync", "INSERT INTO t1 VALUES(1)", "Sync", "SELECT count(*) FROM t1"},
 		"4": {"Sync", "CREATE TABLE t1(x)", "CREATE TRIGGER t1r1 UPDATE ON t1 BEGIN SELECT 1; END;", "Sync"},
 	}
-	srv := startSqld(t)
+	srv := sqlds.Start(t)
 	for name, script := range cases {
 		t.Run(name, func(t *testing.T) {
 			r := openReplica(t, "", srv.URL()+"/", embedded.WithOfflineWrites(), embedded.WithSyncInterval(0))

@@ -58,7 +58,7 @@ func TestReadYourWrites(t *testing.T) {
 // rollback never; a read-only transaction refuses writes; a transaction
 // begun with SQL on a *sql.Conn is followed to its COMMIT.
 func TestTransactions(t *testing.T) {
-	p := startSqld(t)
+	p := sqlds.Start(t)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0))
 	ctx := testCtx(t)
 	mustExec(t, r.db, "CREATE TABLE acct (id INTEGER PRIMARY KEY, bal INTEGER)")
@@ -360,7 +360,7 @@ func TestVectorOnPrimary(t *testing.T) {
 // TestWebSocketPrimary: statements go to a ws:// primary; replication
 // takes the same server's HTTP port.
 func TestWebSocketPrimary(t *testing.T) {
-	p := startSqld(t)
+	p := sqlds.Start(t)
 	r := openReplica(t, "", p.WS(), embedded.WithSyncInterval(0))
 	mustExec(t, r.db, "CREATE TABLE w (v TEXT)")
 	mustExec(t, r.db, "INSERT INTO w VALUES ('over ws')")
@@ -373,7 +373,7 @@ func TestWebSocketPrimary(t *testing.T) {
 // fail within their context with a PrimaryError that says they did not
 // run; once the primary is back, writes and syncs work again.
 func TestOfflinePrimary(t *testing.T) {
-	p := startSqld(t)
+	p := sqlds.Start(t)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(50*time.Millisecond))
 	mustExec(t, r.db, "CREATE TABLE o (v INTEGER)")
 	mustExec(t, r.db, "INSERT INTO o VALUES (1)")
@@ -414,7 +414,7 @@ func TestOfflinePrimary(t *testing.T) {
 // long as the read's context and WithReadYourWritesWait allow, then fails
 // with ErrNotReplicated; reads without a write before them do not wait.
 func TestReadYourWritesBound(t *testing.T) {
-	p := startSqld(t)
+	p := sqlds.Start(t)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(0), embedded.WithReadYourWritesWait(300*time.Millisecond))
 	mustExec(t, r.db, "CREATE TABLE b (v INTEGER)")
 	if got := one[int](t, r.db, "SELECT count(*) FROM b"); got != 0 {
@@ -453,7 +453,7 @@ func TestReadYourWritesBound(t *testing.T) {
 // another connection, sees what it wrote (read-your-writes), and a batch
 // that failed wrote nothing.
 func TestBatch(t *testing.T) {
-	p := startSqld(t)
+	p := sqlds.Start(t)
 	r := openReplica(t, "", p.URL(), embedded.WithSyncInterval(time.Hour))
 	ctx := testCtx(t)
 	mustExec(t, r.db, "CREATE TABLE b (id INTEGER PRIMARY KEY, v TEXT)")
@@ -529,7 +529,7 @@ func (k *kindsTracer) End(_ context.Context, ev *libsql.TraceEvent) {
 // its tracer sees the statements that went to the primary, and none of
 // the local reads.
 func TestPrimaryOptions(t *testing.T) {
-	p := startSqld(t)
+	p := sqlds.Start(t)
 	tr := &kindsTracer{}
 	r := openReplica(t, "", p.URL(), embedded.WithPrimaryOptions(libsql.WithTracer(tr)))
 	mustExec(t, r.db, "CREATE TABLE po (v INTEGER)")

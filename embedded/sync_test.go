@@ -177,7 +177,7 @@ func TestReopenDownloadsOnlyNew(t *testing.T) {
 // waits for a sync) open at most 2 replication connections, and each
 // cycle's sync makes one call.
 func TestSyncKeepsConnection(t *testing.T) {
-	p := startSqld(t)
+	p := sqlds.Start(t)
 	proxy := newCutProxy(t, p.Addr(), "never sent")
 	r := openReplica(t, "", proxy.URL(), embedded.WithSyncInterval(0))
 	mustExec(t, r.db, "CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")

@@ -24,7 +24,7 @@ func TestBaseURL(t *testing.T) {
 		target.Load().ServeHTTP(w, r)
 	}))
 	defer proxy.Close()
-	srv := startSqld(t, "--http-self-url", proxy.URL)
+	srv := sqlds.Start(t, "--http-self-url", proxy.URL)
 	u, err := neturl.Parse(srv.URL())
 	require.NoError(t, err)
 	target.Store(httputil.NewSingleHostReverseProxy(u))

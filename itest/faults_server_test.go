@@ -34,7 +34,7 @@ type lockedTx struct {
 // inserts the row 'lost-1', which takes the write lock.
 func newLockedTx(t *testing.T, variant testmatrix.Variant, commit bool) *lockedTx {
 	t.Helper()
-	srv := startSqld(t)
+	srv := sqlds.Start(t)
 	db := openDB(t, srv.URL(), variant)
 	table := privateTable(t, db, "locked", "(id INTEGER PRIMARY KEY, v TEXT)")
 	tx, err := db.BeginTx(context.Background(), nil)
@@ -97,7 +97,7 @@ func TestFaultsStreamExpiry(t *testing.T) {
 	}
 	const idle = 12 * time.Second
 	ctx := context.Background()
-	shared := startSqld(t) // for what holds no write lock
+	shared := sqlds.Start(t) // for what holds no write lock
 	type idleSet struct {
 		variant  testmatrix.Variant
 		db       *sql.DB

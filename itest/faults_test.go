@@ -81,7 +81,7 @@ func poolWorks(t testing.TB, db *sql.DB, table string) {
 func TestFaultsLatency(t *testing.T) {
 	const latency = 30 * time.Second
 	forEachVariantParallel(t, func(t *testing.T, variant testmatrix.Variant) {
-		srv := startSqld(t)
+		srv := sqlds.Start(t)
 		fp := newFaultProxy(t, srv.URL())
 		direct := openDB(t, srv.URL(), variant) // bypasses the proxy, for checks
 		table := privateTable(t, direct, "lat", "(id INTEGER PRIMARY KEY, v TEXT)")
@@ -202,7 +202,7 @@ const (
 
 func newCutEnv(t *testing.T, variant testmatrix.Variant) *cutEnv {
 	t.Helper()
-	e := &cutEnv{srv: startSqld(t, "--max-response-size", "256KB")}
+	e := &cutEnv{srv: sqlds.Start(t, "--max-response-size", "256KB")}
 	e.direct = openDB(t, e.srv.URL(), variant)
 	e.table = privateTable(t, e.direct, "cut", "(id INTEGER PRIMARY KEY, v TEXT)")
 	mustExec(t, e.direct, fmt.Sprintf(`INSERT INTO %s (id, v)
@@ -400,7 +400,7 @@ func makeSlicedRow(i int) slicedRow {
 func TestFaultsSlicedSegments(t *testing.T) {
 	const n = 1500 // ~250 KB of JSON: over the 64KB limit, so a cursor
 	forEachVariantParallel(t, func(t *testing.T, variant testmatrix.Variant) {
-		srv := startSqld(t, "--max-response-size", "64KB")
+		srv := sqlds.Start(t, "--max-response-size", "64KB")
 		fp := newFaultProxy(t, srv.URL())
 		for _, dir := range []string{"downstream", "upstream"} {
 			fp.add(t, toxic{Name: "slice_" + dir, Type: "slicer", Stream: dir, Toxicity: 1,
@@ -496,7 +496,7 @@ func TestFaultsUnreachable(t *testing.T) {
 	}
 	forEachVariantParallel(t, func(t *testing.T, variant testmatrix.Variant) {
 		t.Run("no_answer", func(t *testing.T) {
-			srv := startSqld(t)
+			srv := sqlds.Start(t)
 			fp := newFaultProxy(t, srv.URL())
 			warm := openDB(t, fp.url, variant, "timeout="+timeout.String())
 			require.NoError(t, warm.PingContext(t.Context()))

@@ -13,7 +13,7 @@
 //     port; any other value publishes the container's port 8080 on a mapped
 //     host port.
 //
-// The tests' other servers (startServer, startSqld) get their ports the same
+// The tests' other servers (startServer, sqlds.Start) get their ports the same
 // way, so that a test only ever talks to servers it started.
 //
 // Where the Ryuk reaper image cannot be pulled, set

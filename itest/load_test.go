@@ -159,7 +159,7 @@ type loadFailure struct {
 // such a deadlock fail the test instead.
 func TestLoadMixed(t *testing.T) {
 	dur := loadDuration(t)
-	srv := startSqld(t)
+	srv := sqlds.Start(t)
 	ctx := context.Background()
 	dbs := map[testmatrix.Variant]*sql.DB{}
 	stmts := map[testmatrix.Variant]*sql.Stmt{}

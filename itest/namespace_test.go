@@ -31,7 +31,7 @@ func createNamespace(t *testing.T, admin, ns string) {
 // namespace= in the DSN and holding its own data; a namespace that does not
 // exist is ErrNotFound, named in the error.
 func TestNamespaces(t *testing.T) {
-	srv := startSqldWith(t, sqldproc.Config{Args: []string{"--enable-namespaces"}, Listen: []string{sqldproc.AdminFlag}})
+	srv := sqlds.StartWith(t, sqldproc.Config{Args: []string{"--enable-namespaces"}, Listen: []string{sqldproc.AdminFlag}})
 	admin := srv.ListenAddr(sqldproc.AdminFlag)
 	createNamespace(t, admin, "alpha")
 	createNamespace(t, admin, "beta")

@@ -44,7 +44,7 @@ func sliced(t *testing.T, url string) {
 // fresh ports, and the test reaches its own server.
 func TestStartSqldPortTaken(t *testing.T) {
 	t.Parallel()
-	other := startSqld(t)
+	other := sqlds.Start(t)
 	sliced(t, other.URL())
 	for _, tc := range []struct {
 		name   string
@@ -56,7 +56,7 @@ func TestStartSqldPortTaken(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			own := startSqldWith(t, sqldproc.Config{Listen: tc.listen, Port: takenFirst(tc.taken, other.Port())})
+			own := sqlds.StartWith(t, sqldproc.Config{Listen: tc.listen, Port: takenFirst(tc.taken, other.Port())})
 			require.Equal(t, 2, own.Starts(), "one start that found the port taken, one that worked")
 			require.Contains(t, own.Log(), sqldproc.AddrInUse)
 			require.NotContains(t, own.Ports(), other.Port())
@@ -73,7 +73,7 @@ func TestServerPortTaken(t *testing.T) {
 		t.Skip("with published ports Docker picks the host port: nothing to take")
 	}
 	t.Parallel()
-	other := startSqld(t)
+	other := sqlds.Start(t)
 	sliced(t, other.URL())
 	srv := startServerWith(t, serverConfig{port: takenFirst(1, other.Port())})
 	u, err := url.Parse(srv.url)

@@ -30,8 +30,8 @@ type replicaPair struct {
 // replica of it, and waits until the replica serves.
 func startReplicaPair(t *testing.T) *replicaPair {
 	t.Helper()
-	primary := startSqldWith(t, sqldproc.Config{Listen: []string{sqldproc.GRPCFlag}})
-	replica := startSqld(t, "--primary-grpc-url", "http://"+primary.ListenAddr(sqldproc.GRPCFlag))
+	primary := sqlds.StartWith(t, sqldproc.Config{Listen: []string{sqldproc.GRPCFlag}})
+	replica := sqlds.Start(t, "--primary-grpc-url", "http://"+primary.ListenAddr(sqldproc.GRPCFlag))
 	return &replicaPair{primary: primary, replica: replica}
 }
 

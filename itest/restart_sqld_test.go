@@ -20,23 +20,12 @@ import (
 	"github.com/gohrana/libsql/internal/sqldproc"
 )
 
-// startSqld starts a sqld of the test's own with the extra flags args.
-func startSqld(t testing.TB, args ...string) *sqldproc.Server {
-	t.Helper()
-	return startSqldWith(t, sqldproc.Config{Args: args})
-}
+// sqlds starts the tests' sqld processes (sqlds.Start(t, flags...), or
+// sqlds.StartWith(t, cfg)), given as long to start as the harness's
+// containers.
+var sqlds = sqldproc.Starter{Env: "LIBSQL_ITEST_SQLD", StartTimeout: startTimeout}
 
-// startSqldWith starts a sqld of the test's own as cfg says, from the
-// binary of scripts/sqld.sh or $LIBSQL_ITEST_SQLD, given as long to
-// start as the harness's containers.
-func startSqldWith(t testing.TB, cfg sqldproc.Config) *sqldproc.Server {
-	t.Helper()
-	cfg.Bin = sqldproc.Binary(t, "LIBSQL_ITEST_SQLD")
-	cfg.StartTimeout = startTimeout
-	return sqldproc.StartTest(t, cfg)
-}
-
-// privateTable creates a table on a server of the test's own (startSqld),
+// privateTable creates a table on a server of the test's own (sqlds.Start),
 // without freshTable's DROP at the end: the server and its data go away
 // with the test, and a DROP could wait seconds for a write lock that a
 // lost transaction's stream still holds on the server.

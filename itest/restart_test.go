@@ -42,7 +42,7 @@ func TestRestartUnderOpenPool(t *testing.T) {
 			(SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d) SELECT i FROM c)`, n)
 	}
 	forEachVariantParallel(t, func(t *testing.T, variant testmatrix.Variant) {
-		srv := startSqld(t)
+		srv := sqlds.Start(t)
 		db := openDB(t, srv.URL(), variant)
 		table := privateTable(t, db, "restart", "(id INTEGER PRIMARY KEY, v TEXT)")
 		ctx := context.Background()

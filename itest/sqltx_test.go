@@ -144,7 +144,7 @@ func TestSQLTransactionStreamExpires(t *testing.T) {
 	for _, variant := range httpVariants {
 		t.Run(variant.Name, func(t *testing.T) {
 			t.Parallel()
-			db := openDB(t, startSqld(t).URL(), variant)
+			db := openDB(t, sqlds.Start(t).URL(), variant)
 			ctx := context.Background()
 			table := freshTable(t, db, "sqltx_expiry", "(v TEXT)")
 			c, err := db.Conn(ctx)

@@ -34,7 +34,7 @@ func TestTxLockContention(t *testing.T) {
 		for _, mode := range []string{libsql.TxLockImmediate, libsql.TxLockDeferred} {
 			t.Run(v.Name+"/"+mode, func(t *testing.T) {
 				t.Parallel()
-				srv := startSqld(t)
+				srv := sqlds.Start(t)
 				dbs := []*sql.DB{openDB(t, srv.URL(), v, "_txlock="+mode), openDB(t, srv.URL(), v, "_txlock="+mode)}
 				table := privateTable(t, dbs[0], "txlock", "(id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
 				ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -108,7 +108,7 @@ func TestTxLockImmediateWaits(t *testing.T) {
 	for _, v := range []testmatrix.Variant{testmatrix.Named("direct"), testmatrix.Named("ws_direct")} {
 		t.Run(v.Name, func(t *testing.T) {
 			t.Parallel()
-			srv := startSqld(t)
+			srv := sqlds.Start(t)
 			holder := openDB(t, srv.URL(), v, "_txlock=immediate")
 			table := privateTable(t, holder, "txwait", "(id INTEGER PRIMARY KEY, v INTEGER NOT NULL)")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -28,7 +28,7 @@ import (
 // sqld of its own with the default WAL, which is killed at the end.
 func stressRun(t *testing.T, variant testmatrix.Variant, cfg writerstress.Config) writerstress.Result {
 	t.Helper()
-	srv := startSqld(t)
+	srv := sqlds.Start(t)
 	defer srv.Kill()
 	db := openDB(t, srv.URL(), variant)
 	r, err := writerstress.Run(t.Context(), db, cfg)
@@ -63,7 +63,7 @@ func TestWritersStress(t *testing.T) {
 			continue // the bound is counted on the HTTP wire (the bound itself is the same code)
 		}
 		t.Run(c.Name+"_bound", func(t *testing.T) {
-			srv := startSqld(t)
+			srv := sqlds.Start(t)
 			cfg, err := libsql.ParseDSN(srv.URL() + "?codec=" + c.Codec)
 			require.NoError(t, err)
 			tr := &http.Transport{Proxy: nil, MaxIdleConnsPerHost: workers}

@@ -29,7 +29,7 @@ func TestFaultsSocketKilledUnderLoad(t *testing.T) {
 			continue // sockets are WebSocket's
 		}
 		t.Run(c.Name, func(t *testing.T) {
-			srv := startSqld(t)
+			srv := sqlds.Start(t)
 			direct := openDB(t, srv.URL(), testmatrix.Named("direct"))
 			table := privateTable(t, direct, "kill", "(v TEXT NOT NULL)")
 			fp := newFaultProxy(t, srv.URL())

@@ -157,7 +157,7 @@ func wsCursor(t testing.TB, ctx context.Context, conn *session.Conn, sql string,
 // changes() are there in the next statement.
 func TestWSConnectionState(t *testing.T) {
 	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
-		srv := startSqld(t)
+		srv := sqlds.Start(t)
 		c := newWSClient(t, srv, cd, func(o *transport.Options) { o.Sockets = 1 })
 		a, b := session.NewConn(c.NewStream()), session.NewConn(c.NewStream())
 		v, err := c.NewStream().Version(context.Background())
@@ -182,7 +182,7 @@ func TestWSConnectionState(t *testing.T) {
 // committed; a rolled-back one leaves nothing.
 func TestWSTransaction(t *testing.T) {
 	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
-		srv := startSqld(t)
+		srv := sqlds.Start(t)
 		c := newWSClient(t, srv, cd, nil)
 		a, b := session.NewConn(c.NewStream()), session.NewConn(c.NewStream())
 		ctx := context.Background()
@@ -226,7 +226,7 @@ func TestWSTransaction(t *testing.T) {
 func TestWSCursor(t *testing.T) {
 	const n = 100_000
 	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
-		srv := startSqld(t)
+		srv := sqlds.Start(t)
 		c := newWSClient(t, srv, cd, nil)
 		conn := session.NewConn(c.NewStream())
 		// Held, the cursor runs on the stream (fetch_cursor), not on a
@@ -254,7 +254,7 @@ func TestWSAuth(t *testing.T) {
 	pub, priv := authKeyPair(t)
 	key := filepath.Join(t.TempDir(), "jwt.key")
 	require.NoError(t, os.WriteFile(key, []byte(base64.RawURLEncoding.EncodeToString(pub)), 0o600))
-	srv := startSqld(t, "--auth-jwt-key-file", key)
+	srv := sqlds.Start(t, "--auth-jwt-key-file", key)
 	_, other := authKeyPair(t)
 	forged := authSign(t, other, authClaims{"a": "rw"})
 	good := authSign(t, priv, authClaims{"a": "rw"})
@@ -287,7 +287,7 @@ func TestWSAuth(t *testing.T) {
 //   - while the server is down, statements fail at once, Safe and BadConn.
 func TestWSRestart(t *testing.T) {
 	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
-		srv := startSqld(t)
+		srv := sqlds.Start(t)
 		c := newWSClient(t, srv, cd, func(o *transport.Options) {
 			o.Sockets = 2
 			o.MinBackoff = 50 * time.Millisecond
@@ -365,7 +365,7 @@ func TestWSRestart(t *testing.T) {
 // each on its own stream.
 func TestWSConcurrentStreams(t *testing.T) {
 	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
-		srv := startSqld(t)
+		srv := sqlds.Start(t)
 		c := newWSClient(t, srv, cd, func(o *transport.Options) { o.Sockets = 1 })
 		setup := session.NewConn(c.NewStream())
 		wsExec(t, setup, "CREATE TABLE t (w INTEGER, i INTEGER)")
@@ -406,7 +406,7 @@ func TestWSHugeCursor(t *testing.T) {
 	if testing.Short() {
 		t.Skip("huge cursor skipped in -short mode")
 	}
-	srv := startSqld(t)
+	srv := sqlds.Start(t)
 	for _, cd := range wsCodecs[:1] {
 		t.Run(cd.name, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestWSHugeCursorChild$", "-test.v", "-test.count=1")
@@ -488,7 +488,7 @@ func TestWSDSN(t *testing.T) {
 	for _, cd := range wsCodecs {
 		t.Run(cd.name, func(t *testing.T) {
 			t.Parallel()
-			srv := startSqld(t)
+			srv := sqlds.Start(t)
 			db, err := sql.Open("libsql", srv.WS()+"?codec="+cd.name)
 			require.NoError(t, err)
 			defer db.Close()
@@ -543,7 +543,7 @@ func TestWSDSN(t *testing.T) {
 // stream's own state.
 func TestWSSideCursor(t *testing.T) {
 	forWSCodecs(t, func(t *testing.T, cd codec.SocketCodec) {
-		srv := startSqld(t)
+		srv := sqlds.Start(t)
 		ct := &countingTransport{}
 		c := newWSClient(t, srv, cd, nil)
 		conn := session.NewConn(c.NewStream())

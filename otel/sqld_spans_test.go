@@ -24,10 +24,7 @@ const rowsInBig = 2500
 // cursor's fetches. The sqld is a process of the test's own
 // (internal/sqldproc): the binary of scripts/sqld.sh or $LIBSQL_OTEL_SQLD.
 func TestSqld(t *testing.T) {
-	srv := sqldproc.StartTest(t, sqldproc.Config{
-		Bin:  sqldproc.Binary(t, "LIBSQL_OTEL_SQLD"),
-		Args: []string{"--max-response-size", "64KB"},
-	})
+	srv := sqldproc.Starter{Env: "LIBSQL_OTEL_SQLD"}.Start(t, "--max-response-size", "64KB")
 	for _, transport := range []string{libsql.TransportHTTP, libsql.TransportWS} {
 		t.Run(transport, func(t *testing.T) {
 			cfg := libsql.NewConfig()

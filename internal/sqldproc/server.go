@@ -153,6 +153,30 @@ func StartTest(t testing.TB, cfg Config) *Server {
 	return s
 }
 
+// Starter starts the sqld processes of one test package: each from the
+// binary Binary finds through Env, with StartTimeout where the Config has
+// none, and each killed when its test ends (StartTest).
+type Starter struct {
+	Env          string        // the variable that may name the binary
+	StartTimeout time.Duration // zero: Start's default
+}
+
+// Start starts a sqld of t's own with the extra flags args.
+func (st Starter) Start(t testing.TB, args ...string) *Server {
+	t.Helper()
+	return st.StartWith(t, Config{Args: args})
+}
+
+// StartWith starts a sqld of t's own as cfg says, from st's binary.
+func (st Starter) StartWith(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	cfg.Bin = Binary(t, st.Env)
+	if cfg.StartTimeout == 0 {
+		cfg.StartTimeout = st.StartTimeout
+	}
+	return StartTest(t, cfg)
+}
+
 // assignPorts gives the server fresh ports: the HTTP port and one per
 // Listen flag.
 func (s *Server) assignPorts() error {
