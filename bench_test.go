@@ -69,38 +69,13 @@ func BenchmarkScan(b *testing.B) {
 	}
 }
 
+// scanAll is fixture.ScanAll, failing b on an error.
 func scanAll(b *testing.B, ctx context.Context, db *sql.DB, mode string) int {
-	rows, err := db.QueryContext(ctx, fixture.Query)
+	n, err := fixture.ScanAll(ctx, db, mode)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer rows.Close()
-	count := 0
-	var (
-		a, f int64
-		s    string
-		c    float64
-		d    []byte
-		e    sql.NullString
-		anys = make([]any, 6)
-		ptrs = []any{&anys[0], &anys[1], &anys[2], &anys[3], &anys[4], &anys[5]}
-	)
-	for rows.Next() {
-		var err error
-		if mode == "typed" {
-			err = rows.Scan(&a, &s, &c, &d, &e, &f)
-		} else {
-			err = rows.Scan(ptrs...)
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		count++
-	}
-	if err := rows.Err(); err != nil {
-		b.Fatal(err)
-	}
-	return count
+	return n
 }
 
 // BenchmarkScanFloor is database/sql's own cost per row, the floor under

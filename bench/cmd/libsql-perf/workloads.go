@@ -423,7 +423,7 @@ func scanWorkload(codecName, mode string) func(*env) (bench, error) {
 func scanBench(db *sql.DB, mode string, n, size int) (bench, error) {
 	ctx := context.Background()
 	scan := func() error {
-		got, err := scanAll(ctx, db, mode)
+		got, err := fixture.ScanAll(ctx, db, mode)
 		if err == nil && got != n {
 			err = fmt.Errorf("scanned %d rows, want %d", got, n)
 		}
@@ -433,38 +433,6 @@ func scanBench(db *sql.DB, mode string, n, size int) (bench, error) {
 		return bench{}, err
 	}
 	return bench{run: func(b *testing.B) { measure(b, scan) }, rows: n, data: int64(size)}, nil
-}
-
-// scanAll reads every row of fixture.Query: into typed variables, or into
-// `any` values as generic code does.
-func scanAll(ctx context.Context, db *sql.DB, mode string) (int, error) {
-	rows, err := db.QueryContext(ctx, fixture.Query)
-	if err != nil {
-		return 0, err
-	}
-	defer rows.Close()
-	var (
-		a, f int64
-		s    string
-		c    float64
-		d    []byte
-		e    sql.NullString
-		anys = make([]any, 6)
-		ptrs = []any{&anys[0], &anys[1], &anys[2], &anys[3], &anys[4], &anys[5]}
-	)
-	count := 0
-	for rows.Next() {
-		if mode == "typed" {
-			err = rows.Scan(&a, &s, &c, &d, &e, &f)
-		} else {
-			err = rows.Scan(ptrs...)
-		}
-		if err != nil {
-			return count, err
-		}
-		count++
-	}
-	return count, rows.Err()
 }
 
 // withCodec returns dsn with its codec parameter set.
