@@ -12,13 +12,6 @@ import (
 // socketCodec is the codec as a transport of WebSocket sessions sees it.
 var socketCodec = Codec.(codec.SocketCodec)
 
-// wsLine returns line i of the JSON session captured from sqld.
-func wsLine(t testing.TB, i int) []byte {
-	t.Helper()
-	lines := strings.Split(string(codectest.SQLDFile("ws_session.ndjson")), "\n")
-	return []byte(lines[i])
-}
-
 // FuzzDecodeServerMsg checks that decoding a server message never panics,
 // accepts only valid JSON, reports errors in the documented form, gives the
 // same outcome into a fresh and a used destination, and the same result
@@ -58,50 +51,12 @@ func FuzzDecodeServerMsg(f *testing.F) {
 	})
 }
 
-func TestAllocsDecodeServerMsg(t *testing.T) {
-	if raceEnabled || testing.CoverMode() != "" {
-		t.Skip("allocation counts are not meaningful under -race or -cover")
-	}
-	for _, tc := range []struct {
-		name string
-		line int
-	}{
-		{"execute response_ok of every value type", 2},
-		{"batch response_ok", 7},
-		{"fetch_cursor response_ok", 15},
-	} {
-		data := wsLine(t, tc.line)
-		var m codec.ServerMsg
-		if err := socketCodec.DecodeServerMsg(data, &m); err != nil {
-			t.Fatal(err)
-		}
-		n := testing.AllocsPerRun(100, func() {
-			if err := socketCodec.DecodeServerMsg(data, &m); err != nil {
-				t.Fatal(err)
-			}
-		})
-		if n != 0 {
-			t.Errorf("%s into a reused destination: %v allocations, want 0", tc.name, n)
-		}
-	}
-}
-
-func TestAllocsEncodeSocket(t *testing.T) {
+func TestAllocsSocket(t *testing.T) {
 	if raceEnabled || testing.CoverMode() != "" {
 		t.Skip("allocation counts are not meaningful under -race or -cover")
 	}
 	req := benchRequest()
-	exec := &codec.SocketRequest{RequestID: 7, Type: codec.SocketExecute, StreamID: 1, Stmt: req.Requests[0].Stmt, ReplicationIndex: 9}
-	batch := &codec.SocketRequest{RequestID: 8, Type: codec.SocketOpenCursor, StreamID: 1, CursorID: 2, Batch: req.Requests[1].Batch}
-	buf, _ := socketCodec.AppendSocketRequest(nil, batch)
-	n := testing.AllocsPerRun(100, func() {
-		buf, _ = socketCodec.AppendHello(buf[:0], req.Baton)
-		buf, _ = socketCodec.AppendSocketRequest(buf[:0], exec)
-		buf, _ = socketCodec.AppendSocketRequest(buf[:0], batch)
-	})
-	if n != 0 {
-		t.Errorf("encoding into a reused buffer: %v allocations, want 0", n)
-	}
+	codectest.CheckSocketAllocs(t, socketCodec, req.Baton, req.Requests[0].Stmt, req.Requests[1].Batch)
 }
 
 // TestDecodeServerMsgErrors checks where decode errors point: at the

@@ -248,62 +248,9 @@ func FuzzDecodeServerMsg(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) { checkFuzz(t, codectest.KindServerMsg, data) })
 }
 
-// wsFrames returns the frames of the Protobuf session captured from sqld.
-func wsFrames(t testing.TB) [][]byte {
-	t.Helper()
-	var frames [][]byte
-	for rest := codectest.SQLDFile("ws_session.pb"); len(rest) > 0; {
-		m, r, err := protobuf.SplitDelimited(rest, 1<<20)
-		if err != nil {
-			t.Fatal(err)
-		}
-		frames, rest = append(frames, m), r
-	}
-	return frames
-}
-
-func TestAllocsDecodeServerMsg(t *testing.T) {
+func TestAllocsSocket(t *testing.T) {
 	if raceEnabled || testing.CoverMode() != "" {
 		t.Skip("allocation counts are not meaningful under -race or -cover")
 	}
-	frames := wsFrames(t)
-	for _, tc := range []struct {
-		name  string
-		frame int
-	}{
-		{"execute response_ok of every value type", 2},
-		{"batch response_ok", 7},
-		{"fetch_cursor response_ok", 15},
-	} {
-		data := frames[tc.frame]
-		var m codec.ServerMsg
-		if err := socketCodec.DecodeServerMsg(data, &m); err != nil {
-			t.Fatal(err)
-		}
-		n := testing.AllocsPerRun(100, func() {
-			if err := socketCodec.DecodeServerMsg(data, &m); err != nil {
-				t.Fatal(err)
-			}
-		})
-		if n != 0 {
-			t.Errorf("%s into a reused destination: %v allocations, want 0", tc.name, n)
-		}
-	}
-}
-
-func TestAllocsEncodeSocket(t *testing.T) {
-	if raceEnabled || testing.CoverMode() != "" {
-		t.Skip("allocation counts are not meaningful under -race or -cover")
-	}
-	exec := &codec.SocketRequest{RequestID: 7, Type: codec.SocketExecute, StreamID: 1, Stmt: encodeRequest("exec6").Requests[0].Stmt, ReplicationIndex: 9}
-	cursor := &codec.SocketRequest{RequestID: 8, Type: codec.SocketOpenCursor, StreamID: 1, CursorID: 2, Batch: encodeRequest("batch10").Requests[0].Batch}
-	buf, _ := socketCodec.AppendSocketRequest(nil, cursor)
-	n := testing.AllocsPerRun(100, func() {
-		buf, _ = socketCodec.AppendHello(buf[:0], "eyJ.e30.sig")
-		buf, _ = socketCodec.AppendSocketRequest(buf[:0], exec)
-		buf, _ = socketCodec.AppendSocketRequest(buf[:0], cursor)
-	})
-	if n != 0 {
-		t.Errorf("encoding into a reused buffer: %v allocations, want 0", n)
-	}
+	codectest.CheckSocketAllocs(t, socketCodec, "eyJ.e30.sig", encodeRequest("exec6").Requests[0].Stmt, encodeRequest("batch10").Requests[0].Batch)
 }
