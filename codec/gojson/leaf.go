@@ -9,32 +9,19 @@ import (
 	"github.com/goccy/go-json/jsontext"
 )
 
-// uintW is an unsigned integer field: an integer literal or a string
-// holding one; null means absent.
-type uintW struct {
-	v   uint64
+// integerW is an integer field (affected_row_count, last_insert_rowid,
+// replication_index, rows_read, rows_written): an integer literal or a
+// string holding one; null means absent.
+type integerW[T int64 | uint64] struct {
+	v   T
 	set bool
 }
 
 // UnmarshalJSON implements the library's Unmarshaler. A repeated key calls
 // it again, so it starts from zero.
-func (u *uintW) UnmarshalJSON(raw []byte) error {
-	*u = uintW{}
-	v, set, err := parseUint(raw)
-	u.v, u.set = v, set
-	return err
-}
-
-// intW is last_insert_rowid: an int64 as a literal or a string.
-type intW struct {
-	v   int64
-	set bool
-}
-
-// UnmarshalJSON implements the library's Unmarshaler.
-func (n *intW) UnmarshalJSON(raw []byte) error {
-	*n = intW{}
-	v, set, err := parseInt(raw)
+func (n *integerW[T]) UnmarshalJSON(raw []byte) error {
+	*n = integerW[T]{}
+	v, set, err := parseInteger(raw, parseDecimal[T])
 	n.v, n.set = v, set
 	return err
 }
@@ -163,12 +150,18 @@ func unquote(raw []byte) ([]byte, error) {
 	return []byte(s), nil
 }
 
-func parseUint(raw []byte) (uint64, bool, error) {
-	return parseInteger(raw, func(s string) (uint64, error) { return strconv.ParseUint(s, 10, 64) })
-}
+func parseUint(raw []byte) (uint64, bool, error) { return parseInteger(raw, parseDecimal[uint64]) }
 
-func parseInt(raw []byte) (int64, bool, error) {
-	return parseInteger(raw, func(s string) (int64, error) { return strconv.ParseInt(s, 10, 64) })
+func parseInt(raw []byte) (int64, bool, error) { return parseInteger(raw, parseDecimal[int64]) }
+
+// parseDecimal parses s as a T with strconv's rules at 64 bits.
+func parseDecimal[T int64 | uint64](s string) (T, error) {
+	if ^T(0) > 0 { // unsigned
+		v, err := strconv.ParseUint(s, 10, 64)
+		return T(v), err
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	return T(v), err
 }
 
 // parseInteger reads an integer field sent as a decimal string or as an

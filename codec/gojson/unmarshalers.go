@@ -241,14 +241,14 @@ func (e *errorD) UnmarshalJSON(raw []byte) error {
 // stmtResultD is a StmtResult object; its rows are checked against its
 // columns once the whole object is read.
 type stmtResultD struct {
-	Cols             []colD `json:"cols"`
-	Rows             rowsD  `json:"rows"`
-	AffectedRowCount uintW  `json:"affected_row_count"`
-	LastInsertRowID  intW   `json:"last_insert_rowid"`
-	ReplicationIndex uintW  `json:"replication_index"`
-	RowsRead         uintW  `json:"rows_read"`
-	RowsWritten      uintW  `json:"rows_written"`
-	QueryDurationMS  floatW `json:"query_duration_ms"`
+	Cols             []colD           `json:"cols"`
+	Rows             rowsD            `json:"rows"`
+	AffectedRowCount integerW[uint64] `json:"affected_row_count"`
+	LastInsertRowID  integerW[int64]  `json:"last_insert_rowid"`
+	ReplicationIndex integerW[uint64] `json:"replication_index"`
+	RowsRead         integerW[uint64] `json:"rows_read"`
+	RowsWritten      integerW[uint64] `json:"rows_written"`
+	QueryDurationMS  floatW           `json:"query_duration_ms"`
 }
 
 // UnmarshalJSON implements the library's Unmarshaler.
@@ -272,9 +272,9 @@ func (s *stmtResultD) UnmarshalJSON(raw []byte) error {
 // batchResultD is a BatchResult object; a step with both a result and an
 // error is rejected once the whole object is read.
 type batchResultD struct {
-	StepResults      []*stmtResultD `json:"step_results"`
-	StepErrors       []*errorD      `json:"step_errors"`
-	ReplicationIndex uintW          `json:"replication_index"`
+	StepResults      []*stmtResultD   `json:"step_results"`
+	StepErrors       []*errorD        `json:"step_errors"`
+	ReplicationIndex integerW[uint64] `json:"replication_index"`
 }
 
 // UnmarshalJSON implements the library's Unmarshaler.
