@@ -400,20 +400,14 @@ func convertValue(typ string, value, b64 []byte) (codec.Value, error) {
 		}
 		return codec.FloatValue(f), nil
 	case "text":
-		if isNull(value) {
-			return codec.Value{}, errors.New(`text value without "value"`)
-		}
-		s, err := unquote(value)
+		s, err := neededString(value, `text value without "value"`)
 		if err != nil {
 			return codec.Value{}, err
 		}
 		// value may be scratch memory: the text is copied.
 		return codec.TextValue(append([]byte{}, s...)), nil
 	case "blob":
-		if isNull(b64) {
-			return codec.Value{}, errors.New(`blob value without "base64"`)
-		}
-		s, err := unquote(b64)
+		s, err := neededString(b64, `blob value without "base64"`)
 		if err != nil {
 			return codec.Value{}, err
 		}
@@ -426,6 +420,15 @@ func convertValue(typ string, value, b64 []byte) (codec.Value, error) {
 		return codec.Value{}, errors.New(`value without "type"`)
 	}
 	return codec.Value{}, errors.New("unknown value type " + strconv.Quote(typ))
+}
+
+// neededString returns the content of raw, the string member that a value
+// of its type needs; absent or null, it is the error missing.
+func neededString(raw []byte, missing string) ([]byte, error) {
+	if isNull(raw) {
+		return nil, errors.New(missing)
+	}
+	return unquote(raw)
 }
 
 // decodeBase64 decodes a blob payload under the codec package's base64
