@@ -380,10 +380,7 @@ func (d *decoder) scanNumber() (isInt bool, err error) {
 	case data[i] == '0':
 		i++
 	case data[i] >= '1' && data[i] <= '9':
-		i++
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
+		i = skipDigits(data, i+1)
 	default:
 		return false, errAt(start, "invalid number")
 	}
@@ -393,9 +390,7 @@ func (d *decoder) scanNumber() (isInt bool, err error) {
 		if i >= len(data) || data[i] < '0' || data[i] > '9' {
 			return false, errAt(start, "invalid number: no digit after the decimal point")
 		}
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
+		i = skipDigits(data, i)
 		isInt = false
 	}
 	if i < len(data) && (data[i] == 'e' || data[i] == 'E') {
@@ -406,13 +401,20 @@ func (d *decoder) scanNumber() (isInt bool, err error) {
 		if i >= len(data) || data[i] < '0' || data[i] > '9' {
 			return false, errAt(start, "invalid number: no digit in the exponent")
 		}
-		for i < len(data) && data[i] >= '0' && data[i] <= '9' {
-			i++
-		}
+		i = skipDigits(data, i)
 		isInt = false
 	}
 	d.pos = i
 	return isInt, nil
+}
+
+// skipDigits returns the index of the first byte of data at or after i
+// that is not an ASCII digit.
+func skipDigits(data []byte, i int) int {
+	for i < len(data) && data[i] >= '0' && data[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // literal consumes the literal lit ("true", "false" or "null") at d.pos.
