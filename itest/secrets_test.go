@@ -15,32 +15,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/gohrana/libsql"
+	"github.com/gohrana/libsql/internal/sqldproc"
 )
-
-// secretsBuffer is an io.Writer safe for concurrent use.
-type secretsBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *secretsBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *secretsBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
 
 // secretsCaptureOutput sends the standard logger (and with it log/slog's
 // default handler) and os.Stderr to a buffer for the rest of the test (the
@@ -48,7 +30,7 @@ func (b *secretsBuffer) String() string {
 // was written so far.
 func secretsCaptureOutput(t *testing.T) func() string {
 	t.Helper()
-	var buf secretsBuffer
+	var buf sqldproc.LogBuffer // written by the log and the stderr copier at once
 	oldLog, oldFlags := log.Writer(), log.Flags()
 	log.SetOutput(&buf)
 	r, w, err := os.Pipe()

@@ -6,34 +6,35 @@ import (
 	"sync"
 )
 
-// logBuffer collects sqld's stdout and stderr; it is safe for concurrent
-// writers (exec copies each pipe on a goroutine of its own).
-type logBuffer struct {
+// LogBuffer collects what a process writes: sqld's stdout and stderr here,
+// and in itest the driver's log and stderr that a test captures. It is safe
+// for concurrent writers (exec copies each pipe on a goroutine of its own).
+type LogBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *logBuffer) Write(p []byte) (int, error) {
+func (b *LogBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
 // Len returns the number of bytes written so far.
-func (b *logBuffer) Len() int {
+func (b *LogBuffer) Len() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Len()
 }
 
 // since returns what was written after the first off bytes.
-func (b *logBuffer) since(off int) string {
+func (b *LogBuffer) since(off int) string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return string(b.buf.Bytes()[off:])
 }
 
-func (b *logBuffer) String() string {
+func (b *LogBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()

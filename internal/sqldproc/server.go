@@ -80,7 +80,7 @@ type Server struct {
 	ownDir bool // Start made dir; Close removes it
 	port   int  // the HTTP port
 	listen []listener
-	log    *logBuffer
+	log    *LogBuffer
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd     // nil while stopped
@@ -109,7 +109,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.StartTimeout == 0 {
 		cfg.StartTimeout = 30 * time.Second
 	}
-	s := &Server{cfg: cfg, dir: cfg.Dir, log: &logBuffer{}}
+	s := &Server{cfg: cfg, dir: cfg.Dir, log: &LogBuffer{}}
 	if s.dir == "" {
 		dir, err := os.MkdirTemp("", "sqldproc-")
 		if err != nil {
