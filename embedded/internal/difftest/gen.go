@@ -178,12 +178,21 @@ func (g *Gen) indexPart(t *Table) string {
 	return c
 }
 
+// newObject names a new object of kind in ns and picks the table it is
+// on, or reports false when s already has limit objects of that kind
+// (have): the start of createIndex, createView and createTrigger.
+func (g *Gen) newObject(s *Schema, ns, kind string, have, limit int) (name string, on Table, ok bool) {
+	if have >= limit {
+		return "", Table{}, false
+	}
+	return freeName(s, ns, kind, limit), pick(g, s.Tables), true
+}
+
 func (g *Gen) createIndex(s *Schema, ns string) string {
-	if len(s.Indexes) >= maxIndexes {
+	name, t, ok := g.newObject(s, ns, "i", len(s.Indexes), maxIndexes)
+	if !ok {
 		return ""
 	}
-	name := freeName(s, ns, "i", maxIndexes)
-	t := pick(g, s.Tables)
 	parts := []string{g.indexPart(&t)}
 	if g.Chance(0.4) {
 		parts = append(parts, g.indexPart(&t))
@@ -200,11 +209,10 @@ func (g *Gen) createIndex(s *Schema, ns string) string {
 }
 
 func (g *Gen) createView(s *Schema, ns string) string {
-	if len(s.Views) >= maxViews {
+	name, t, ok := g.newObject(s, ns, "v", len(s.Views), maxViews)
+	if !ok {
 		return ""
 	}
-	name := freeName(s, ns, "v", maxViews)
-	t := pick(g, s.Tables)
 	if g.Chance(0.3) {
 		c := pick(g, t.Cols).Name
 		return "CREATE VIEW " + name + " AS SELECT " + c + " AS k, count(*) AS n, max(" + pick(g, t.Cols).Name + ") AS m FROM " + t.Name + " GROUP BY " + c
@@ -214,11 +222,13 @@ func (g *Gen) createView(s *Schema, ns string) string {
 }
 
 func (g *Gen) createTrigger(s *Schema, ns string) string {
-	if len(s.Triggers) >= maxTriggers || len(s.Tables) < 2 {
+	if len(s.Tables) < 2 {
 		return ""
 	}
-	name := freeName(s, ns, "r", maxTriggers)
-	on := pick(g, s.Tables)
+	name, on, ok := g.newObject(s, ns, "r", len(s.Triggers), maxTriggers)
+	if !ok {
+		return ""
+	}
 	var other Table
 	for {
 		if other = pick(g, s.Tables); other.Name != on.Name {
