@@ -23,6 +23,10 @@
 // of the fixtures: HTTP bodies, and the server messages of WebSocket
 // sessions (ws.go holds what is particular to those).
 //
+// A codec that decodes into a reused destination and encodes into a reused
+// buffer without allocating, as direct and protobuf do, checks that promise
+// on its socket methods with CheckSocketAllocs.
+//
 // Who imports it: the tests of every codec, this repository's and a codec
 // author's own, for Conformance.
 package codectest

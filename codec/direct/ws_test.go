@@ -52,9 +52,6 @@ func FuzzDecodeServerMsg(f *testing.F) {
 }
 
 func TestAllocsSocket(t *testing.T) {
-	if raceEnabled || testing.CoverMode() != "" {
-		t.Skip("allocation counts are not meaningful under -race or -cover")
-	}
 	req := benchRequest()
 	codectest.CheckSocketAllocs(t, socketCodec, req.Baton, req.Requests[0].Stmt, req.Requests[1].Batch)
 }

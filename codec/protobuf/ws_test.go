@@ -249,8 +249,5 @@ func FuzzDecodeServerMsg(f *testing.F) {
 }
 
 func TestAllocsSocket(t *testing.T) {
-	if raceEnabled || testing.CoverMode() != "" {
-		t.Skip("allocation counts are not meaningful under -race or -cover")
-	}
 	codectest.CheckSocketAllocs(t, socketCodec, "eyJ.e30.sig", encodeRequest("exec6").Requests[0].Stmt, encodeRequest("batch10").Requests[0].Batch)
 }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package codectest
+
+const raceEnabled = false
