@@ -1,17 +1,15 @@
 package embedded_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/gohrana/libsql/embedded"
+	"github.com/gohrana/libsql/internal/helperproc"
 )
 
 // The crash helper: the test binary started again with these variables
@@ -84,20 +82,20 @@ func testCrashDuringSync(t *testing.T, key string) {
 	// applied, the others once the file has moved past the last run's
 	// rows (right after a local commit, during the next batch).
 	for run := range 5 {
-		cmd, lines := startCrashHelper(t, run, "open", crashPathEnv+"="+path, crashURLEnv+"="+p.URL(), crashKeyEnv+"="+key)
+		h := startCrashHelper(t, run, "open", crashPathEnv+"="+path, crashURLEnv+"="+p.URL(), crashKeyEnv+"="+key)
 		switch run {
 		case 0:
-			cmd.Process.Kill()
+			h.Kill()
 		case 4:
-			if !lines.Scan() || !strings.HasPrefix(lines.Text(), "synced ") {
-				t.Fatalf("helper: %q", lines.Text())
+			if !h.Out.Scan() || !strings.HasPrefix(h.Out.Text(), "synced ") {
+				t.Fatalf("helper: %q", h.Out.Text())
 			}
-			fmt.Sscan(strings.TrimPrefix(lines.Text(), "synced "), &applied, &frameNo)
+			fmt.Sscan(strings.TrimPrefix(h.Out.Text(), "synced "), &applied, &frameNo)
+			h.Stop()
 		default:
 			waitRows(t, path, key, lastCount+1)
-			cmd.Process.Kill()
+			h.Kill()
 		}
-		cmd.Wait()
 
 		// The file as the crash left it.
 		db := localFileKey(t, path, key)
@@ -127,26 +125,15 @@ func testCrashDuringSync(t *testing.T, key string) {
 
 // startCrashHelper starts the test binary again as a crash helper, with
 // env added to its environment and killed if the test dies, and fails run
-// unless the first line it prints is want; lines reads what it prints next.
-func startCrashHelper(t *testing.T, run int, want string, env ...string) (cmd *exec.Cmd, lines *bufio.Scanner) {
+// unless the first line it prints is want; its Out reads what it prints next.
+func startCrashHelper(t *testing.T, run int, want string, env ...string) *helperproc.Process {
 	t.Helper()
-	cmd = exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
+	h := helperproc.Start(t, env, "-test.run=^$")
+	if h.Line != want {
+		h.Kill()
+		t.Fatalf("run %d: helper: %q", run, h.Line)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines = bufio.NewScanner(out)
-	if !lines.Scan() || lines.Text() != want {
-		cmd.Process.Kill()
-		cmd.Wait()
-		t.Fatalf("run %d: helper: %q", run, lines.Text())
-	}
-	return cmd, lines
+	return h
 }
 
 // waitRows waits until the replica file at path (encrypted under key, if

@@ -84,24 +84,24 @@ func offlineCrash(t *testing.T, _ *sqldproc.Server, prim *sql.DB, url string) {
 		if delay == beforeSync {
 			env = append(env, offlineWritesEnv+"="+strconv.Itoa(writes))
 		}
-		cmd, lines := startCrashHelper(t, run, "syncing", env...)
+		h := startCrashHelper(t, run, "syncing", env...)
 		switch {
 		case delay == beforeSync:
-			cmd.Process.Kill()
+			h.Kill()
 		case delay == pushed:
 			deadline := time.Now().Add(30 * time.Second)
 			for time.Now().Before(deadline) && one[int](t, prim, "SELECT count(*) FROM log") == 0 {
 			}
-			cmd.Process.Kill()
+			h.Kill()
 		case delay >= 0:
 			time.Sleep(delay)
-			cmd.Process.Kill()
+			h.Kill()
 		default:
-			if !lines.Scan() || lines.Text() != "synced" {
-				t.Fatalf("run %d: helper: %q", run, lines.Text())
+			if !h.Out.Scan() || h.Out.Text() != "synced" {
+				t.Fatalf("run %d: helper: %q", run, h.Out.Text())
 			}
+			h.Stop()
 		}
-		cmd.Wait()
 		n := one[int](t, prim, "SELECT count(*) FROM log")
 		if d := one[int](t, prim, "SELECT count(DISTINCT v) FROM log"); d != n {
 			t.Fatalf("run %d: the primary has %d rows, %d distinct", run, n, d)

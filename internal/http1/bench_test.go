@@ -1,7 +1,6 @@
 package http1
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -10,11 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gohrana/libsql/internal/helperproc"
 )
 
 var (
@@ -42,27 +42,13 @@ func TestBenchServer(t *testing.T) {
 	io.Copy(io.Discard, os.Stdin)
 }
 
-// startServerProcess runs TestBenchServer in a child process.
+// startServerProcess runs TestBenchServer in a child process, on one CPU.
 func startServerProcess(b *testing.B) string {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestBenchServer$")
-	cmd.Env = append(os.Environ(), "H1_BENCH_SERVER=1", "GOMAXPROCS=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
+	h := helperproc.Start(b, []string{"H1_BENCH_SERVER=1", "GOMAXPROCS=1"}, "-test.run=^TestBenchServer$")
+	if !strings.HasPrefix(h.Line, "http://127.0.0.1:") {
+		b.Fatalf("server process printed %q", h.Line)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "http://127.0.0.1:") {
-		b.Fatalf("server process: %q, %v", line, err)
-	}
-	return strings.TrimSpace(line)
+	return h.Line
 }
 
 // BenchmarkRoundTrip: one small pipeline-sized POST and its response body

@@ -3,18 +3,18 @@
 package loopback
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/gohrana/libsql/internal/helperproc"
 )
 
 // The test binary doubles as the other process of the tests (another
@@ -94,62 +94,23 @@ func healthHandler(status int) http.Handler {
 }
 
 // helper is a helper process: another process than the test's.
-type helper struct {
-	cmd   *exec.Cmd
-	stdin io.Closer
-	line  string // what it printed
-}
+type helper struct{ *helperproc.Process }
 
 // startHelper runs the test binary as a helper in mode; it is stopped when
 // the test ends.
-func startHelper(t *testing.T, mode string) *helper {
+func startHelper(t *testing.T, mode string) helper {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	h := &helper{cmd: cmd, stdin: stdin}
-	t.Cleanup(h.stop)
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("helper %q: %v", mode, err)
-	}
-	h.line = strings.TrimSpace(line)
-	return h
+	return helper{helperproc.Start(t, []string{helperEnv + "=" + mode}, "-test.run=^$")}
 }
-
-func (h *helper) pid() int { return h.cmd.Process.Pid }
 
 // port is the port the helper printed.
-func (h *helper) port(t *testing.T) int {
+func (h helper) port(t *testing.T) int {
 	t.Helper()
-	p, err := strconv.Atoi(h.line)
+	p, err := strconv.Atoi(h.Line)
 	if err != nil {
-		t.Fatalf("helper printed %q, not a port", h.line)
+		t.Fatalf("helper printed %q, not a port", h.Line)
 	}
 	return p
-}
-
-// stop ends the helper and waits for it.
-func (h *helper) stop() {
-	h.stdin.Close()
-	_ = h.cmd.Wait()
-}
-
-// kill ends the helper as a crash would (SIGKILL) and waits for it.
-func (h *helper) kill() {
-	_ = h.cmd.Process.Kill()
-	_ = h.cmd.Wait()
 }
 
 // testAllocator returns an allocator of blocks of 2 in first-last with its

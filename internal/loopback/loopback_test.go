@@ -46,7 +46,7 @@ func TestHeldBy(t *testing.T) {
 		want  error // nil, ErrNotListening or ErrForeign
 	}{
 		{"own listener", self, []int{mine}, nil},
-		{"the other process's listener", foreign.pid(), []int{theirs}, nil},
+		{"the other process's listener", foreign.Pid(), []int{theirs}, nil},
 		{"a foreign listener", self, []int{theirs}, ErrForeign},
 		{"one of two ports foreign", self, []int{mine, theirs}, ErrForeign},
 		{"nothing listening", self, []int{nobody}, ErrNotListening},
@@ -64,7 +64,7 @@ func TestHeldByReusePort(t *testing.T) {
 	t.Parallel()
 	port := listenHere(t, "0", true, http.StatusOK)
 	other := startHelper(t, "serve "+strconv.Itoa(port)+" reuseport")
-	for _, pid := range []int{os.Getpid(), other.pid()} {
+	for _, pid := range []int{os.Getpid(), other.Pid()} {
 		if err := HeldBy(pid, port); !errors.Is(err, ErrForeign) {
 			t.Errorf("HeldBy(%d, %d) = %v, want ErrForeign", pid, port, err)
 		}
@@ -107,7 +107,7 @@ func TestWaitHealthyForeignServer(t *testing.T) {
 	ours := startHelper(t, "idle") // alive, listening nowhere
 	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer cancel()
-	err := WaitHealthy(ctx, ours.pid(), alwaysAlive, port)
+	err := WaitHealthy(ctx, ours.Pid(), alwaysAlive, port)
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, ErrForeign) {
 		t.Fatalf("WaitHealthy = %v, want the deadline, last ErrForeign", err)
 	}

@@ -93,7 +93,7 @@ func TestAllocatorBlocksAcrossProcesses(t *testing.T) {
 		t.Fatalf("claimed block %d as well, though the other process holds it", a.next)
 	}
 
-	other.kill()
+	other.Kill()
 	b := testAllocator(dir, first, last, nil) // a's blocks are a's for good
 	if err := b.claim(); err != nil {
 		t.Fatalf("the killed process's block: %v", err)
