@@ -50,8 +50,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gohrana/libsql/bench/e2e/internal/latency"
 	"github.com/gohrana/libsql/bench/e2e/internal/workload"
+	"github.com/gohrana/libsql/bench/internal/delayproxy"
 	"github.com/gohrana/libsql/bench/internal/harness"
 	"github.com/gohrana/libsql/internal/child"
 	"github.com/gohrana/libsql/internal/sqldproc"
@@ -352,12 +352,12 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 
 	base := srv.URL()
 	if c.rtt > 0 {
-		p, err := latency.Start(strings.TrimPrefix(base, "http://"), c.rtt/2)
+		p, err := delayproxy.New(strings.TrimPrefix(base, "http://"), c.rtt)
 		if err != nil {
 			return nil, err
 		}
 		defer p.Close()
-		base = "http://" + p.Addr()
+		base = p.URL()
 		logf("workers reach sqld through %s, %v of round trip added", base, c.rtt)
 	}
 	rep := &report{

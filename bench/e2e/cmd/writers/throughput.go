@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/gohrana/libsql"
-	"github.com/gohrana/libsql/bench/e2e/internal/latency"
+	"github.com/gohrana/libsql/bench/internal/delayproxy"
 	"github.com/gohrana/libsql/internal/sqldproc"
 	"github.com/gohrana/libsql/internal/writerstress"
 )
@@ -72,8 +72,8 @@ func throughput(ctx context.Context, cfg *config, bin string, logf func(string, 
 // target is a fresh sqld, perhaps behind a latency proxy.
 type target struct {
 	srv   *sqldproc.Server
-	proxy *latency.Proxy // nil without added latency
-	url   string         // what the driver connects to
+	proxy *delayproxy.Proxy // nil without added latency
+	url   string            // what the driver connects to
 }
 
 func startTarget(ctx context.Context, bin string, delay time.Duration) (*target, error) {
@@ -83,12 +83,13 @@ func startTarget(ctx context.Context, bin string, delay time.Duration) (*target,
 	}
 	t := &target{srv: srv, url: srv.URL()}
 	if delay > 0 {
-		p, err := latency.Start(srv.Addr(), delay)
+		// delay each way: a round trip of twice that.
+		p, err := delayproxy.New(srv.Addr(), 2*delay)
 		if err != nil {
 			_ = srv.Close()
 			return nil, err
 		}
-		t.proxy, t.url = p, "http://"+p.Addr()
+		t.proxy, t.url = p, p.URL()
 	}
 	return t, nil
 }
