@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/gohrana/libsql/internal/tcpproxy"
 )
 
 // cutProxy forwards TCP connections to a server and, once armed, cuts
@@ -26,9 +28,8 @@ import (
 // cuts at the server's next data frame; control frames (ping, pong,
 // close) pass either way. Every byte it forwards is forwarded unchanged.
 type cutProxy struct {
-	ln       net.Listener
-	upstream string
-	marker   []byte
+	*tcpproxy.Proxy
+	marker []byte
 
 	conns     atomic.Int64 // connections accepted
 	replConns atomic.Int64 // of them, those whose first request is a replication call
@@ -37,53 +38,41 @@ type cutProxy struct {
 	cut       atomic.Int64 // the count to cut at; 0: none
 	cuts      atomic.Int64 // connections cut
 	wsCuts    atomic.Int64 // of them, WebSocket connections
-
-	wg sync.WaitGroup
 }
 
+// newCutProxy starts a cutProxy to upstream (host:port), closed with its
+// connections when the test ends.
 func newCutProxy(t testing.TB, upstream, marker string) *cutProxy {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p := &cutProxy{marker: []byte(marker)}
+	tp, err := tcpproxy.Start(upstream, p.forward)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &cutProxy{ln: ln, upstream: upstream, marker: []byte(marker)}
-	p.wg.Add(1)
-	go p.serve()
-	t.Cleanup(func() { ln.Close(); p.wg.Wait() })
+	p.Proxy = tp
+	t.Cleanup(func() { tp.Close() })
 	return p
 }
 
 // URL and WS are the proxy's URLs for each transport (sqld serves both
 // on one port).
-func (p *cutProxy) URL() string { return "http://" + p.ln.Addr().String() }
-func (p *cutProxy) WS() string  { return "ws://" + p.ln.Addr().String() }
+func (p *cutProxy) URL() string { return "http://" + p.Addr() }
+func (p *cutProxy) WS() string  { return "ws://" + p.Addr() }
 
-func (p *cutProxy) serve() {
-	defer p.wg.Done()
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		u, err := net.Dial("tcp", p.upstream)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		var doomed atomic.Bool
-		p.wg.Add(2)
-		go func() {
-			defer p.wg.Done()
-			defer u.Close()
-			p.upward(c, u, &doomed)
-		}()
-		go func() {
-			defer p.wg.Done()
-			defer c.Close()
-			p.downward(u, c, &doomed)
-		}()
-	}
+// forward copies the client's bytes up and the server's down, each
+// direction closing its destination when it ends (which ends the other).
+func (p *cutProxy) forward(c, u net.Conn) {
+	var doomed atomic.Bool
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		defer u.Close()
+		p.upward(c, u, &doomed)
+	})
+	wg.Go(func() {
+		defer c.Close()
+		p.downward(u, c, &doomed)
+	})
+	wg.Wait()
 }
 
 // replCalls returns how many replication calls the proxy forwarded.
@@ -393,7 +382,7 @@ func TestCutProxyWebSocket(t *testing.T) {
 			}()
 			p := newCutProxy(t, ln.Addr().String(), marker)
 			p.cut.Store(1)
-			c, err := net.Dial("tcp", p.ln.Addr().String())
+			c, err := net.Dial("tcp", p.Addr())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,43 +15,36 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/gohrana/libsql/internal/tcpproxy"
 )
 
 // Proxy forwards TCP connections to a server, delivering each chunk of
 // bytes, in either direction, half a round trip after it was read: a
 // network with rtt of round-trip time. It counts connections, HTTP
-// requests (request lines it sees go up) and bytes.
+// requests (request lines it sees go up) and bytes. Its Close closes the
+// connections still open.
 type Proxy struct {
-	ln       net.Listener
-	upstream string
-	half     time.Duration
+	*tcpproxy.Proxy
+	half time.Duration
 
 	conns    atomic.Int64
 	requests atomic.Int64
 	up, down atomic.Int64 // bytes to the server, and back
-
-	mu     sync.Mutex
-	open   map[net.Conn]struct{} // for Close
-	closed bool
-	wg     sync.WaitGroup
 }
 
 // New starts a proxy on a port of 127.0.0.1 that the kernel picks, to
 // upstream (host:port), that adds rtt: each direction delivers its bytes
 // rtt/2 after it read them.
 func New(upstream string, rtt time.Duration) (*Proxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	p := &Proxy{half: rtt / 2}
+	tp, err := tcpproxy.Start(upstream, p.forward)
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{ln: ln, upstream: upstream, half: rtt / 2, open: map[net.Conn]struct{}{}}
-	p.wg.Add(1)
-	go p.accept()
+	p.Proxy = tp
 	return p, nil
 }
-
-// Addr is the address to connect to instead of upstream.
-func (p *Proxy) Addr() string { return p.ln.Addr().String() }
 
 // URL is the proxy's base URL over HTTP.
 func (p *Proxy) URL() string { return "http://" + p.Addr() }
@@ -69,67 +62,9 @@ func (c Counts) Minus(d Counts) Counts {
 	return Counts{c.Conns - d.Conns, c.Requests - d.Requests, c.Bytes - d.Bytes}
 }
 
-// Close stops accepting, closes every connection and waits until the
-// proxy's goroutines have returned.
-func (p *Proxy) Close() error {
-	err := p.ln.Close()
-	p.mu.Lock()
-	p.closed = true
-	for c := range p.open {
-		c.Close()
-	}
-	p.mu.Unlock()
-	p.wg.Wait()
-	return err
-}
-
-func (p *Proxy) accept() {
-	defer p.wg.Done()
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return // closed
-		}
-		if !p.track(c) {
-			return
-		}
-		p.wg.Add(1)
-		go p.serve(c)
-	}
-}
-
-// track remembers c for Close; after Close it closes c and returns false.
-func (p *Proxy) track(c net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		c.Close()
-		return false
-	}
-	p.open[c] = struct{}{}
-	return true
-}
-
-func (p *Proxy) untrack(c net.Conn) {
-	p.mu.Lock()
-	delete(p.open, c)
-	p.mu.Unlock()
-	c.Close()
-}
-
-// serve connects client to upstream and pipes both ways until both
-// directions have ended.
-func (p *Proxy) serve(client net.Conn) {
-	defer p.wg.Done()
-	defer p.untrack(client)
-	server, err := net.Dial("tcp", p.upstream)
-	if err != nil {
-		return
-	}
-	if !p.track(server) {
-		return
-	}
-	defer p.untrack(server)
+// forward pipes client and server both ways until both directions have
+// ended.
+func (p *Proxy) forward(client, server net.Conn) {
 	p.conns.Add(1)
 	// An error in either direction ends both: the connection is broken.
 	abort := func() { client.Close(); server.Close() }

@@ -118,36 +118,6 @@ func TestBulk(t *testing.T) {
 	}
 }
 
-// TestClose ends open connections and refuses new ones.
-func TestClose(t *testing.T) {
-	p, err := New(echoServer(t), 20*time.Millisecond)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := dial(t, p)
-	if _, err := c.Write([]byte("x")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadFull(c, make([]byte, 1)); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- p.Close() }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Close did not return with a connection open")
-	}
-	_ = c.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if n, err := c.Read(make([]byte, 1)); err == nil {
-		t.Errorf("read %d bytes after Close, want the connection closed", n)
-	}
-	if c2, err := net.Dial("tcp", p.Addr()); err == nil {
-		c2.Close()
-		t.Error("a new connection was accepted after Close")
-	}
-}
-
 // echo writes msg on c and reads its echo back.
 func echo(t *testing.T, c net.Conn, msg string) {
 	t.Helper()
