@@ -24,9 +24,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -247,12 +248,7 @@ func report(w io.Writer, cfg config, results map[string][]sample) {
 	fmt.Fprintf(w, "%d clients on 2 *sql.DB, %d rows, %d round(s) of %.0f s per cell; medians of the rounds\n\n", cfg.clients, cfg.rows, cfg.rounds, cfg.seconds)
 	fmt.Fprintln(w, "| transport | _txlock | tx committed/s | tx failed SQLITE_BUSY | tx failed otherwise | other ops/s | op errors | committed/s vs deferred | sum consistent | slowest sample |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
-	keys := make([]string, 0, len(results))
-	for k := range results {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(results)) {
 		ss := results[k]
 		tr, mode, _ := strings.Cut(k, " ")
 		base := results[tr+" deferred"]
