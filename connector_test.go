@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -105,13 +104,10 @@ func TestProxyFromEnvironment(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		real := u.Host
-		_, port, _ := net.SplitHostPort(real)
-		host := "sqld.proxied.test:" + port
-		p := proxytest.New(t, map[string]string{host: real}, "", "")
-		target := "http://" + host + "?codec=direct&keepStreams=0"
+		p := proxytest.New(t, u.Host, "", "")
+		target := "http://" + p.Host + "?codec=direct&keepStreams=0"
 		if tp == overWS {
-			target = "ws://" + host + "?codec=direct"
+			target = "ws://" + p.Host + "?codec=direct"
 		}
 		for _, tt := range []struct {
 			name    string
@@ -120,7 +116,7 @@ func TestProxyFromEnvironment(t *testing.T) {
 			through bool
 		}{
 			{"HTTP_PROXY", []string{"HTTP_PROXY=" + p.URL.String()}, target, true},
-			{"NO_PROXY", []string{"HTTP_PROXY=" + p.URL.String(), "NO_PROXY=.proxied.test"}, target, false},
+			{"NO_PROXY", []string{"HTTP_PROXY=" + p.URL.String(), "NO_PROXY=." + proxytest.ProxiedDomain}, target, false},
 			{"proxy=none", []string{"HTTP_PROXY=" + p.URL.String()}, target + "&proxy=" + libsql.ProxyNone, false},
 		} {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestProxyFromEnvironment$", "-test.count=1")
@@ -132,7 +128,7 @@ func TestProxyFromEnvironment(t *testing.T) {
 			if tt.through && err != nil {
 				t.Fatalf("%s: %v\n%s", tt.name, err, out)
 			}
-			if !tt.through && (err == nil || !strings.Contains(string(out), "sqld.proxied.test")) {
+			if !tt.through && (err == nil || !strings.Contains(string(out), proxytest.ProxiedDomain)) {
 				t.Fatalf("%s: went through, or failed otherwise than on the name: %v\n%s", tt.name, err, out)
 			}
 		}

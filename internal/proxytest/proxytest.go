@@ -1,7 +1,7 @@
 // Package proxytest is a forward HTTP proxy for tests: a request in
-// absolute form is forwarded, a CONNECT becomes a tunnel; the host names
-// of Hosts resolve here alone (a server only the proxy can reach), and a
-// proxy with a user asks for Basic Proxy-Authorization.
+// absolute form is forwarded, a CONNECT becomes a tunnel; Host, a name
+// under ProxiedDomain, resolves here alone (a server only the proxy can
+// reach), and a proxy with a user asks for Basic Proxy-Authorization.
 package proxytest
 
 import (
@@ -19,21 +19,32 @@ import (
 
 // Proxy is a running forward proxy on 127.0.0.1.
 type Proxy struct {
-	URL      *url.URL          // http://127.0.0.1:port, with the user if any
-	Hosts    map[string]string // host:port the clients ask for -> the address dialled
-	Forwards atomic.Int32      // requests forwarded
-	Connects atomic.Int32      // tunnels dug
-	Refused  atomic.Int32      // requests refused for want of credentials
+	URL      *url.URL     // http://127.0.0.1:port, with the user if any
+	Host     string       // host:port the clients ask for: the server's, known to the proxy alone
+	Forwards atomic.Int32 // requests forwarded
+	Connects atomic.Int32 // tunnels dug
+	Refused  atomic.Int32 // requests refused for want of credentials
 
+	server         string // the address Host stands for
 	user, password string
 	rt             *http.Transport
 }
 
-// New starts a proxy that maps hosts, closed at the test's end. With a
-// user, it wants Proxy-Authorization for user:password, which URL carries.
-func New(t testing.TB, hosts map[string]string, user, password string) *Proxy {
+// ProxiedDomain is the domain of Host: no resolver knows it, so a client
+// that goes around the proxy fails to look it up, and NO_PROXY can name it.
+const ProxiedDomain = "proxied.test"
+
+// New starts a proxy to the server at server (host:port), closed at the
+// test's end; the clients ask for Host, sqld.proxied.test on the server's
+// port. With a user, it wants Proxy-Authorization for user:password, which
+// URL carries.
+func New(t testing.TB, server, user, password string) *Proxy {
 	t.Helper()
-	p := &Proxy{Hosts: hosts, user: user, password: password}
+	_, port, err := net.SplitHostPort(server)
+	if err != nil {
+		t.Fatalf("proxytest: server %q: %v", server, err)
+	}
+	p := &Proxy{Host: net.JoinHostPort("sqld."+ProxiedDomain, port), server: server, user: user, password: password}
 	d := &net.Dialer{Timeout: 5 * time.Second}
 	p.rt = &http.Transport{
 		Proxy: nil,
@@ -56,10 +67,10 @@ func New(t testing.TB, hosts map[string]string, user, password string) *Proxy {
 	return p
 }
 
-// resolve maps addr through Hosts.
+// resolve maps Host to the server's address.
 func (p *Proxy) resolve(addr string) string {
-	if a, ok := p.Hosts[addr]; ok {
-		return a
+	if addr == p.Host {
+		return p.server
 	}
 	return addr
 }

@@ -35,11 +35,8 @@ func TestProxy(t *testing.T) {
 				srv.Start()
 			}
 			t.Cleanup(srv.Close)
-			real := srv.Listener.Addr().String()
-			_, port, _ := strings.Cut(real, ":")
-			host := "sqld.proxied.test:" + port
-			p := proxytest.New(t, map[string]string{host: real}, "u", "p w")
-			o := transport.Options{URL: name + "://" + host, Codec: direct.Codec}
+			p := proxytest.New(t, srv.Listener.Addr().String(), "u", "p w")
+			o := transport.Options{URL: name + "://" + p.Host, Codec: direct.Codec}
 			if secure {
 				roots := x509.NewCertPool()
 				roots.AddCert(srv.Certificate())

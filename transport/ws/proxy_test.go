@@ -20,11 +20,8 @@ func TestProxy(t *testing.T) {
 		name := map[bool]string{false: "ws", true: "wss"}[secure]
 		t.Run(name, func(t *testing.T) {
 			f := startFake(t, secure)
-			real := f.srv.Listener.Addr().String()
-			_, port, _ := strings.Cut(real, ":")
-			host := "sqld.proxied.test:" + port
-			p := proxytest.New(t, map[string]string{host: real}, "u", "p w")
-			target := name + "://" + host
+			p := proxytest.New(t, f.srv.Listener.Addr().String(), "u", "p w")
+			target := name + "://" + p.Host
 			mod := func(proxyURL *url.URL) func(o *options) {
 				return func(o *options) {
 					o.URL = target
