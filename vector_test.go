@@ -329,35 +329,29 @@ func TestVectorScanReuse(t *testing.T) {
 	v := make(Vector32, 0, 4)
 	w := make(Vector64, 0, 4)
 	array32, array64 := &v[:1][0], &w[:1][0]
-	for _, src := range []any{blob32, f16, text} {
-		var s sql.Scanner = &v
-		if n := testing.AllocsPerRun(100, func() {
-			if err := s.Scan(src); err != nil {
-				t.Fatal(err)
-			}
-		}); n != 0 {
-			t.Errorf("Vector32.Scan(%T) allocates %v times, want 0", src, n)
-		}
-		if len(v) != 4 || &v[0] != array32 {
-			t.Errorf("Vector32.Scan(%T) did not decode into the receiver's array", src)
-		}
-	}
-	for _, src := range []any{blob64, blob32, f16, text} {
-		var s sql.Scanner = &w
-		if n := testing.AllocsPerRun(100, func() {
-			if err := s.Scan(src); err != nil {
-				t.Fatal(err)
-			}
-		}); n != 0 {
-			t.Errorf("Vector64.Scan(%T) allocates %v times, want 0", src, n)
-		}
-		if len(w) != 4 || &w[0] != array64 {
-			t.Errorf("Vector64.Scan(%T) did not decode into the receiver's array", src)
-		}
-	}
+	checkScanIntoArray(t, "Vector32", &v, func() bool { return len(v) == 4 && &v[0] == array32 }, blob32, f16, text)
+	checkScanIntoArray(t, "Vector64", &w, func() bool { return len(w) == 4 && &w[0] == array64 }, blob64, blob32, f16, text)
 	// A longer vector gets a new array; the old one is left alone.
 	if err := v.Scan("[1,2,3,4,5]"); err != nil || len(v) != 5 || &v[0] == array32 {
 		t.Errorf("Scan of 5 elements into a capacity of 4: %v, %v", v, err)
+	}
+}
+
+// checkScanIntoArray checks that s.Scan of each of srcs allocates nothing
+// and decodes into the receiver's array, which inArray tells.
+func checkScanIntoArray(t *testing.T, name string, s sql.Scanner, inArray func() bool, srcs ...any) {
+	t.Helper()
+	for _, src := range srcs {
+		if n := testing.AllocsPerRun(100, func() {
+			if err := s.Scan(src); err != nil {
+				t.Fatal(err)
+			}
+		}); n != 0 {
+			t.Errorf("%s.Scan(%T) allocates %v times, want 0", name, src, n)
+		}
+		if !inArray() {
+			t.Errorf("%s.Scan(%T) did not decode into the receiver's array", name, src)
+		}
 	}
 }
 
