@@ -64,7 +64,7 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s, %v of round trip, %d processes each; medians\n\n", sqldproc.Version(context.Background(), bin), *rtt, *n)
-	fmt.Println("| transport | process start to answer | open to answer | connections | HTTP requests | floor (round trips) |")
+	fmt.Println("| transport | process start to exit | open to answer | connections | HTTP requests | floor (round trips) |")
 	fmt.Println("|---|---|---|---|---|---|")
 	for _, tp := range []struct {
 		name, scheme string
