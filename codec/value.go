@@ -18,19 +18,19 @@ const (
 	Blob
 )
 
-// String returns the Hrana name of the type ("null", "integer", ...).
+var typeNames = [...]string{
+	Null:    "null",
+	Integer: "integer",
+	Float:   "float",
+	Text:    "text",
+	Blob:    "blob",
+}
+
+// String returns the Hrana name of the type ("null", "integer", ...), or
+// "Type(N)" for a value that is none of them.
 func (t Type) String() string {
-	switch t {
-	case Null:
-		return "null"
-	case Integer:
-		return "integer"
-	case Float:
-		return "float"
-	case Text:
-		return "text"
-	case Blob:
-		return "blob"
+	if name := wireName(typeNames[:], t); name != "" {
+		return name
 	}
 	return "Type(" + strconv.Itoa(int(t)) + ")"
 }
