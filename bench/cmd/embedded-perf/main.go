@@ -262,7 +262,7 @@ func runEncryption(base string, rows, point, rounds int) error {
 		}
 	}
 	const key = "embedded-perf encryption key"
-	dbs := make([]*sql.DB, 2) // plain, encrypted
+	var dbs [2]*sql.DB // plain, encrypted
 	for i, opts := range [][]embedded.Option{nil, {embedded.WithEncryption(key)}} {
 		c, err := embedded.NewConnector(filepath.Join(dir, fmt.Sprintf("replica%d.db", i)), base, append(opts, embedded.WithSyncInterval(0))...)
 		if err != nil {
@@ -279,25 +279,13 @@ func runEncryption(base string, rows, point, rounds int) error {
 	if err != nil {
 		return err
 	}
-	var p50, p99, scan, big, boot, rss [2][]float64
+	var fig harness.PlainEncrypted
+	var big, boot, rss [2][]float64
 	for round := range rounds {
 		// Point SELECTs and scans alternate between the two replicas
 		// query by query, so that both see the same machine.
-		q, err := harness.PairedPointSelects(ctx, dbs, point)
-		if err != nil {
+		if err := fig.Round(ctx, dbs, point); err != nil {
 			return err
-		}
-		for i := range dbs {
-			p50[i], p99[i] = append(p50[i], float64(q[i].P50)), append(p99[i], float64(q[i].P99))
-		}
-		for range 3 {
-			for i, db := range dbs {
-				r, err := harness.ScanRate(ctx, db, harness.PerfTable, 5)
-				if err != nil {
-					return err
-				}
-				scan[i] = append(scan[i], r)
-			}
 		}
 		// A scan of perf_big (rows rows, past SQLite's page cache): every
 		// page read from the file, and deciphered.
@@ -321,13 +309,10 @@ func runEncryption(base string, rows, point, rounds int) error {
 		}
 	}
 	med := harness.Median[float64]
-	us := func(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1e3) }
 	fmt.Printf("\nencrypted (WithEncryption) against plain, median of %d alternated rounds:\n\n", rounds)
 	fmt.Println("| what | plain | encrypted | encrypted/plain | target |")
 	fmt.Println("| --- | --- | --- | --- | --- |")
-	fmt.Printf("| point SELECT p50 | %s | %s | %.2fx | <= 1.3x |\n", us(med(p50[0])), us(med(p50[1])), med(p50[1])/med(p50[0]))
-	fmt.Printf("| point SELECT p99 | %s | %s | %.2fx | |\n", us(med(p99[0])), us(med(p99[1])), med(p99[1])/med(p99[0]))
-	fmt.Printf("| 20k-row scan | %.0f rows/s | %.0f rows/s | %.2fx | >= 0.75x |\n", med(scan[0]), med(scan[1]), med(scan[1])/med(scan[0]))
+	fmt.Print(fig.Rows(true))
 	fmt.Printf("| %d-row scan (past the page cache) | %.0f rows/s | %.0f rows/s | %.2fx | |\n", rows, med(big[0]), med(big[1]), med(big[1])/med(big[0]))
 	fmt.Printf("| bootstrap of %d rows | %.2f s | %.2f s | %.2fx | <= 1.3x |\n", rows, med(boot[0]), med(boot[1]), med(boot[1])/med(boot[0]))
 	fmt.Printf("| bootstrap peak RSS | %.1f MB | %.1f MB | | <= 64 MB |\n", slices.Max(rss[0]), slices.Max(rss[1]))

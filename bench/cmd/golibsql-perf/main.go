@@ -40,7 +40,7 @@ func run(base string, point, rounds int) error {
 	}
 	defer os.RemoveAll(dir)
 	const key = "golibsql-perf encryption key"
-	dbs := make([]*sql.DB, 2) // plain, encrypted
+	var dbs [2]*sql.DB // plain, encrypted
 	for i, opts := range [][]libsql.Option{nil, {libsql.WithEncryption(key)}} {
 		c, err := libsql.NewEmbeddedReplicaConnector(filepath.Join(dir, fmt.Sprintf("replica%d.db", i)), base, opts...)
 		if err != nil {
@@ -57,33 +57,15 @@ func run(base string, point, rounds int) error {
 			return fmt.Errorf("perf_t: %d rows, %v (run embedded-perf first)", n, err)
 		}
 	}
-	var p50, p99, scan [2][]float64
+	var fig harness.PlainEncrypted
 	for range rounds {
-		q, err := harness.PairedPointSelects(ctx, dbs, point)
-		if err != nil {
+		if err := fig.Round(ctx, dbs, point); err != nil {
 			return err
 		}
-		for j := range dbs {
-			p50[j] = append(p50[j], float64(q[j].P50))
-			p99[j] = append(p99[j], float64(q[j].P99))
-		}
-		for range 3 {
-			for j, db := range dbs {
-				r, err := harness.ScanRate(ctx, db, harness.PerfTable, 5)
-				if err != nil {
-					return err
-				}
-				scan[j] = append(scan[j], r)
-			}
-		}
 	}
-	med := harness.Median[float64]
-	us := func(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1e3) }
 	fmt.Printf("go-libsql embedded replica against %s, median of %d rounds:\n\n", base, rounds)
 	fmt.Println("| what | plain | encrypted | encrypted/plain |")
 	fmt.Println("| --- | --- | --- | --- |")
-	fmt.Printf("| point SELECT p50 | %s | %s | %.2fx |\n", us(med(p50[0])), us(med(p50[1])), med(p50[1])/med(p50[0]))
-	fmt.Printf("| point SELECT p99 | %s | %s | %.2fx |\n", us(med(p99[0])), us(med(p99[1])), med(p99[1])/med(p99[0]))
-	fmt.Printf("| 20k-row scan | %.0f rows/s | %.0f rows/s | %.2fx |\n", med(scan[0]), med(scan[1]), med(scan[1])/med(scan[0]))
+	fmt.Print(fig.Rows(false))
 	return nil
 }

@@ -18,7 +18,9 @@ package harness
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -154,4 +156,64 @@ func PairedPointSelects(ctx context.Context, dbs []*sql.DB, n int) ([]Latency, e
 		out[j] = Quantiles(lat[j])
 	}
 	return out, nil
+}
+
+// PlainEncrypted holds the figures of two replicas of PerfTable measured
+// against each other, the plain one first and the encrypted one second:
+// embedded-perf's WithEncryption and golibsql-perf's go-libsql both take
+// them by Round and print them by Rows, so that their figures compare.
+type PlainEncrypted struct {
+	P50, P99, Scan [2][]float64 // per replica: ns, ns, rows/s; one a round (Scan: three)
+}
+
+// Round measures one round: n point SELECTs on the two replicas, query by
+// query in turn (PairedPointSelects), then three scans of PerfTable (five
+// reads each) on each replica in turn.
+func (f *PlainEncrypted) Round(ctx context.Context, dbs [2]*sql.DB, n int) error {
+	q, err := PairedPointSelects(ctx, dbs[:], n)
+	if err != nil {
+		return err
+	}
+	for i := range dbs {
+		f.P50[i] = append(f.P50[i], float64(q[i].P50))
+		f.P99[i] = append(f.P99[i], float64(q[i].P99))
+	}
+	for range 3 {
+		for i, db := range dbs {
+			r, err := ScanRate(ctx, db, PerfTable, 5)
+			if err != nil {
+				return err
+			}
+			f.Scan[i] = append(f.Scan[i], r)
+		}
+	}
+	return nil
+}
+
+// Rows returns the Markdown rows of the medians: the point SELECTs' p50
+// and p99 and the scan, plain, encrypted and their ratio; with targets,
+// a last cell holds each row's target.
+func (f *PlainEncrypted) Rows(targets bool) string {
+	us := func(ns float64) string { return fmt.Sprintf("%.1f µs", ns/1e3) }
+	rows := []struct {
+		name, target string
+		v            *[2][]float64
+		format       func(float64) string
+	}{
+		{"point SELECT p50", "<= 1.3x", &f.P50, us},
+		{"point SELECT p99", "", &f.P99, us},
+		{"20k-row scan", ">= 0.75x", &f.Scan, func(r float64) string { return fmt.Sprintf("%.0f rows/s", r) }},
+	}
+	var b strings.Builder
+	for _, r := range rows {
+		plain, enc := Median(r.v[0]), Median(r.v[1])
+		fmt.Fprintf(&b, "| %s | %s | %s | %.2fx |", r.name, r.format(plain), r.format(enc), enc/plain)
+		if targets && r.target != "" {
+			fmt.Fprintf(&b, " %s |", r.target)
+		} else if targets {
+			b.WriteString(" |")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }

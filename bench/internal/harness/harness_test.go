@@ -61,3 +61,23 @@ func TestTimeEachStopsAtError(t *testing.T) {
 		t.Errorf("TimeEach: err %v after %d runs, want boom after 4", err, runs)
 	}
 }
+
+func TestPlainEncryptedRows(t *testing.T) {
+	f := PlainEncrypted{
+		P50:  [2][]float64{{2000, 1000, 3000}, {2600, 2400, 2500}},
+		P99:  [2][]float64{{8000}, {9000}},
+		Scan: [2][]float64{{400_000, 500_000}, {300_000, 350_000}},
+	}
+	want := "| point SELECT p50 | 2.0 µs | 2.5 µs | 1.25x |\n" +
+		"| point SELECT p99 | 8.0 µs | 9.0 µs | 1.12x |\n" +
+		"| 20k-row scan | 450000 rows/s | 325000 rows/s | 0.72x |\n"
+	if got := f.Rows(false); got != want {
+		t.Errorf("Rows(false) =\n%s\nwant\n%s", got, want)
+	}
+	want = "| point SELECT p50 | 2.0 µs | 2.5 µs | 1.25x | <= 1.3x |\n" +
+		"| point SELECT p99 | 8.0 µs | 9.0 µs | 1.12x | |\n" +
+		"| 20k-row scan | 450000 rows/s | 325000 rows/s | 0.72x | >= 0.75x |\n"
+	if got := f.Rows(true); got != want {
+		t.Errorf("Rows(true) =\n%s\nwant\n%s", got, want)
+	}
+}
