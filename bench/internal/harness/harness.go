@@ -208,10 +208,8 @@ func (f *PlainEncrypted) Rows(targets bool) string {
 	for _, r := range rows {
 		plain, enc := Median(r.v[0]), Median(r.v[1])
 		fmt.Fprintf(&b, "| %s | %s | %s | %.2fx |", r.name, r.format(plain), r.format(enc), enc/plain)
-		if targets && r.target != "" {
-			fmt.Fprintf(&b, " %s |", r.target)
-		} else if targets {
-			b.WriteString(" |")
+		if targets {
+			b.WriteString(strings.TrimRight(" "+r.target, " ") + " |") // " |" without one
 		}
 		b.WriteString("\n")
 	}

@@ -352,7 +352,7 @@ func execute(ctx context.Context, c *config, stderr io.Writer) (*report, error) 
 
 	base := srv.URL()
 	if c.rtt > 0 {
-		p, err := delayproxy.New(strings.TrimPrefix(base, "http://"), c.rtt)
+		p, err := delayproxy.New(srv.Addr(), c.rtt)
 		if err != nil {
 			return nil, err
 		}
